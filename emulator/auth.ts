@@ -1,0 +1,66 @@
+/**
+ * API tokens: JWTs the emulator signs (ES256, jose), audience = the emulator's base URL, subject = the
+ * identity's uid, lasting one hour by default (contract: "The API token lasts 1 hour; its audience is the API
+ * base address"). Every API request must carry one as `Authorization: Bearer <token>`; a missing, malformed,
+ * badly signed, wrong-audience or expired token is UNAUTHENTICATED (code 16).
+ */
+import { SignJWT, errors as joseErrors, exportJWK, generateKeyPair, jwtVerify, type CryptoKey, type JWK } from "jose";
+import { unauthenticated } from "./errors";
+
+/** Default API token lifetime in seconds (1 hour). */
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+
+/** Signs and verifies the emulator's API tokens. */
+export class TokenAuthority {
+  private constructor(
+    private readonly privateKey: CryptoKey,
+    private readonly publicKey: CryptoKey,
+    /** The public key as a JWK, for a JWKS document. */
+    readonly publicJwk: JWK,
+    /** `iss` and `aud` of every token: the emulator's base URL. */
+    readonly baseUrl: string,
+  ) {}
+
+  /** Creates an authority with a fresh ES256 key pair. */
+  static async create(baseUrl: string): Promise<TokenAuthority> {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const publicJwk = { ...(await exportJWK(publicKey)), kid: "emulator-1", alg: "ES256", use: "sig" };
+    return new TokenAuthority(privateKey, publicKey, publicJwk, baseUrl);
+  }
+
+  /**
+   * Mints an API token for `identityUid`.
+   * @param ttlSeconds lifetime in seconds; default 3600.
+   */
+  async mint(identityUid: string, ttlSeconds = DEFAULT_TOKEN_TTL_SECONDS): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: "emulator-1", typ: "JWT" })
+      .setIssuer(this.baseUrl)
+      .setAudience(this.baseUrl)
+      .setSubject(identityUid)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.privateKey);
+  }
+
+  /**
+   * Verifies an `Authorization` header value and returns the caller's identity uid.
+   * @throws StatusError UNAUTHENTICATED when the header is missing or not `Bearer <jwt>`, or the token does not
+   *   verify (signature, issuer, audience, expiry). The token itself never appears in the message.
+   */
+  async verify(authorization: string | undefined): Promise<string> {
+    if (!authorization) throw unauthenticated("missing Authorization header");
+    const m = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!m?.[1]) throw unauthenticated("Authorization header is not \"Bearer <token>\"");
+    try {
+      const { payload } = await jwtVerify(m[1], this.publicKey, { issuer: this.baseUrl, audience: this.baseUrl });
+      if (!payload.sub) throw unauthenticated("token has no subject");
+      return payload.sub;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw unauthenticated("token expired");
+      if (err instanceof joseErrors.JOSEError) throw unauthenticated(`token rejected (${err.code})`);
+      throw err;
+    }
+  }
+}
