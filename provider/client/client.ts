@@ -1,0 +1,288 @@
+/**
+ * A typed client for the Platform API v2 on undici.
+ *
+ * - Paths are `/<api>/<version>/<collection>[/<uid>]`; a uid goes into the path with its slashes as they are
+ *   (contract: the server route is `{uid=**}`; never percent-encode).
+ * - List parameters are sent in one form, the seed's snake_case.
+ * - Errors are typed from the body's google.rpc.Status `code` ({@link ApiError.from}); connection failures
+ *   are {@link ConnectionError}; bodies that do not match the schema are {@link ResponseShapeError}.
+ * - Responses are parsed with zod, tolerant of unknown fields.
+ *
+ * @example
+ * ```ts
+ * const client = new PlatformClient({ apiUrl: "http://127.0.0.1:8080", token: process.env.PLATFORM_TOKEN! });
+ * const team = await client.groups.create(orgUid, { name: "platform", description: "Platform team" });
+ * for await (const g of client.groups.list({ childrenOf: orgUid })) console.log(g.uid, g.name);
+ * ```
+ */
+import { Agent, request, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
+import { Paginator, type ListParams, type Page } from "./pagination";
+import * as S from "./schemas";
+
+/** Options for {@link PlatformClient}. */
+export interface ClientOptions {
+  /** Base URL of the API, e.g. `https://console-api.example.dev` or `http://127.0.0.1:8080`. */
+  apiUrl: string;
+  /** Bearer token, or a function returning one (called before every request; cache inside it). */
+  token: string | (() => string | Promise<string>);
+  /** Version path segment; `v2beta1` (default) or `v2` for the GA paths. */
+  apiVersion?: string;
+  /** Per-request timeout for headers and body, in milliseconds; default 30000. */
+  timeoutMs?: number;
+  /** undici dispatcher to use; default a keep-alive Agent owned by this client. */
+  dispatcher?: Dispatcher;
+  /** User-Agent header; default `platform-pulumi`. */
+  userAgent?: string;
+}
+
+type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+interface RequestOptions {
+  query?: Record<string, string | number | readonly string[] | undefined>;
+  body?: unknown;
+}
+
+const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+/** Checks that `uid` can go into a path unencoded (no `..`, no query or fragment characters). */
+function pathUid(uid: string, what: string): string {
+  if (!UID_SAFE.test(uid) || uid.split("/").includes("..")) {
+    throw new TypeError(`${what} "${uid}" is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/")`);
+  }
+  return uid;
+}
+
+/** Maps an HTTP status to a google.rpc.Code when a response carries no Status body (gateway mapping, reversed). */
+function codeFromHttp(status: number): number {
+  switch (status) {
+    case 400: return RpcCode.INVALID_ARGUMENT;
+    case 401: return RpcCode.UNAUTHENTICATED;
+    case 403: return RpcCode.PERMISSION_DENIED;
+    case 404: return RpcCode.NOT_FOUND;
+    case 409: return RpcCode.ABORTED;
+    case 429: return RpcCode.RESOURCE_EXHAUSTED;
+    case 502:
+    case 503:
+    case 504: return RpcCode.UNAVAILABLE;
+    default: return RpcCode.UNKNOWN;
+  }
+}
+
+/** The low-level transport: one request, typed result or typed error. */
+export class Transport {
+  readonly apiUrl: string;
+  readonly apiVersion: string;
+  private readonly token: () => string | Promise<string>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(opts: ClientOptions) {
+    if (!/^https?:\/\/[^/]+/.test(opts.apiUrl)) {
+      throw new TypeError(`apiUrl must be an http(s) URL like https://api.example.dev, got "${opts.apiUrl}"`);
+    }
+    this.apiUrl = opts.apiUrl.replace(/\/+$/, "");
+    this.apiVersion = opts.apiVersion ?? "v2beta1";
+    const token = opts.token;
+    this.token = typeof token === "function" ? token : () => token;
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.userAgent = opts.userAgent ?? "platform-pulumi";
+  }
+
+  /** `/<api>/<version>/<collection>` */
+  base(api: string, collection: string): string {
+    return `/${api}/${this.apiVersion}/${collection}`;
+  }
+
+  /**
+   * Sends one request and parses the response with `schema`.
+   * @throws ApiError (subclass by Status code) on a non-2xx response; ConnectionError when the server cannot be
+   *   reached; ResponseShapeError when a 2xx body does not match `schema`.
+   */
+  async send<T extends z.ZodType>(method: HttpMethod, path: string, schema: T, opts: RequestOptions = {}): Promise<z.infer<T>> {
+    const info: RequestInfo = { method, path };
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v === undefined) continue;
+      if (Array.isArray(v)) for (const x of v) search.append(k, x);
+      else search.append(k, String(v));
+    }
+    const qs = search.toString();
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${await this.token()}`,
+      accept: "application/json",
+      "user-agent": this.userAgent,
+    };
+    if (opts.body !== undefined) headers["content-type"] = "application/json";
+
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      res = await request(`${this.apiUrl}${path}${qs ? `?${qs}` : ""}`, {
+        method,
+        headers,
+        body: opts.body === undefined ? null : JSON.stringify(opts.body),
+        dispatcher: this.dispatcher,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      text = await res.body.text();
+    } catch (err) {
+      throw new ConnectionError(info, err);
+    }
+    const requestId = [res.headers["x-request-id"]].flat()[0];
+    let json: unknown;
+    try {
+      json = text === "" ? {} : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      const status = S.Status.safeParse(json);
+      const body = status.success
+        ? status.data
+        : { code: codeFromHttp(res.statusCode), message: `HTTP ${res.statusCode} without a google.rpc.Status body`, details: [] };
+      throw ApiError.from(body, res.statusCode, info, requestId);
+    }
+    if (json === undefined) throw new ResponseShapeError(info, res.statusCode, "body is not JSON");
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new ResponseShapeError(info, res.statusCode, parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+    }
+    return parsed.data;
+  }
+
+  /** Closes the keep-alive connections if this transport created them. */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+/** List parameters as the API names them (snake_case on the wire). */
+function listQuery(p: ListParams, pageToken: string | undefined): NonNullable<RequestOptions["query"]> {
+  return {
+    page_size: p.pageSize,
+    page_token: pageToken,
+    order_by: p.orderBy,
+    skip: p.skip,
+    name: p.name,
+    "uidp.descendants_of": p.descendantsOf,
+    "uidp.children_of": p.childrenOf,
+    "uidp.ancestors_of": p.ancestorsOf,
+    "uidp.in_root": p.inRoot,
+    "uidp.ids": p.ids,
+  };
+}
+
+/** List and get on one collection. */
+export class ReadableCollection<T extends z.ZodType> {
+  protected readonly path: string;
+  private readonly envelope: z.ZodType<Page<z.infer<T>>>;
+
+  constructor(
+    protected readonly transport: Transport,
+    api: string,
+    collection: string,
+    protected readonly schema: T,
+    /** The envelope's item key, e.g. `groups`. */
+    plural: string = collection,
+  ) {
+    this.path = transport.base(api, collection);
+    this.envelope = S.listEnvelope(plural, schema) as unknown as z.ZodType<Page<z.infer<T>>>;
+  }
+
+  /**
+   * Lists matching objects, walking pages lazily as the iteration proceeds.
+   * @example for await (const g of client.groups.list({ childrenOf: orgUid, orderBy: "name" })) ...
+   */
+  list(params: ListParams = {}): Paginator<z.infer<T>> {
+    return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, { query: listQuery(params, token) }), params);
+  }
+
+  /** Gets one object. @throws NotFoundError when there is none with that uid. */
+  get(uid: string): Promise<z.infer<T>> {
+    return this.transport.send("GET", `${this.path}/${pathUid(uid, "uid")}`, this.schema);
+  }
+}
+
+/** List, get, create under a parent, PATCH and delete on one collection. */
+export class Collection<T extends z.ZodType, Create extends object, Patch extends object = Partial<Create>> extends ReadableCollection<T> {
+  /**
+   * Creates an object under `parentUid` (`POST /<collection>/<parentUid>`); the body holds only resource fields.
+   * @throws InvalidArgumentError naming each bad field; NotFoundError when the parent does not exist.
+   */
+  create(parentUid: string, body: Create): Promise<z.infer<T>> {
+    return this.transport.send("POST", `${this.path}/${pathUid(parentUid, "parentUid")}`, this.schema, { body });
+  }
+
+  /**
+   * Updates the fields in `updateMask` (camelCase paths; `*` for all); without a mask the server changes the
+   * fields present in `body`.
+   * @throws InvalidArgumentError for bad values or unknown mask paths; NotFoundError when gone.
+   */
+  patch(uid: string, body: Patch, updateMask?: readonly string[]): Promise<z.infer<T>> {
+    return this.transport.send("PATCH", `${this.path}/${pathUid(uid, "uid")}`, this.schema, {
+      body,
+      query: { updateMask: updateMask?.join(",") },
+    });
+  }
+
+  /** Deletes one object. @throws NotFoundError when already gone; FailedPreconditionError when not empty. */
+  async delete(uid: string): Promise<void> {
+    await this.transport.send("DELETE", `${this.path}/${pathUid(uid, "uid")}`, S.Empty);
+  }
+}
+
+/** Writable fields of a group. */
+export interface GroupFields {
+  name: string;
+  description?: string;
+}
+
+/** Writable fields of an identity (one relationship). */
+export interface IdentityFields {
+  name: string;
+  description?: string;
+  claimMatch?: S.ClaimMatch;
+}
+
+/** Writable fields of a role binding. */
+export interface RoleBindingFields {
+  identityUid: string;
+  roleUid: string;
+}
+
+/** The Platform API v2 client: one property per collection. */
+export class PlatformClient {
+  /** The transport, for requests this class has no method for. */
+  readonly transport: Transport;
+  /** `/iam/<v>/groups` */
+  readonly groups: Collection<typeof S.Group, GroupFields>;
+  /** `/iam/<v>/identities` */
+  readonly identities: Collection<typeof S.Identity, IdentityFields>;
+  /** `/iam/<v>/roles` (read-only here) */
+  readonly roles: ReadableCollection<typeof S.Role>;
+  /** `/iam/<v>/roleBindings` */
+  readonly roleBindings: Collection<typeof S.RoleBinding, RoleBindingFields>;
+  /** `/registry/<v>/repos` (read-only here) */
+  readonly repos: ReadableCollection<typeof S.Repo>;
+
+  constructor(opts: ClientOptions) {
+    const t = (this.transport = new Transport(opts));
+    this.groups = new Collection(t, "iam", "groups", S.Group);
+    this.identities = new Collection(t, "iam", "identities", S.Identity);
+    this.roles = new ReadableCollection(t, "iam", "roles", S.Role);
+    this.roleBindings = new Collection(t, "iam", "roleBindings", S.RoleBinding);
+    this.repos = new ReadableCollection(t, "registry", "repos", S.Repo);
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Errors the API client throws. An {@link ApiError} carries the parsed google.rpc.Status (code, message, typed
+ * details), the HTTP status, the request id and the request's method and path; {@link ApiError.from} picks the
+ * subclass from the body's `code`, never from the HTTP status (contract: "A client decides by the body's `code`
+ * and detail types, not by the HTTP status"). A failure to reach the server at all is a
+ * {@link ConnectionError} with the underlying `cause`.
+ *
+ * No error ever carries a credential: messages are built from the method, the path (without query) and the
+ * server's own message, and {@link redact} scrubs anything token-shaped that a server might echo.
+ */
+
+/** google.rpc.Code values the client distinguishes. */
+export const RpcCode = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** One google.rpc.BadRequest field violation. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** One google.rpc.PreconditionFailure violation. */
+export interface PreconditionViolation {
+  type: string;
+  subject?: string;
+  description: string;
+}
+
+/** A google.rpc.Status as parsed from an error body; unknown detail types are kept as they came. */
+export interface RpcStatus {
+  code: number;
+  message: string;
+  details: Array<Record<string, unknown>>;
+}
+
+/** Where an error happened: `GET /iam/v2beta1/groups/<uid>` (never the query string, never headers). */
+export interface RequestInfo {
+  method: string;
+  path: string;
+}
+
+const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
+
+/**
+ * Replaces bearer tokens and JWT-shaped strings in `text` with `[REDACTED]`.
+ * Pure: returns a new string.
+ */
+export function redact(text: string): string {
+  return text.replace(TOKENISH, "[REDACTED]");
+}
+
+/** Any error returned by the Platform API as a google.rpc.Status. */
+export class ApiError extends Error {
+  /** google.rpc.Code from the body. */
+  readonly code: number;
+  /** HTTP status of the response (informational; decisions use `code`). */
+  readonly httpStatus: number;
+  /** The parsed Status, details included. */
+  readonly status: RpcStatus;
+  /** The server's request id (`x-request-id`), when it sent one. */
+  readonly requestId: string | undefined;
+  /** Method and path of the failed request. */
+  readonly request: RequestInfo;
+
+  constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
+    super(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`));
+    this.name = new.target.name;
+    this.code = status.code;
+    this.httpStatus = httpStatus;
+    this.status = { ...status, message: redact(status.message) };
+    this.requestId = requestId;
+    this.request = request;
+  }
+
+  /** The BadRequest field violations, if any. */
+  get fieldViolations(): FieldViolation[] {
+    return this.detailsOf("google.rpc.BadRequest").flatMap((d) => (d["fieldViolations"] as FieldViolation[] | undefined) ?? []);
+  }
+
+  /** The PreconditionFailure violations, if any. */
+  get preconditionViolations(): PreconditionViolation[] {
+    return this.detailsOf("google.rpc.PreconditionFailure").flatMap((d) => (d["violations"] as PreconditionViolation[] | undefined) ?? []);
+  }
+
+  /** The ErrorInfo reason, if any. */
+  get reason(): string | undefined {
+    return this.detailsOf("google.rpc.ErrorInfo")[0]?.["reason"] as string | undefined;
+  }
+
+  /** Details whose `@type` ends with `typeName` (e.g. `google.rpc.BadRequest`). */
+  detailsOf(typeName: string): Array<Record<string, unknown>> {
+    return this.status.details.filter((d) => typeof d["@type"] === "string" && (d["@type"] as string).endsWith(`/${typeName}`));
+  }
+
+  /**
+   * Builds the subclass that matches `status.code`.
+   * @param status the parsed body; @param httpStatus the response status; @param request method and path.
+   */
+  static from(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string): ApiError {
+    const Cls = SUBCLASSES[status.code] ?? ApiError;
+    return new Cls(status, httpStatus, request, requestId);
+  }
+}
+
+/** code 3: the request is malformed; see {@link ApiError.fieldViolations}. */
+export class InvalidArgumentError extends ApiError {}
+/** code 5: the resource does not exist. */
+export class NotFoundError extends ApiError {}
+/** code 6: the resource already exists. */
+export class AlreadyExistsError extends ApiError {}
+/** code 7: the caller's identity lacks the capability. */
+export class PermissionDeniedError extends ApiError {}
+/** code 8: rate limited or quota exhausted. */
+export class ResourceExhaustedError extends ApiError {}
+/** code 9: the system is not in the state the operation needs (e.g. `RESOURCE_NOT_EMPTY`). */
+export class FailedPreconditionError extends ApiError {}
+/** code 13 or 2: the server failed. */
+export class InternalError extends ApiError {}
+/** code 14: the service is unavailable; retry later. */
+export class UnavailableError extends ApiError {}
+/** code 16: the token is missing, invalid or expired. */
+export class UnauthenticatedError extends ApiError {}
+
+const SUBCLASSES: Record<number, typeof ApiError> = {
+  [RpcCode.INVALID_ARGUMENT]: InvalidArgumentError,
+  [RpcCode.NOT_FOUND]: NotFoundError,
+  [RpcCode.ALREADY_EXISTS]: AlreadyExistsError,
+  [RpcCode.PERMISSION_DENIED]: PermissionDeniedError,
+  [RpcCode.RESOURCE_EXHAUSTED]: ResourceExhaustedError,
+  [RpcCode.FAILED_PRECONDITION]: FailedPreconditionError,
+  [RpcCode.UNKNOWN]: InternalError,
+  [RpcCode.INTERNAL]: InternalError,
+  [RpcCode.UNAVAILABLE]: UnavailableError,
+  [RpcCode.UNAUTHENTICATED]: UnauthenticatedError,
+};
+
+/** The server could not be reached, or the connection broke before a response arrived. */
+export class ConnectionError extends Error {
+  /** Method and path of the failed request. */
+  readonly request: RequestInfo;
+  constructor(request: RequestInfo, cause: unknown) {
+    const why = cause instanceof Error ? `${cause.message}${codeOf(cause)}` : String(cause);
+    super(redact(`${request.method} ${request.path}: could not reach the Platform API: ${why}`), { cause });
+    this.name = "ConnectionError";
+    this.request = request;
+  }
+}
+
+/** The server answered with something that is not the documented shape (not JSON, or failing the schema). */
+export class ResponseShapeError extends Error {
+  /** Method and path of the request. */
+  readonly request: RequestInfo;
+  /** HTTP status of the response. */
+  readonly httpStatus: number;
+  constructor(request: RequestInfo, httpStatus: number, problem: string) {
+    super(redact(`${request.method} ${request.path}: unexpected response (HTTP ${httpStatus}): ${problem}`));
+    this.name = "ResponseShapeError";
+    this.request = request;
+    this.httpStatus = httpStatus;
+  }
+}
+
+function codeOf(err: Error): string {
+  const code = (err as { code?: unknown }).code ?? ((err as { cause?: { code?: unknown } }).cause?.code);
+  return typeof code === "string" ? ` (${code})` : "";
+}
+
+/** Whether `err` is a NOT_FOUND from the API. */
+export function isNotFound(err: unknown): err is NotFoundError {
+  return err instanceof ApiError && err.code === RpcCode.NOT_FOUND;
+}

@@ -1,0 +1,116 @@
+/**
+ * The API's JSON shapes as zod schemas: what the client accepts from the server.
+ *
+ * Every object schema is loose (contract: "Responses may carry fields the seed does not list ... Parse
+ * leniently: never fail on an unknown field, never drop a known one"): unknown fields pass through untouched;
+ * known fields are checked for type. Timestamps are RFC 3339 strings.
+ */
+import { z } from "zod";
+
+/** google.rpc.Status, as an error body. */
+export const Status = z.looseObject({
+  code: z.number().int(),
+  message: z.string().default(""),
+  details: z.array(z.looseObject({ "@type": z.string().optional() })).default([]),
+});
+
+/** An IAM group. */
+export const Group = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** An IAM group as the API returns it. */
+export type Group = z.infer<typeof Group>;
+
+/** Identity.claimMatch: OIDC claim rules (exact values or regex patterns). */
+export const ClaimMatch = z.looseObject({
+  issuer: z.string().optional(),
+  issuerPattern: z.string().optional(),
+  subject: z.string().optional(),
+  subjectPattern: z.string().optional(),
+  audience: z.string().optional(),
+  audiencePattern: z.string().optional(),
+  claims: z.record(z.string(), z.string()).optional(),
+  claimPatterns: z.record(z.string(), z.string()).optional(),
+});
+/** Identity.claimMatch. */
+export type ClaimMatch = z.infer<typeof ClaimMatch>;
+
+/** An IAM identity; exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal is set. */
+export const Identity = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+  claimMatch: ClaimMatch.optional(),
+  staticKeys: z.looseObject({}).optional(),
+  awsIdentity: z.looseObject({}).optional(),
+  servicePrincipal: z.string().optional(),
+});
+/** An IAM identity as the API returns it. */
+export type Identity = z.infer<typeof Identity>;
+
+/** An IAM role (built-in or custom). */
+export const Role = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  capabilities: z.array(z.string()).default([]),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** An IAM role as the API returns it. */
+export type Role = z.infer<typeof Role>;
+
+const Ref = z.looseObject({ uid: z.string(), name: z.string().default(""), description: z.string().default("") });
+
+/** A role binding, hydrated with its identity, group and role. */
+export const RoleBinding = z.looseObject({
+  uid: z.string(),
+  identityUid: z.string().optional(),
+  roleUid: z.string().optional(),
+  createTime: z.string().optional(),
+  identity: Ref.extend({ subject: z.string().optional(), issuer: z.string().optional(), email: z.string().optional() }).optional(),
+  group: Ref.optional(),
+  role: Ref.optional(),
+});
+/** A role binding as the API returns it. */
+export type RoleBinding = z.infer<typeof RoleBinding>;
+
+/** A registry repo. */
+export const Repo = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** A registry repo as the API returns it. */
+export type Repo = z.infer<typeof Repo>;
+
+/**
+ * A List envelope: `{<plural>: [...], nextPageToken, totalCount, skipped}`; `totalCount` is an int64 written
+ * as a decimal string (accepted as a number too); `nextPageToken` is absent or empty on the last page.
+ */
+export function listEnvelope<T extends z.ZodType>(plural: string, item: T) {
+  return z
+    .looseObject({
+      [plural]: z.array(item).default([]),
+      nextPageToken: z.string().optional(),
+      totalCount: z.union([z.string(), z.number()]).optional(),
+      skipped: z.number().optional(),
+    })
+    .transform((raw) => ({
+      items: (raw as Record<string, unknown>)[plural] as Array<z.infer<T>>,
+      nextPageToken: raw.nextPageToken || undefined,
+      totalCount: raw.totalCount === undefined ? undefined : Number(raw.totalCount),
+      skipped: raw.skipped ?? 0,
+    }));
+}
+
+/** The empty object DELETE returns (anything is accepted). */
+export const Empty = z.unknown();

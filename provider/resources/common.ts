@@ -1,0 +1,81 @@
+/**
+ * Pieces every resource's provider implementation shares: the implementation type, field diffing, and the
+ * read/delete handling of NOT_FOUND.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isNotFound } from "../client/errors";
+
+/**
+ * What a resource file implements and the runtime serves to the shim: every CRUD method, required (FACTS.md:
+ * without `update`, outputs collapse after an update, pulumi/pulumi#13983).
+ */
+export type ProviderImpl<Inputs, Outputs> = Required<Omit<pulumi.dynamic.ResourceProvider<Inputs, Outputs>, "configure">>;
+
+/** Stable JSON: object keys sorted, so equal values compare equal whatever their key order. */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+/** The fields among `fields` whose values differ between `olds` and `news`. */
+export function changedFields<K extends string>(
+  olds: Partial<Record<K, unknown>>,
+  news: Partial<Record<K, unknown>>,
+  fields: readonly K[],
+): K[] {
+  return fields.filter((f) => canonical(olds[f]) !== canonical(news[f]));
+}
+
+/**
+ * Diff from field lists: a change to a `replaceOn` field replaces; a change to an `updateOn` field updates.
+ */
+export function fieldDiff<K extends string>(
+  olds: Partial<Record<K, unknown>>,
+  news: Partial<Record<K, unknown>>,
+  replaceOn: readonly K[],
+  updateOn: readonly K[],
+): pulumi.dynamic.DiffResult {
+  const replaces = changedFields(olds, news, replaceOn);
+  const updates = changedFields(olds, news, updateOn);
+  return { changes: replaces.length + updates.length > 0, replaces };
+}
+
+/**
+ * Runs a read; a NOT_FOUND means the object was deleted outside Pulumi, reported to the engine as an empty id
+ * (it then drops the resource from state on refresh and plans a create). `inputs` are the inputs that would
+ * produce the current server state (the SDK types them as outputs), so a refresh leaves no spurious diff.
+ */
+export async function readOrGone<O>(
+  fn: () => Promise<{ id: string; props: O; inputs: object }>,
+): Promise<pulumi.dynamic.ReadResult<O>> {
+  try {
+    const r = await fn();
+    return { id: r.id, props: r.props, inputs: r.inputs as O };
+  } catch (err) {
+    if (isNotFound(err)) return { id: "" };
+    throw err;
+  }
+}
+
+/** Runs a delete; NOT_FOUND counts as done (the object is already gone). */
+export async function deleteIgnoringNotFound(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** The parent of a UIDP (everything before the last `/`). */
+export function parentOfUid(uid: string): string {
+  const i = uid.lastIndexOf("/");
+  return i < 0 ? "" : uid.slice(0, i);
+}

@@ -1,0 +1,24 @@
+/**
+ * The provider runtime: what the serialized shim (`resources/shim.ts`) requires inside the provider process as
+ * `platform-pulumi/runtime`. Its shape is a contract with every `__provider` already stored in users' state:
+ * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds; never rename one.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { ProviderImpl } from "./resources/common";
+import { groupProvider } from "./resources/group";
+import { identityProvider } from "./resources/identity";
+import { roleBindingProvider } from "./resources/roleBinding";
+import type { ResourceKind } from "./resources/shim";
+import { setConfigLookup } from "./state";
+
+/** Receives the stack config (all namespaces) from the dynamic-provider host. */
+export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  setConfigLookup((key) => req.config.get(key));
+}
+
+/** Implementations by resource kind. */
+export const providers: Record<ResourceKind, ProviderImpl<never, never>> = {
+  Group: groupProvider as unknown as ProviderImpl<never, never>,
+  Identity: identityProvider as unknown as ProviderImpl<never, never>,
+  RoleBinding: roleBindingProvider as unknown as ProviderImpl<never, never>,
+};

@@ -1,0 +1,61 @@
+/**
+ * Input rules shared by `check` of every resource, so a bad input fails at preview, before any API call,
+ * with a message that names the field and what is allowed.
+ */
+
+/** The seed's name rule. */
+export const NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
+/** Length limits the OpenAPI states for group and identity names. */
+export const NAME_MIN_LENGTH = 3;
+export const NAME_MAX_LENGTH = 63;
+
+const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+
+/** The sentinel the engine puts in place of a value that is not known yet during preview. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Whether a value is not known yet (preview of a value computed by another resource). */
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN;
+}
+
+/** One failed input: the property path and the reason, as `check` reports it. */
+export interface Failure {
+  property: string;
+  reason: string;
+}
+
+/** Reason `name` breaks the name rule, or undefined when it is valid (or unknown). */
+export function nameProblem(name: unknown): string | undefined {
+  if (isUnknown(name)) return undefined;
+  if (typeof name !== "string" || name === "") return "is required (a string)";
+  const bad: string[] = [];
+  if (!NAME_PATTERN.test(name)) bad.push(`must match ${NAME_PATTERN.source} (lowercase letters, digits, space, ".", "_", "-")`);
+  if (name.length < NAME_MIN_LENGTH || name.length > NAME_MAX_LENGTH) {
+    bad.push(`must be ${NAME_MIN_LENGTH}–${NAME_MAX_LENGTH} characters (got ${name.length})`);
+  }
+  return bad.length ? `"${name}" ${bad.join(" and ")}` : undefined;
+}
+
+/** Reason `uid` is not a UIDP (40 hex, then `/` + 16 hex per level), or undefined when valid (or unknown). */
+export function uidpProblem(uid: unknown): string | undefined {
+  if (isUnknown(uid)) return undefined;
+  if (typeof uid !== "string" || uid === "") return "is required (a uid)";
+  if (!UIDP.test(uid)) return `"${uid}" is not a uid: 40 lowercase hex characters, then "/" + 16 hex characters per level`;
+  return undefined;
+}
+
+/** Reason an optional string is not a string, or undefined. */
+export function optionalStringProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null || isUnknown(v) || typeof v === "string") return undefined;
+  return `must be a string, got ${typeof v}`;
+}
+
+/** Collects failures: `add("name", nameProblem(x))` adds one only when there is a problem. */
+export class Failures {
+  readonly list: Failure[] = [];
+  add(property: string, reason: string | undefined): this {
+    if (reason !== undefined) this.list.push({ property, reason });
+    return this;
+  }
+}
