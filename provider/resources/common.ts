@@ -79,3 +79,15 @@ export function parentOfUid(uid: string): string {
   const i = uid.lastIndexOf("/");
   return i < 0 ? "" : uid.slice(0, i);
 }
+
+/**
+ * Makes a resource's `uid` output its engine id, which is the same value (create returns `id: uid`).
+ *
+ * Why: during the preview of an update the engine marks every output of a dynamic resource unknown, because
+ * the dynamic-provider host drops `diff().stables` (FACTS.md). A child wired to `parent.uid` would then see an
+ * unknown `parentUid` and preview a replace of the whole subtree whenever a parent's description changes. The id
+ * survives updates and stays known in previews, so children wired to `uid` preview correctly.
+ */
+export function useIdAsUid(resource: pulumi.CustomResource & { uid: pulumi.Output<string> }): void {
+  Object.defineProperty(resource, "uid", { value: resource.id, enumerable: true, configurable: false, writable: false });
+}

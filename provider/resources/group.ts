@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Group as ApiGroup } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, type ProviderImpl } from "./common";
+import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -132,5 +132,6 @@ export class Group extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts, "platform", "Group");
+    useIdAsUid(this);
   }
 }

@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, type ProviderImpl } from "./common";
+import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /**
@@ -217,5 +217,6 @@ export class Identity extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
     super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts, "platform", "Identity");
+    useIdAsUid(this);
   }
 }

@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RoleBinding as ApiRoleBinding } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, type ProviderImpl } from "./common";
+import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
@@ -160,5 +160,6 @@ export class RoleBinding extends pulumi.dynamic.Resource {
       "platform",
       "RoleBinding",
     );
+    useIdAsUid(this);
   }
 }
