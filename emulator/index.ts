@@ -47,6 +47,20 @@ export interface EmulatorOptions {
   logRequests?: boolean;
 }
 
+/** One request the emulator served: method, path and query (never headers, so never a credential). */
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query, e.g. `/iam/v2beta1/groups/<uid>`. */
+  path: string;
+  /** Query parameters; a repeated parameter's values are joined with `,`. */
+  query: Record<string, string>;
+  /** HTTP status sent. */
+  status: number;
+}
+
+/** How many requests {@link Emulator.requests} keeps (oldest dropped first). */
+export const REQUEST_LOG_LIMIT = 10_000;
+
 /** A running emulator. */
 export interface Emulator {
   /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). */
@@ -59,15 +73,33 @@ export interface Emulator {
   ownerUid: string;
   /** The emulator's state, for tests that need to look behind the API. */
   store: Store;
-  /** Mints another API token for any identity uid. @param ttlSeconds default: the emulator's token lifetime. */
+  /** The last {@link REQUEST_LOG_LIMIT} API requests served, oldest first (tests assert what reached the server). */
+  requests: RecordedRequest[];
+  /**
+   * Mints another API token for any identity uid.
+   * @param ttlSeconds default: the emulator's token lifetime; zero or negative mints an already expired token.
+   */
   mintToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
 
 /** Builds the fastify app with every collection's routes; `auth` is consulted on each API request. */
-export function buildApp(ctx: HandlerContext, auth: () => TokenAuthority | undefined, logRequests = false): FastifyInstance {
+export function buildApp(
+  ctx: HandlerContext,
+  auth: () => TokenAuthority | undefined,
+  logRequests = false,
+  requests: RecordedRequest[] = [],
+): FastifyInstance {
   const app = Fastify({ logger: logRequests, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
+
+  app.addHook("onResponse", async (req, reply) => {
+    const [path = "", qs = ""] = req.url.split("?", 2);
+    const query: Record<string, string> = {};
+    for (const [k, v] of new URLSearchParams(qs)) query[k] = k in query ? `${query[k]},${v}` : v;
+    requests.push({ method: req.method, path, query, status: reply.statusCode });
+    if (requests.length > REQUEST_LOG_LIMIT) requests.splice(0, requests.length - REQUEST_LOG_LIMIT);
+  });
 
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
@@ -107,7 +139,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = new Store();
   const ctx: HandlerContext = { store, now: () => new Date(), versions: options.versions ?? ["v2beta1", "v2"] };
   let authority: TokenAuthority | undefined;
-  const app = buildApp(ctx, () => authority, options.logRequests ?? false);
+  const requests: RecordedRequest[] = [];
+  const app = buildApp(ctx, () => authority, options.logRequests ?? false, requests);
 
   const host = options.host ?? "127.0.0.1";
   await app.listen({ port: options.port ?? 0, host });
@@ -135,6 +168,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     orgUid,
     ownerUid,
     store,
+    requests,
     mintToken: (identityUid, ttlSeconds) => authority.mint(identityUid, ttlSeconds ?? ttl),
     close: async () => {
       await app.close();

@@ -102,7 +102,10 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
   if (doc.errors.length > 0) {
     throw new OrgFileError(
       file,
-      doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? "?"}:${e.linePos?.[0].col ?? "?"}: YAML: ${e.message.split("\n")[0]}`),
+      doc.errors.map((e) => {
+        const { line, col } = lc.linePos(e.pos[0]);
+        return `${file}:${line}:${col}: YAML: ${e.message.split("\n")[0]}`;
+      }),
     );
   }
   const parsed = OrgFileSchema.safeParse(doc.toJS() ?? {});

@@ -52,7 +52,7 @@ export interface RequestInfo {
   path: string;
 }
 
-const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
+const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
 
 /**
  * Replaces bearer tokens and JWT-shaped strings in `text` with `[REDACTED]`.

@@ -10,8 +10,16 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 
-/** The repository root (this file compiles to dist/scripts/lib/pulumi.js). */
-export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
+/** The repository root: the nearest folder up from this file whose package.json is this package's. */
+export const REPO_ROOT = findRepoRoot(__dirname);
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const pkg = path.join(dir, "package.json");
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "platform-pulumi") return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no platform-pulumi package.json above ${from}`);
+  }
+}
 
 /**
  * The folder holding `pulumi`, `pulumi-language-nodejs` and `pulumi-resource-pulumi-nodejs`.

@@ -1,0 +1,67 @@
+/**
+ * The README's commands, run as a user runs them: `npm run emulator -- --port 0` and the main job behind
+ * `npm start` (compiled, through the real Pulumi CLI, on the example org).
+ */
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PlatformClient } from "../provider/client/client";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+
+describe("npm run emulator -- --port 0", () => {
+  it("prints exactly three KEY=value lines, then answers the API with that token", async () => {
+    const child = spawn("npm", ["run", "emulator", "--", "--port", "0"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const lines = await new Promise<string[]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no three lines within 20s; got ${JSON.stringify(out)}`)), 20_000);
+        child.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (out.split("\n").length > 3) {
+            clearTimeout(timer);
+            resolve(out.split("\n"));
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`emulator exited ${code}; stdout ${JSON.stringify(out)}`)));
+      });
+      expect(lines.slice(0, 3).map((l) => l.split("=")[0])).toEqual(["PLATFORM_API_URL", "PLATFORM_TOKEN", "PLATFORM_ORG_UID"]);
+      expect(lines[0]).toMatch(/^PLATFORM_API_URL=http:\/\/127\.0\.0\.1:\d+$/);
+      expect(lines[2]).toMatch(/^PLATFORM_ORG_UID=[0-9a-f]{40}$/);
+      expect(lines[3]).toBe("");
+      const env = Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const client = new PlatformClient({ apiUrl: env["PLATFORM_API_URL"]!, token: env["PLATFORM_TOKEN"]! });
+      expect((await client.groups.get(env["PLATFORM_ORG_UID"]!)).uid).toBe(env["PLATFORM_ORG_UID"]);
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
+
+describe("the main job (npm start)", () => {
+  it("brings the example org up, shows and converges drift, destroys, and exits 0", async () => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "scripts", "main-job.js")], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PLATFORM_API_URL: "", PLATFORM_TOKEN: "", PLATFORM_ORG_UID: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (out += d));
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    expect(code, out.slice(-3000)).toBe(0);
+    const headers = out.split("\n").filter((l) => l.startsWith("==> ["));
+    expect(headers).toEqual([
+      "==> [1/7] pulumi up --yes",
+      "==> [2/7] stack outputs",
+      expect.stringMatching(/^==> \[3\/7\] out-of-band change: description of group "engineering"/),
+      "==> [4/7] pulumi preview --refresh --diff",
+      "==> [5/7] pulumi up --refresh --yes",
+      "==> [6/7] pulumi destroy --yes",
+      "==> [7/7] check through the API that nothing is left under the root group",
+    ]);
+    expect(out).toMatch(/"groups": 13,?\s/);
+    expect(out).toMatch(/~ 1 to update\s+22 unchanged/);
+    expect(out).toContain("All 7 steps did what they say");
+  }, 600_000);
+});

@@ -1,0 +1,71 @@
+/** The org file format: the shared fixture's layout, and errors that name file, line and path. */
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { OrgFileError, parseOrgFile } from "../examples/org-setup/orgFile";
+
+const fixture = readFileSync(path.join(__dirname, "..", "examples", "org-setup", "org.yaml"), "utf8");
+const roles = new Set(["viewer", "editor", "owner", "registry.pull"]);
+
+function problems(text: string, known = roles): string[] {
+  try {
+    parseOrgFile(text, "org.yaml", known);
+  } catch (err) {
+    if (err instanceof OrgFileError) return err.problems;
+    throw err;
+  }
+  throw new Error("expected an OrgFileError");
+}
+
+describe("org file", () => {
+  it("flattens the example org: 13 groups (parents first), 4 identities, 5 bindings", () => {
+    const org = parseOrgFile(fixture, "org.yaml", roles);
+    expect(org.groups).toHaveLength(13);
+    expect(org.identities).toHaveLength(4);
+    expect(org.bindings).toHaveLength(5);
+    expect(org.groups.map((g) => g.path)).toContain("engineering/platform/ci-cd");
+    const index = new Map(org.groups.map((g, i) => [g.path, i]));
+    for (const g of org.groups) if (g.parentPath) expect(index.get(g.parentPath)!).toBeLessThan(index.get(g.path)!);
+  });
+
+  it("reports a bad group name with its line and path", () => {
+    const p = problems("groups:\n  - name: ok-name\n  - name: Bad_Name\n");
+    expect(p).toEqual([expect.stringMatching(/^org\.yaml:3:11: groups\[1\]\.name: group name "Bad_Name" must match/)]);
+  });
+
+  it("reports unknown fields and missing ones", () => {
+    const p = problems("groups:\n  - name: eng\n    colour: red\nidentities:\n  - name: bot\n    group: eng\n");
+    expect(p.join("\n")).toMatch(/groups\[0\]: Unrecognized key: "colour"/);
+    expect(p.join("\n")).toMatch(/org\.yaml:5:\d+: identities\[0\]\.claimMatch: /);
+  });
+
+  it("reports references to unknown groups, identities and roles, all at once", () => {
+    const p = problems(
+      [
+        "groups: [{ name: eng }]",
+        "identities:",
+        "  - { name: bot, group: eng/nope, claimMatch: { issuer: 'https://i', subject: s } }",
+        "bindings:",
+        "  - { identity: eng/ghost, group: ops, role: admin }",
+      ].join("\n"),
+    );
+    expect(p).toHaveLength(4);
+    expect(p[0]).toMatch(/^org\.yaml:3:\d+: identities\[0\]\.group: no group at path "eng\/nope"; known: eng$/);
+    expect(p.slice(1).join("\n")).toMatch(/bindings\[0\]\.identity.*bindings\[0\]\.group.*bindings\[0\]\.role: no role named "admin"/s);
+  });
+
+  it("requires https issuers", () => {
+    const p = problems("groups: [{ name: eng }]\nidentities:\n  - { name: bot, group: eng, claimMatch: { issuer: 'http://i', subject: s } }\n");
+    expect(p[0]).toMatch(/claimMatch\.issuer: issuer must be an https URL/);
+  });
+
+  it("reports YAML syntax errors with their line", () => {
+    const p = problems("groups:\n  - name: [unclosed\n");
+    expect(p[0]).toMatch(/^org\.yaml:\d+:\d+: YAML: /);
+  });
+
+  it("rejects duplicate group paths, which could not be referenced", () => {
+    const p = problems("groups:\n  - name: eng\n  - name: eng\n");
+    expect(p[0]).toMatch(/duplicate group path "eng"/);
+  });
+});

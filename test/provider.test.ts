@@ -1,0 +1,158 @@
+/**
+ * Each provider method (check, diff, create, read, update, delete) of Group, Identity and RoleBinding against
+ * the emulator over loopback, called the way the dynamic-provider host calls them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { resolveSettings, SettingsError } from "../provider/config";
+import { groupProvider, type GroupInputs } from "../provider/resources/group";
+import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
+import { roleBindingProvider } from "../provider/resources/roleBinding";
+import { getClient, setConfigLookup } from "../provider/state";
+import { UNKNOWN } from "../provider/validation";
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator();
+  const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
+  setConfigLookup((k) => config[k]);
+});
+afterAll(async () => {
+  await getClient().close();
+  await emu.close();
+});
+
+const claim = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:o/r:ref:refs/heads/main" };
+
+describe("check", () => {
+  it("reports every bad field, naming it and what is allowed, without calling the API", async () => {
+    const before = emu.requests.length;
+    const r = await groupProvider.check({} as GroupInputs, { parentUid: "nope", name: "No!", description: 3 } as never);
+    expect(r.failures!.map((f) => f.property)).toEqual(["parentUid", "name", "description"]);
+    expect(r.failures![1]!.reason).toContain("^[a-z0-9 ._-]{1,}$");
+    expect(r.failures![0]!.reason).toContain("40 lowercase hex");
+    expect(emu.requests.length).toBe(before);
+  });
+
+  it("enforces the 3–63 character length", async () => {
+    const r = await groupProvider.check({} as GroupInputs, { parentUid: emu.orgUid, name: "ab" } as never);
+    expect(r.failures![0]).toMatchObject({ property: "name", reason: expect.stringContaining("3–63") });
+  });
+
+  it("defaults description to an empty string and passes unknown values through", async () => {
+    const r = await groupProvider.check({} as GroupInputs, { parentUid: UNKNOWN, name: "fine" } as never);
+    expect(r.failures).toEqual([]);
+    expect(r.inputs).toEqual({ parentUid: UNKNOWN, name: "fine", description: "" });
+  });
+
+  it("requires claimMatch issuer and subject, one of each exact/pattern pair, and valid patterns", async () => {
+    const r = await identityProvider.check({} as IdentityInputs, {
+      parentUid: emu.orgUid,
+      name: "bot",
+      claimMatch: { issuer: "https://a", issuerPattern: ".*", subjectPattern: "([" },
+    } as never);
+    const props = r.failures!.map((f) => f.property);
+    expect(props).toContain("claimMatch.issuer");
+    expect(props).toContain("claimMatch.subjectPattern");
+  });
+
+  it("checks role binding uids", async () => {
+    const r = await roleBindingProvider.check({} as never, { groupUid: emu.orgUid, identityUid: "x", roleUid: "" } as never);
+    expect(r.failures!.map((f) => f.property)).toEqual(["identityUid", "roleUid"]);
+  });
+});
+
+describe("diff", () => {
+  const olds = { parentUid: "a".repeat(40), name: "n", description: "d" } as GroupInputs;
+  it("replaces on a parentUid change", async () => {
+    expect(await groupProvider.diff("id", olds as never, { ...olds, parentUid: "b".repeat(40) })).toEqual({ changes: true, replaces: ["parentUid"] });
+  });
+  it("updates in place on a description change", async () => {
+    expect(await groupProvider.diff("id", olds as never, { ...olds, description: "e" })).toEqual({ changes: true, replaces: [] });
+  });
+  it("reports no change when nothing changed, ignoring server-only outputs", async () => {
+    expect(await groupProvider.diff("id", { ...olds, uid: "u", status: "x" } as never, olds)).toEqual({ changes: false, replaces: [] });
+  });
+});
+
+describe("group life cycle", () => {
+  it("creates, reads, updates with exactly the changed fields, and deletes", async () => {
+    const inputs: GroupInputs = { parentUid: emu.orgUid, name: "life", description: "one" };
+    const created = await groupProvider.create(inputs);
+    expect(created.id).toMatch(new RegExp(`^${emu.orgUid}/[0-9a-f]{16}$`));
+    expect(created.outs).toMatchObject({ uid: created.id, parentUid: emu.orgUid, name: "life", description: "one" });
+
+    const read = await groupProvider.read(created.id, created.outs);
+    expect(read.inputs).toEqual(inputs);
+
+    const updated = await groupProvider.update(created.id, created.outs!, { ...inputs, description: "two" });
+    expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "description" } });
+    expect(updated.outs).toMatchObject({ description: "two", name: "life" });
+
+    await groupProvider.delete(created.id, updated.outs!);
+    expect((await groupProvider.read(created.id, updated.outs)).id).toBe("");
+  });
+
+  it("shows an out-of-band edit in read's inputs", async () => {
+    const created = await groupProvider.create({ parentUid: emu.orgUid, name: "drift", description: "declared" });
+    await getClient().groups.patch(created.id, { description: "edited elsewhere" }, ["description"]);
+    const read = await groupProvider.read(created.id, created.outs);
+    expect(read.inputs).toMatchObject({ description: "edited elsewhere" });
+  });
+
+  it("treats NOT_FOUND on delete as done", async () => {
+    await expect(groupProvider.delete(`${emu.orgUid}/0123456789abcdef`, {} as never)).resolves.toBeUndefined();
+  });
+
+  it("propagates other errors from delete", async () => {
+    const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "busy", description: "" });
+    await groupProvider.create({ parentUid: parent.id, name: "child", description: "" });
+    await expect(groupProvider.delete(parent.id, parent.outs!)).rejects.toThrow(/RESOURCE_NOT_EMPTY|still has groups/);
+  });
+});
+
+describe("identity and role binding life cycle", () => {
+  it("creates an identity and a binding, patches the binding's role, and cleans up", async () => {
+    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-life", description: "" });
+    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: claim });
+    expect(ident.outs).toMatchObject({ parentUid: group.id, claimMatch: claim });
+
+    const roles = new Map((await getClient().roles.list().collect()).map((r) => [r.name, r.uid]));
+    const binding = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: roles.get("viewer")! });
+    expect(binding.outs).toMatchObject({ groupUid: group.id, role: { name: "viewer" }, identity: { name: "bot" } });
+
+    const patched = await roleBindingProvider.update(binding.id, binding.outs!, {
+      groupUid: group.id,
+      identityUid: ident.id,
+      roleUid: roles.get("editor")!,
+    });
+    expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "roleUid" } });
+    expect(patched.outs).toMatchObject({ role: { name: "editor" } });
+
+    const identUpdate = await identityProvider.update(ident.id, ident.outs!, {
+      ...(ident.outs as IdentityInputs),
+      claimMatch: { ...claim, subject: "repo:o/r:ref:refs/heads/release" },
+    });
+    expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "claimMatch" } });
+    expect(identUpdate.outs!.claimMatch.subject).toBe("repo:o/r:ref:refs/heads/release");
+
+    await roleBindingProvider.delete(binding.id, patched.outs!);
+    await identityProvider.delete(ident.id, identUpdate.outs!);
+    await groupProvider.delete(group.id, group.outs!);
+    expect((await identityProvider.read(ident.id, identUpdate.outs)).id).toBe("");
+  });
+});
+
+describe("settings", () => {
+  it("names the config key and the environment variable when the API URL or token is missing", () => {
+    expect(() => resolveSettings(() => undefined, {})).toThrow(/platform:apiUrl.*PLATFORM_API_URL/);
+    expect(() => resolveSettings(() => undefined, { PLATFORM_API_URL: "http://x" })).toThrow(/platform:token.*PLATFORM_TOKEN/);
+  });
+  it("prefers stack config over the environment and defaults apiVersion to v2beta1", () => {
+    const s = resolveSettings((k) => ({ "platform:apiUrl": "https://cfg.example/" })[k], { PLATFORM_API_URL: "http://env", PLATFORM_TOKEN: "t" });
+    expect(s).toMatchObject({ apiUrl: "https://cfg.example", token: "t", apiVersion: "v2beta1" });
+  });
+  it("rejects a malformed apiUrl naming the key", () => {
+    expect(() => resolveSettings(() => undefined, { PLATFORM_API_URL: "ftp://x", PLATFORM_TOKEN: "t" })).toThrow(SettingsError);
+  });
+});
