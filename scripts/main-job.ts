@@ -136,7 +136,11 @@ async function main(): Promise<number> {
   } finally {
     await client.close();
     if (emu) await emu.close();
-    if (tempBackend) rmSync(backendDir, { recursive: true, force: true });
+    if (tempBackend) {
+      // The stack's settings file (encryption salt) belongs to the temporary backend just removed.
+      rmSync(backendDir, { recursive: true, force: true });
+      rmSync(path.join(REPO_ROOT, "Pulumi.org.yaml"), { force: true });
+    }
   }
 }
 
