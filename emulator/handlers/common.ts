@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidArgument, notFound, type FieldViolation } from "../errors";
-import type { Store } from "../store";
+import type { Row, Store, Table } from "../store";
 import { isUidp } from "../uidp";
 
 /** What every handler needs: the store, the clock, and the API version segments served. */
@@ -162,4 +162,33 @@ function canonical(v: unknown): string {
 /** The route prefixes of a collection for every served version, e.g. `/iam/v2beta1/groups`. */
 export function prefixes(ctx: HandlerContext, api: string, collection: string): string[] {
   return ctx.versions.map((v) => `/${api}/${v}/${collection}`);
+}
+
+/**
+ * The PATCH every mutable collection does: pick the body's writable fields, apply the updateMask (or the fields
+ * present), validate the result, and store it with a new updateTime only if something changed (contract: a
+ * no-op PATCH leaves updateTime alone; createTime never changes).
+ * @param validate throws INVALID_ARGUMENT with the violations it finds plus those passed in (unknown fields).
+ * @throws StatusError NOT_FOUND, INVALID_ARGUMENT.
+ */
+export function patchRow<T extends Row & { updateTime: string; description: string }>(
+  ctx: HandlerContext,
+  table: Table<T>,
+  req: FastifyRequest,
+  resourceType: string,
+  writable: readonly string[],
+  readOnly: readonly string[],
+  validate: (row: Record<string, unknown>, violations: FieldViolation[]) => void,
+): T {
+  const uid = uidParam(req);
+  const current = mustGet(table.get(uid), resourceType, uid);
+  const unknown: FieldViolation[] = [];
+  const body = pickBody(req.body, writable, readOnly, unknown);
+  const next = applyMask(current, body, maskPaths(updateMaskOf(req), body, writable));
+  next.description ??= "";
+  validate(next, unknown);
+  if (jsonEqual(next, current)) return current;
+  next.updateTime = timestamp(ctx.now());
+  table.put(next);
+  return next;
 }

@@ -9,20 +9,7 @@ import { failedPrecondition, invalidArgument, type FieldViolation } from "../err
 import { envelope, paginate, parseListQuery } from "../list";
 import type { GroupRow, Store } from "../store";
 import { isChild, newChildUid, parentOf, rootOf } from "../uidp";
-import {
-  applyMask,
-  checkName,
-  checkOptionalString,
-  jsonEqual,
-  maskPaths,
-  mustGet,
-  pickBody,
-  prefixes,
-  timestamp,
-  uidParam,
-  updateMaskOf,
-  type Handler,
-} from "./common";
+import { checkName, checkOptionalString, mustGet, patchRow, pickBody, prefixes, timestamp, uidParam, type Handler } from "./common";
 
 const WRITABLE = ["name", "description"] as const;
 const READ_ONLY = ["uid", "createTime", "updateTime", "kind", "status", "resourceLimits", "verified"] as const;
@@ -82,21 +69,7 @@ export const groups: Handler = (app, ctx) => {
       return renderGroup(row);
     });
 
-    app.patch(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      const current = mustGet(store.groups.get(uid), "iam.group", uid);
-      const unknown: FieldViolation[] = [];
-      const body = pickBody(req.body, WRITABLE, READ_ONLY, unknown);
-      const paths = maskPaths(updateMaskOf(req), body, WRITABLE);
-      const next = applyMask(current, body, paths);
-      next.description ??= "";
-      validate(next, unknown);
-      if (!jsonEqual(next, current)) {
-        next.updateTime = timestamp(ctx.now());
-        store.groups.put(next);
-      }
-      return renderGroup(store.groups.get(uid) ?? next);
-    });
+    app.patch(`${base}/*`, async (req) => renderGroup(patchRow(ctx, store.groups, req, "iam.group", WRITABLE, READ_ONLY, validate)));
 
     app.delete(`${base}/*`, async (req) => {
       const uid = uidParam(req);

@@ -10,20 +10,7 @@ import { invalidArgument, type FieldViolation } from "../errors";
 import { envelope, paginate, parseListQuery } from "../list";
 import type { IdentityRow } from "../store";
 import { newChildUid } from "../uidp";
-import {
-  applyMask,
-  checkName,
-  checkOptionalString,
-  jsonEqual,
-  maskPaths,
-  mustGet,
-  pickBody,
-  prefixes,
-  timestamp,
-  uidParam,
-  updateMaskOf,
-  type Handler,
-} from "./common";
+import { checkName, checkOptionalString, mustGet, patchRow, pickBody, prefixes, timestamp, uidParam, type Handler } from "./common";
 
 /** The relationship oneof: exactly one of these is set. */
 export const RELATIONSHIPS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
@@ -140,21 +127,7 @@ export const identities: Handler = (app, ctx) => {
       return row;
     });
 
-    app.patch(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      const current = mustGet(store.identities.get(uid), "iam.identity", uid);
-      const unknown: FieldViolation[] = [];
-      const body = pickBody(req.body, WRITABLE, READ_ONLY, unknown);
-      const paths = maskPaths(updateMaskOf(req), body, WRITABLE);
-      const next = applyMask(current, body, paths);
-      next.description ??= "";
-      validate(next, unknown);
-      if (!jsonEqual(next, current)) {
-        next.updateTime = timestamp(ctx.now());
-        store.identities.put(next);
-      }
-      return store.identities.get(uid);
-    });
+    app.patch(`${base}/*`, async (req) => patchRow(ctx, store.identities, req, "iam.identity", WRITABLE, READ_ONLY, validate));
 
     app.delete(`${base}/*`, async (req) => {
       const uid = uidParam(req);

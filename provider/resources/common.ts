@@ -65,6 +65,24 @@ export async function readOrGone<O>(
   }
 }
 
+/**
+ * The update every resource does: PATCH exactly the fields among `mutable` that differ between `olds` and `news`
+ * (as `updateMask`), or nothing when none differ.
+ * @param patch sends the PATCH and maps the server's answer to outputs.
+ */
+export async function patchChanged<I extends object, O extends object>(
+  olds: O,
+  news: I,
+  mutable: ReadonlyArray<keyof I & string>,
+  patch: (body: Partial<I>, mask: Array<keyof I & string>) => Promise<O>,
+): Promise<pulumi.dynamic.UpdateResult<O>> {
+  const mask = changedFields(olds as Partial<Record<keyof I & string, unknown>>, news as Partial<Record<keyof I & string, unknown>>, mutable);
+  if (mask.length === 0) return { outs: { ...olds, ...news } };
+  const body: Partial<I> = {};
+  for (const f of mask) body[f] = news[f];
+  return { outs: await patch(body, mask) };
+}
+
 /** Runs a delete; NOT_FOUND counts as done (the object is already gone). */
 export async function deleteIgnoringNotFound(fn: () => Promise<void>): Promise<void> {
   try {

@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Group as ApiGroup } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -86,12 +86,7 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
 
   /** PATCHes exactly the changed fields. */
   async update(id, olds, news) {
-    const mask = changedFields<keyof GroupInputs>(olds, news, MUTABLE);
-    if (mask.length === 0) return { outs: { ...olds, ...news } };
-    const body: Partial<GroupInputs> = {};
-    for (const f of mask) body[f] = news[f];
-    const g = await getClient().groups.patch(id, body, mask);
-    return { outs: outputs(g) };
+    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().groups.patch(id, body, mask)));
   },
 
   /** Deletes the group; NOT_FOUND counts as done. */

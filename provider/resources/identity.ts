@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /**
@@ -166,12 +166,7 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
 
   /** PATCHes exactly the changed fields. */
   async update(id, olds, news) {
-    const mask = changedFields<keyof IdentityInputs>(olds, news, MUTABLE);
-    if (mask.length === 0) return { outs: { ...olds, ...news } };
-    const body: Record<string, unknown> = {};
-    for (const k of mask) body[k] = news[k];
-    const i = await getClient().identities.patch(id, body, mask);
-    return { outs: outputs(i) };
+    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().identities.patch(id, body, mask)));
   },
 
   /** Deletes the identity; NOT_FOUND counts as done. */

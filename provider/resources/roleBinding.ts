@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RoleBinding as ApiRoleBinding } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { shim } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
@@ -103,12 +103,7 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
 
   /** PATCHes exactly the changed fields. */
   async update(id, olds, news) {
-    const mask = changedFields<keyof RoleBindingInputs>(olds, news, MUTABLE);
-    if (mask.length === 0) return { outs: { ...olds, ...news } };
-    const body: Partial<RoleBindingInputs> = {};
-    for (const k of mask) body[k] = news[k];
-    const b = await getClient().roleBindings.patch(id, body, mask);
-    return { outs: outputs(b, news) };
+    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().roleBindings.patch(id, body, mask), news));
   },
 
   /** Deletes the binding; NOT_FOUND counts as done. */
