@@ -1,5 +1,5 @@
 /**
- * API tokens: JWTs the emulator signs (ES256, jose), audience = the emulator's base URL, subject = the
+ * API tokens: JWTs the emulator signs (ES256, jose), audience = the API's base URL, subject = the
  * identity's uid, lasting one hour by default (contract: "The API token lasts 1 hour; its audience is the API
  * base address"). Every API request must carry one as `Authorization: Bearer <token>`; a missing, malformed,
  * badly signed, wrong-audience or expired token is UNAUTHENTICATED (code 16).
@@ -17,15 +17,21 @@ export class TokenAuthority {
     private readonly publicKey: CryptoKey,
     /** The public key as a JWK, for a JWKS document. */
     readonly publicJwk: JWK,
-    /** `iss` and `aud` of every token: the emulator's base URL. */
+    /** `aud` of every token: the API's base URL. */
     readonly baseUrl: string,
+    /** `iss` of every token: the auth URL (the API URL unless the exchange runs on its own port). */
+    readonly issuer: string,
+    private readonly now: () => Date,
   ) {}
 
-  /** Creates an authority with a fresh ES256 key pair. */
-  static async create(baseUrl: string): Promise<TokenAuthority> {
+  /**
+   * Creates an authority with a fresh ES256 key pair.
+   * @param now the emulator's clock (token `iat`/`exp` and verification follow it).
+   */
+  static async create(baseUrl: string, issuer = baseUrl, now: () => Date = () => new Date()): Promise<TokenAuthority> {
     const { privateKey, publicKey } = await generateKeyPair("ES256");
     const publicJwk = { ...(await exportJWK(publicKey)), kid: "emulator-1", alg: "ES256", use: "sig" };
-    return new TokenAuthority(privateKey, publicKey, publicJwk, baseUrl);
+    return new TokenAuthority(privateKey, publicKey, publicJwk, baseUrl, issuer, now);
   }
 
   /**
@@ -33,10 +39,10 @@ export class TokenAuthority {
    * @param ttlSeconds lifetime in seconds; default 3600.
    */
   async mint(identityUid: string, ttlSeconds = DEFAULT_TOKEN_TTL_SECONDS): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.now().getTime() / 1000);
     return new SignJWT({})
       .setProtectedHeader({ alg: "ES256", kid: "emulator-1", typ: "JWT" })
-      .setIssuer(this.baseUrl)
+      .setIssuer(this.issuer)
       .setAudience(this.baseUrl)
       .setSubject(identityUid)
       .setIssuedAt(now)
@@ -54,7 +60,7 @@ export class TokenAuthority {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!m?.[1]) throw unauthenticated("Authorization header is not \"Bearer <token>\"");
     try {
-      const { payload } = await jwtVerify(m[1], this.publicKey, { issuer: this.baseUrl, audience: this.baseUrl });
+      const { payload } = await jwtVerify(m[1], this.publicKey, { issuer: this.issuer, audience: this.baseUrl, currentDate: this.now() });
       if (!payload.sub) throw unauthenticated("token has no subject");
       return payload.sub;
     } catch (err) {

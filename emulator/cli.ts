@@ -1,24 +1,56 @@
 /**
  * Standalone emulator: `npm run emulator -- --port <p>` (`--port 0` picks a free port).
  *
- * Prints exactly three lines to stdout, in a form a shell can `eval` or a CI job can append to its env file,
+ * Prints exactly three lines to stdout, in a form a shell can `source` or a CI job can append to its env file,
  * then serves until killed:
  *
  *     PLATFORM_API_URL=http://127.0.0.1:<port>
  *     PLATFORM_TOKEN=<token>
  *     PLATFORM_ORG_UID=<root uid>
+ *
+ * Anything else (seeding summaries, errors) goes to stderr.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startEmulator } from "./index";
+import type { JSONWebKeySet } from "jose";
+import { startEmulator, type SeedData } from "./index";
+import { DEFAULT_SEED, readSeedFile } from "./seed";
 
-const USAGE = "usage: npm run emulator -- [--port <0-65535>] [--host <address>] [--token-ttl <seconds>] [--log]";
+const USAGE = `usage: npm run emulator -- [options]
+  --port <0-65535>          API port (default 0: a free one)
+  --host <address>          address to bind (default 127.0.0.1)
+  --auth-port <0-65535>     serve /sts/exchange and the test OIDC issuer on their own port
+  --token-ttl <seconds>     lifetime of minted API tokens (default 3600)
+  --control                 serve the test control surface under /_emulator/
+  --seed <file>             seed data, JSON or YAML: { groups, repos, tagsPerRepo, advisories }
+  --seed-groups <n>         add n groups under the root
+  --seed-repos <n>          add n repos under the root
+  --seed-tags <n>           tags per seeded repo
+  --seed-advisories <n>     add n advisories
+  --trust-jwks <issuer>=<file>   trust another OIDC issuer's JWKS (repeatable)
+  --log                     log every request to stderr`;
+
+function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer ${min}-${max}, got "${raw}"`);
+  return n;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: "string", default: "0" },
       host: { type: "string", default: "127.0.0.1" },
+      "auth-port": { type: "string" },
       "token-ttl": { type: "string" },
+      control: { type: "boolean", default: false },
+      seed: { type: "string" },
+      "seed-groups": { type: "string" },
+      "seed-repos": { type: "string" },
+      "seed-tags": { type: "string" },
+      "seed-advisories": { type: "string" },
+      "trust-jwks": { type: "string", multiple: true },
       log: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -28,13 +60,37 @@ async function main(): Promise<void> {
     process.stderr.write(`${USAGE}\n`);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0-65535, got "${values.port}"`);
-  const ttl = values["token-ttl"] === undefined ? undefined : Number(values["token-ttl"]);
-  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) throw new Error(`--token-ttl must be a positive integer of seconds`);
+  const port = int("port", values.port, 0, 65535)!;
+  const authPort = int("auth-port", values["auth-port"], 0, 65535);
+  const ttl = int("token-ttl", values["token-ttl"], 1);
+  const counted: SeedData = {
+    ...(values["seed-groups"] !== undefined ? { groups: int("seed-groups", values["seed-groups"]) } : {}),
+    ...(values["seed-repos"] !== undefined ? { repos: int("seed-repos", values["seed-repos"]) } : {}),
+    ...(values["seed-tags"] !== undefined ? { tagsPerRepo: int("seed-tags", values["seed-tags"]) } : {}),
+    ...(values["seed-advisories"] !== undefined ? { advisories: int("seed-advisories", values["seed-advisories"]) } : {}),
+  };
+  const seed: SeedData = { ...(values.seed ? readSeedFile(values.seed) : DEFAULT_SEED), ...counted };
+  const trustedIssuers: Record<string, JSONWebKeySet> = {};
+  for (const spec of values["trust-jwks"] ?? []) {
+    const at = spec.lastIndexOf("=");
+    if (at <= 0) throw new Error(`--trust-jwks takes <issuer>=<jwks file>, got "${spec}"`);
+    trustedIssuers[spec.slice(0, at)] = JSON.parse(readFileSync(spec.slice(at + 1), "utf8")) as JSONWebKeySet;
+  }
 
-  const emu = await startEmulator({ port, host: values.host, logRequests: values.log, ...(ttl ? { tokenTtlSeconds: ttl } : {}) });
+  const started = Date.now();
+  const emu = await startEmulator({
+    port,
+    host: values.host,
+    seed,
+    control: values.control,
+    trustedIssuers,
+    logRequests: values.log,
+    ...(authPort !== undefined ? { authPort } : {}),
+    ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
+  });
   process.stdout.write(`PLATFORM_API_URL=${emu.url}\nPLATFORM_TOKEN=${emu.token}\nPLATFORM_ORG_UID=${emu.orgUid}\n`);
+  const counts = Object.entries(emu.dump()).map(([k, rows]) => `${k} ${rows.length}`).join(", ");
+  process.stderr.write(`emulator: ready in ${Date.now() - started} ms (${counts}); auth at ${emu.authUrl}${values.control ? "; control at /_emulator/" : ""}\n`);
   const stop = () => void emu.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

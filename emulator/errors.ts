@@ -21,6 +21,7 @@ export const Code = {
   RESOURCE_EXHAUSTED: 8,
   FAILED_PRECONDITION: 9,
   ABORTED: 10,
+  UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
@@ -42,6 +43,7 @@ export function httpStatusOf(code: number): number {
     case Code.RESOURCE_EXHAUSTED: return 429;
     case Code.FAILED_PRECONDITION: return 400;
     case Code.ABORTED: return 409;
+    case Code.UNIMPLEMENTED: return 501;
     case Code.UNAVAILABLE: return 503;
     case Code.UNAUTHENTICATED: return 401;
     default: return 500;
@@ -135,4 +137,17 @@ export function permissionDenied(description: string): StatusError {
 /** NOT_FOUND for a path no route serves (the gateway answers 404 with code 5). */
 export function noRoute(method: string, url: string): StatusError {
   return new StatusError(Code.NOT_FOUND, `Not found: ${method} ${url}`, [errorInfo("NO_ROUTE")]);
+}
+
+/** ALREADY_EXISTS: e.g. a second account association for one group. */
+export function alreadyExists(resourceType: string, uid: string): StatusError {
+  return new StatusError(Code.ALREADY_EXISTS, `${resourceType} "${uid}" already exists`, [
+    errorInfo("ALREADY_EXISTS"),
+    { "@type": `${TYPE}ResourceInfo`, resourceType, resourceName: uid, description: "already exists" },
+  ]);
+}
+
+/** UNIMPLEMENTED: a documented method this emulator does not serve (registry and advisory writes). */
+export function unimplemented(method: string, path: string): StatusError {
+  return new StatusError(Code.UNIMPLEMENTED, `Unimplemented: ${method} ${path} is read-only in this emulator`, [errorInfo("UNIMPLEMENTED")]);
 }

@@ -3,33 +3,48 @@
  * closely enough that the provider and its tests run against it over loopback exactly as against the real
  * service.
  *
- * At start it creates one org: a root group (40-hex uid), an owner identity bound to it with the built-in
- * `owner` role, the built-in roles, and seeded repos; and it mints an API token for the owner.
+ * At start it creates one org: a root group (40-hex uid), an owner identity (a user-style single-segment uid)
+ * bound to it with the built-in `owner` role, the built-in roles, and seeded repos, tags and advisories; and it
+ * mints an API token for the owner.
  *
  * @example
  * ```ts
  * import { startEmulator } from "platform-pulumi/emulator";
  * const emu = await startEmulator();           // free port on 127.0.0.1
  * console.log(emu.url, emu.orgUid);             // http://127.0.0.1:41234 <40 hex>
- * // ... talk to emu.url with `Authorization: Bearer ${emu.token}` ...
+ * emu.control.set({ errorRates: { "14": 0.1 } }); // 10% UNAVAILABLE from now on
  * await emu.close();
  * ```
  */
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import type { JSONWebKeySet } from "jose";
+import { Access } from "./access";
 import { TokenAuthority } from "./auth";
+import { registerCollection } from "./collection";
+import { Control, type ControlSettings } from "./control";
 import { Code, StatusError, invalidArgument, noRoute } from "./errors";
+import { accountAssociations } from "./handlers/accountAssociations";
+import { advisories } from "./handlers/advisories";
 import { timestamp, type HandlerContext } from "./handlers/common";
+import { groupInvites } from "./handlers/groupInvites";
 import { groups } from "./handlers/groups";
 import { identities } from "./handlers/identities";
-import { repos, seedRepos, DEFAULT_REPOS, type RepoSeed } from "./handlers/repos";
+import { identityProviders } from "./handlers/identityProviders";
+import { repos, tags } from "./handlers/registry";
 import { roleBindings } from "./handlers/roleBindings";
 import { roles, seedBuiltinRoles } from "./handlers/roles";
-import { Store } from "./store";
+import { DEFAULT_SEED, seed, type SeedData } from "./seed";
+import { Store, type CollectionName, type Row } from "./store";
+import { registerSts, TestIssuer } from "./sts";
 import { newChildUid, newRootUid } from "./uidp";
 
 export { Code, StatusError } from "./errors";
-export type { RepoSeed } from "./handlers/repos";
+export type { ControlSettings } from "./control";
+export type { SeedData, RepoSeed, AdvisorySeed } from "./seed";
 export { Store } from "./store";
+
+/** Every collection the emulator serves, in route order. */
+export const SPECS = [groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites, repos, tags, advisories];
 
 /** Options for {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -37,12 +52,20 @@ export interface EmulatorOptions {
   port?: number;
   /** Address to bind; default `127.0.0.1` (loopback only). */
   host?: string;
-  /** Repos seeded under the root group; default a few well-known image names. */
-  repos?: readonly RepoSeed[];
-  /** Lifetime of minted API tokens, in seconds; default 3600 (the API's one hour). */
+  /** Serve the token exchange and test issuer on this separate port (0: a free one); default: on the API port. */
+  authPort?: number;
+  /** What to seed; default a few repos with tags and advisories ({@link DEFAULT_SEED}). */
+  seed?: SeedData;
+  /** Lifetime of minted API tokens, in seconds; default 3600 (the API's one hour). Same as `control.tokenTtlSeconds`. */
   tokenTtlSeconds?: number;
   /** API version segments served; default `["v2beta1", "v2"]` (the GA paths have the same shapes). */
   versions?: readonly string[];
+  /** Serve the control surface over HTTP under `/_emulator/`; default false (the in-process `control` always works). */
+  control?: boolean;
+  /** Initial control settings (latency, error rates, …). */
+  controlSettings?: Partial<ControlSettings>;
+  /** OIDC issuers to trust besides the test issuer: issuer URL → JWKS. */
+  trustedIssuers?: Record<string, JSONWebKeySet>;
   /** Log every request to stderr (fastify's logger); default false. */
   logRequests?: boolean;
 }
@@ -54,7 +77,7 @@ export interface RecordedRequest {
   path: string;
   /** Query parameters; a repeated parameter's values are joined with `,`. */
   query: Record<string, string>;
-  /** HTTP status sent. */
+  /** HTTP status sent (0 when the connection was reset instead). */
   status: number;
 }
 
@@ -63,9 +86,11 @@ export const REQUEST_LOG_LIMIT = 10_000;
 
 /** A running emulator. */
 export interface Emulator {
-  /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  /** Base URL of the API, e.g. `http://127.0.0.1:41234` (no trailing slash). */
   url: string;
-  /** An API token for the org's owner identity (lasts `tokenTtlSeconds`). */
+  /** Base URL of the token exchange and test issuer (the API URL unless `authPort` was given). */
+  authUrl: string;
+  /** An API token for the org's owner identity. */
   token: string;
   /** The root group's uid (40 hex chars). */
   orgUid: string;
@@ -75,103 +100,162 @@ export interface Emulator {
   store: Store;
   /** The last {@link REQUEST_LOG_LIMIT} API requests served, oldest first (tests assert what reached the server). */
   requests: RecordedRequest[];
+  /** Fault injection, token lifetime and clock. */
+  control: Control;
+  /** The test OIDC issuer (`{authUrl}/oidc`): mint identity tokens for the token exchange. */
+  issuer: TestIssuer;
   /**
    * Mints another API token for any identity uid.
-   * @param ttlSeconds default: the emulator's token lifetime; zero or negative mints an already expired token.
+   * @param ttlSeconds default: the control's token lifetime; zero or negative mints an already expired token.
    */
   mintToken(identityUid: string, ttlSeconds?: number): Promise<string>;
+  /** Every row of every collection. */
+  dump(): Record<CollectionName, Row[]>;
+  /** Back to the state right after start (same org, owner and seeds) and default controls. */
+  reset(): void;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
 
-/** Builds the fastify app with every collection's routes; `auth` is consulted on each API request. */
-export function buildApp(
-  ctx: HandlerContext,
-  auth: () => TokenAuthority | undefined,
-  logRequests = false,
-  requests: RecordedRequest[] = [],
-): FastifyInstance {
+const API_PATH = /^\/(iam|registry|vulnerabilities)\//;
+
+function baseApp(logRequests: boolean): FastifyInstance {
   const app = Fastify({ logger: logRequests, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
-
-  app.addHook("onResponse", async (req, reply) => {
-    const [path = "", qs = ""] = req.url.split("?", 2);
-    const query: Record<string, string> = {};
-    for (const [k, v] of new URLSearchParams(qs)) query[k] = k in query ? `${query[k]},${v}` : v;
-    requests.push({ method: req.method, path, query, status: reply.statusCode });
-    if (requests.length > REQUEST_LOG_LIMIT) requests.splice(0, requests.length - REQUEST_LOG_LIMIT);
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
-
-  app.addHook("onRequest", async (req, reply) => {
-    reply.header("x-request-id", req.id);
-    const path = req.url.split("?")[0] ?? "";
-    if (/^\/(iam|registry|vulnerabilities)\//.test(path)) {
-      const authority = auth();
-      if (!authority) throw new StatusError(Code.UNAVAILABLE, "emulator is starting");
-      await authority.verify(req.headers.authorization);
-    }
-  });
-
   app.setErrorHandler((err: FastifyError | StatusError, _req, reply) => {
     let status: StatusError;
     if (err instanceof StatusError) status = err;
-    else if (err.code?.startsWith("FST_ERR_CTP") || err.statusCode === 400) {
-      status = invalidArgument([{ field: "body", description: err.message }]);
-    } else {
-      status = new StatusError(Code.INTERNAL, `Internal error: ${err.message}`);
-    }
+    else if (err.code?.startsWith("FST_ERR_CTP") || err.statusCode === 400) status = invalidArgument([{ field: "body", description: err.message }]);
+    else status = new StatusError(Code.INTERNAL, `Internal error: ${err.message}`);
     void reply.code(status.httpStatus).type("application/json").send(status.toBody());
   });
-
   app.setNotFoundHandler((req, reply) => {
     const status = noRoute(req.method, req.url.split("?")[0] ?? "");
     void reply.code(status.httpStatus).send(status.toBody());
   });
-
-  for (const handler of [groups, identities, roles, roleBindings, repos]) handler(app, ctx);
   return app;
 }
 
 /**
  * Starts an emulator on loopback with a fresh org.
- * @throws Error when the port cannot be bound (e.g. EADDRINUSE).
+ * @throws Error when a port cannot be bound (e.g. EADDRINUSE).
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = new Store();
-  const ctx: HandlerContext = { store, now: () => new Date(), versions: options.versions ?? ["v2beta1", "v2"] };
+  const control = new Control({ ...(options.controlSettings ?? {}), ...(options.tokenTtlSeconds ? { tokenTtlSeconds: options.tokenTtlSeconds } : {}) });
+  const ctx: HandlerContext = { store, access: new Access(store), control, orgUid: "", now: () => control.now(), versions: options.versions ?? ["v2beta1", "v2"] };
   let authority: TokenAuthority | undefined;
+  let issuer: TestIssuer | undefined;
+  let url = "";
+  let authUrl = "";
   const requests: RecordedRequest[] = [];
-  const app = buildApp(ctx, () => authority, options.logRequests ?? false, requests);
+  const logRequests = options.logRequests ?? false;
+
+  const app = baseApp(logRequests);
+  const authApp = options.authPort === undefined ? app : baseApp(logRequests);
+
+  for (const a of new Set([app, authApp])) {
+    a.addHook("onRequest", async (req, reply) => {
+      reply.header("x-request-id", req.id);
+      const path = req.url.split("?")[0] ?? "";
+      const api = API_PATH.test(path);
+      if (!api && path !== "/sts/exchange") return;
+      const s = control.get();
+      if (s.latencyMs > 0) await new Promise((r) => setTimeout(r, s.latencyMs));
+      const fault = control.drawFault();
+      if (fault && "reset" in fault) {
+        void reply.hijack();
+        req.raw.socket.destroy();
+        return reply;
+      }
+      if (fault) throw new StatusError(fault.code as (typeof Code)[keyof typeof Code], `injected fault (code ${fault.code})`);
+      if (api) {
+        if (!authority) throw new StatusError(Code.UNAVAILABLE, "emulator is starting");
+        (req as typeof req & { identityUid?: string }).identityUid = await authority.verify(req.headers.authorization);
+      }
+      return undefined;
+    });
+    a.addHook("onResponse", async (req, reply) => {
+      const [path = "", qs = ""] = req.url.split("?", 2);
+      const query: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(qs)) query[k] = k in query ? `${query[k]},${v}` : v;
+      requests.push({ method: req.method, path, query, status: reply.raw.headersSent ? reply.statusCode : 0 });
+      if (requests.length > REQUEST_LOG_LIMIT) requests.splice(0, requests.length - REQUEST_LOG_LIMIT);
+    });
+  }
+
+  for (const spec of SPECS) registerCollection(app, ctx, spec);
+  registerSts(authApp, {
+    ctx,
+    authority: () => authority,
+    issuer: () => issuer,
+    trusted: options.trustedIssuers ?? {},
+    apiUrl: () => url,
+    authUrl: () => authUrl,
+  });
+
+  let snapshot: Record<CollectionName, Row[]> | undefined;
+  if (options.control) {
+    app.get("/_emulator/control", async () => control.get());
+    app.post("/_emulator/control", async (req) => control.set((req.body ?? {}) as Partial<ControlSettings>));
+    app.get("/_emulator/state", async () => store.dump());
+    app.post("/_emulator/reset", async () => {
+      if (snapshot) store.restore(snapshot);
+      control.reset();
+      return {};
+    });
+    app.post("/_emulator/tokens", async (req) => {
+      const b = (req.body ?? {}) as { identity?: unknown; ttlSeconds?: unknown };
+      if (typeof b.identity !== "string") throw invalidArgument([{ field: "identity", description: "is required" }]);
+      return { token: await authority!.mint(b.identity, typeof b.ttlSeconds === "number" ? b.ttlSeconds : control.get().tokenTtlSeconds) };
+    });
+  }
 
   const host = options.host ?? "127.0.0.1";
+  const hostPart = host.includes(":") ? `[${host}]` : host;
   await app.listen({ port: options.port ?? 0, host });
-  const addr = app.server.address();
-  const port = typeof addr === "object" && addr ? addr.port : options.port ?? 0;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  authority = await TokenAuthority.create(url);
+  url = `http://${hostPart}:${(app.server.address() as { port: number }).port}`;
+  if (authApp !== app) {
+    await authApp.listen({ port: options.authPort ?? 0, host });
+    authUrl = `http://${hostPart}:${(authApp.server.address() as { port: number }).port}`;
+  } else authUrl = url;
+  authority = await TokenAuthority.create(url, authUrl, ctx.now);
+  issuer = await TestIssuer.create(authUrl, ctx.now);
 
   // The org: root group, built-in roles, an owner identity (user-style uid outside the org) bound as owner.
   const t = timestamp(ctx.now());
   const orgUid = newRootUid();
+  ctx.orgUid = orgUid;
   store.groups.put({ uid: orgUid, name: "emulated-org", description: "Root group of the emulated organization", createTime: t, updateTime: t });
   const builtins = seedBuiltinRoles(store, t);
   const ownerUid = newRootUid();
-  store.identities.put({ uid: ownerUid, name: "owner", description: "Organization owner (emulator bootstrap user)", createTime: t, updateTime: t });
-  const ownerRole = builtins.get("owner");
-  if (ownerRole) store.roleBindings.put({ uid: newChildUid(orgUid), identityUid: ownerUid, roleUid: ownerRole.uid, createTime: t });
-  seedRepos(store, orgUid, options.repos ?? DEFAULT_REPOS, t);
+  store.identities.put({ uid: ownerUid, name: "owner", description: "Organization owner (emulator bootstrap user)", email: "owner@example.com", createTime: t, updateTime: t });
+  store.roleBindings.put({ uid: newChildUid(orgUid), identityUid: ownerUid, roleUid: builtins.get("owner")!, createTime: t });
+  seed(store, orgUid, options.seed ?? DEFAULT_SEED, t);
+  snapshot = structuredClone(store.dump());
 
-  const ttl = options.tokenTtlSeconds;
-  const token = await authority.mint(ownerUid, ttl);
+  const token = await authority.mint(ownerUid, control.get().tokenTtlSeconds);
   return {
     url,
+    authUrl,
     token,
     orgUid,
     ownerUid,
     store,
     requests,
-    mintToken: (identityUid, ttlSeconds) => authority.mint(identityUid, ttlSeconds ?? ttl),
+    control,
+    issuer,
+    mintToken: (identityUid, ttlSeconds) => authority!.mint(identityUid, ttlSeconds ?? control.get().tokenTtlSeconds),
+    dump: () => store.dump(),
+    reset: () => {
+      store.restore(snapshot!);
+      control.reset();
+    },
     close: async () => {
       await app.close();
+      if (authApp !== app) await authApp.close();
     },
   };
 }

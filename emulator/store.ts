@@ -1,71 +1,155 @@
 /**
- * The emulator's state: one table per API collection, keyed by uid. Everything lives in memory for the
- * lifetime of one emulator; a restart starts from a fresh org.
+ * The emulator's state: one table per API collection, keyed by uid, with sorted indexes so a List over
+ * 100,000 rows never copies or sorts the whole table per request (issue: "index or sorted structure").
  *
- * Objects are stored in the API's JSON shape (camelCase, RFC 3339 timestamps) so handlers return copies of
- * them without translation.
+ * Every table keeps a uid-ordered index and a name index from the start; an index on any other scalar field is
+ * built the first time a List orders by it and maintained on every write after that. Objects are stored in the
+ * API's JSON shape (camelCase, RFC 3339 timestamps) so handlers return copies of them without translation.
  */
 
 /** Fields every stored object has. */
 export interface Row {
   uid: string;
-  createTime: string;
   [field: string]: unknown;
 }
 
-/** An IAM group (contract: iam Group). */
-export interface GroupRow extends Row {
-  name: string;
-  description: string;
-  updateTime: string;
+/** A scalar value an index orders by; undefined sorts first. */
+export type SortValue = string | number | boolean | undefined;
+
+/** Orders two sort values: undefined first, then numbers, booleans and strings by their natural order. */
+export function compareValues(a: SortValue, b: SortValue): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  if (typeof a !== typeof b) return typeof a < typeof b ? -1 : 1;
+  return a < b ? -1 : 1;
 }
 
-/** An IAM identity; exactly one relationship field is set (claimMatch, staticKeys, awsIdentity, servicePrincipal). */
-export interface IdentityRow extends Row {
-  name: string;
-  description: string;
-  updateTime: string;
-  claimMatch?: Record<string, unknown>;
+/** The value a row has for `field`, as an index orders it (non-scalars sort as undefined). */
+export function sortValueOf(row: Row, field: string): SortValue {
+  const v = row[field];
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : undefined;
 }
 
-/** An IAM role; built-ins have a single-segment uid. */
-export interface RoleRow extends Row {
-  name: string;
-  description: string;
-  capabilities: string[];
-  updateTime: string;
+/** One index entry. */
+export interface IndexEntry<T extends Row> {
+  v: SortValue;
+  u: string;
+  row: T;
 }
 
-/** A role binding as stored: the parent group is the uid's parent. Responses are hydrated from it. */
-export interface RoleBindingRow extends Row {
-  identityUid: string;
-  roleUid: string;
+/** Compares index keys: by value, then by uid (so ties never reorder between pages). */
+export function compareKeys(a: { v: SortValue; u: string }, b: { v: SortValue; u: string }): number {
+  return compareValues(a.v, b.v) || (a.u < b.u ? -1 : a.u > b.u ? 1 : 0);
 }
 
-/** A registry repo (read-only through the API; seeded at start). */
-export interface RepoRow extends Row {
-  name: string;
-  description: string;
-  updateTime: string;
+/** Rows ordered by (field value, uid) in one array; inserts and removals are a binary search and a splice. */
+export class SortedIndex<T extends Row> {
+  readonly entries: Array<IndexEntry<T>> = [];
+  private readonly keys = new Map<string, SortValue>();
+
+  constructor(readonly field: string) {}
+
+  /** First position whose key is >= `key` (or > `key` when `strict`). */
+  bound(key: { v: SortValue; u: string }, strict = false): number {
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareKeys(this.entries[mid]!, key);
+      if (c < 0 || (strict && c === 0)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  insert(row: T): void {
+    const v = sortValueOf(row, this.field);
+    this.keys.set(row.uid, v);
+    this.entries.splice(this.bound({ v, u: row.uid }), 0, { v, u: row.uid, row });
+  }
+
+  remove(uid: string): void {
+    if (!this.keys.has(uid)) return;
+    const at = this.bound({ v: this.keys.get(uid), u: uid });
+    if (this.entries[at]?.u === uid) this.entries.splice(at, 1);
+    this.keys.delete(uid);
+  }
+
+  /** Replaces the whole content (bulk load): one sort instead of n splices. */
+  rebuild(rows: Iterable<T>): void {
+    this.entries.length = 0;
+    this.keys.clear();
+    for (const row of rows) {
+      const v = sortValueOf(row, this.field);
+      this.keys.set(row.uid, v);
+      this.entries.push({ v, u: row.uid, row });
+    }
+    this.entries.sort(compareKeys);
+  }
 }
 
-/** A keyed table with insertion-independent reads. */
+/** A keyed table with sorted indexes and a name index. */
 export class Table<T extends Row> {
   private readonly rows = new Map<string, T>();
+  private readonly indexes = new Map<string, SortedIndex<T>>();
+  private readonly byName = new Map<string, Set<string>>();
+
+  constructor() {
+    this.indexes.set("uid", new SortedIndex<T>("uid"));
+  }
 
   /** The row with this uid, or undefined. */
   get(uid: string): T | undefined {
     return this.rows.get(uid);
   }
 
-  /** Inserts or replaces a row. */
+  /** Inserts or replaces a row, keeping every index current. */
   put(row: T): void {
+    const old = this.rows.get(row.uid);
+    if (old) this.unindex(old);
     this.rows.set(row.uid, row);
+    this.addToIndexes(row);
   }
 
   /** Removes a row; returns whether it existed. */
   delete(uid: string): boolean {
-    return this.rows.delete(uid);
+    const old = this.rows.get(uid);
+    if (!old) return false;
+    this.unindex(old);
+    this.rows.delete(uid);
+    return true;
+  }
+
+  /** Adds many rows at once (seeding): indexes are rebuilt with one sort each. */
+  bulkLoad(rows: Iterable<T>): void {
+    for (const row of rows) this.rows.set(row.uid, row);
+    this.byName.clear();
+    for (const row of this.rows.values()) this.addName(row);
+    for (const index of this.indexes.values()) index.rebuild(this.rows.values());
+  }
+
+  /** Removes every row. */
+  clear(): void {
+    this.rows.clear();
+    this.byName.clear();
+    for (const index of this.indexes.values()) index.rebuild([]);
+  }
+
+  /** The index ordered by `field`, built on first use. */
+  index(field: string): SortedIndex<T> {
+    let index = this.indexes.get(field);
+    if (!index) {
+      index = new SortedIndex<T>(field);
+      index.rebuild(this.rows.values());
+      this.indexes.set(field, index);
+    }
+    return index;
+  }
+
+  /** Rows whose `name` equals `name` (any order). */
+  named(name: string): T[] {
+    return [...(this.byName.get(name) ?? [])].map((uid) => this.rows.get(uid)!);
   }
 
   /** Every row, in no particular order. */
@@ -73,23 +157,86 @@ export class Table<T extends Row> {
     return [...this.rows.values()];
   }
 
-  /** Whether any row satisfies `pred`. */
-  some(pred: (row: T) => boolean): boolean {
-    for (const row of this.rows.values()) if (pred(row)) return true;
-    return false;
+  /** Every row, without copying. */
+  values(): IterableIterator<T> {
+    return this.rows.values();
   }
 
   /** Number of rows. */
   get size(): number {
     return this.rows.size;
   }
+
+  private addToIndexes(row: T): void {
+    this.addName(row);
+    for (const index of this.indexes.values()) index.insert(row);
+  }
+
+  private addName(row: T): void {
+    const name = row["name"];
+    if (typeof name !== "string") return;
+    let set = this.byName.get(name);
+    if (!set) this.byName.set(name, (set = new Set()));
+    set.add(row.uid);
+  }
+
+  private unindex(row: T): void {
+    const name = row["name"];
+    if (typeof name === "string") this.byName.get(name)?.delete(row.uid);
+    for (const index of this.indexes.values()) index.remove(row.uid);
+  }
 }
 
-/** All collections of one emulated org. */
+/** Collections of one emulated org. */
+export const COLLECTIONS = [
+  "groups",
+  "identities",
+  "roles",
+  "roleBindings",
+  "identityProviders",
+  "accountAssociations",
+  "groupInvites",
+  "repos",
+  "tags",
+  "advisories",
+] as const;
+
+/** A collection's name. */
+export type CollectionName = (typeof COLLECTIONS)[number];
+
+/** All collections of one emulated org, plus an index of role bindings by identity (for authorization). */
 export class Store {
-  readonly groups = new Table<GroupRow>();
-  readonly identities = new Table<IdentityRow>();
-  readonly roles = new Table<RoleRow>();
-  readonly roleBindings = new Table<RoleBindingRow>();
-  readonly repos = new Table<RepoRow>();
+  readonly tables: Record<CollectionName, Table<Row>> = Object.fromEntries(COLLECTIONS.map((c) => [c, new Table<Row>()])) as Record<
+    CollectionName,
+    Table<Row>
+  >;
+
+  get groups(): Table<Row> {
+    return this.tables.groups;
+  }
+  get identities(): Table<Row> {
+    return this.tables.identities;
+  }
+  get roles(): Table<Row> {
+    return this.tables.roles;
+  }
+  get roleBindings(): Table<Row> {
+    return this.tables.roleBindings;
+  }
+  get repos(): Table<Row> {
+    return this.tables.repos;
+  }
+
+  /** Every row of every collection (state dump). */
+  dump(): Record<CollectionName, Row[]> {
+    return Object.fromEntries(COLLECTIONS.map((c) => [c, this.tables[c].index("uid").entries.map((e) => e.row)])) as Record<CollectionName, Row[]>;
+  }
+
+  /** Replaces all state with `dump` (a deep copy is taken). */
+  restore(dump: Record<CollectionName, Row[]>): void {
+    for (const c of COLLECTIONS) {
+      this.tables[c].clear();
+      this.tables[c].bulkLoad(structuredClone(dump[c] ?? []));
+    }
+  }
 }

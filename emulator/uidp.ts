@@ -43,9 +43,9 @@ export function isDescendant(uid: string, ancestor: string): boolean {
   return uid.length > ancestor.length && uid.startsWith(ancestor) && uid[ancestor.length] === "/";
 }
 
-/** Whether `uid` is a direct child of `parent`. */
+/** Whether `uid` is a direct child of `parent`: the parent's uid, `/`, then one 16-hex segment. Allocation-free. */
 export function isChild(uid: string, parent: string): boolean {
-  return parentOf(uid) === parent;
+  return uid.length === parent.length + 17 && uid.charCodeAt(parent.length) === 47 && uid.startsWith(parent);
 }
 
 /** The root segment of a UIDP. */

@@ -1,54 +1,97 @@
 /**
- * Helpers every collection handler shares: the request context, field picking, updateMask handling and the
- * name rule. Each helper cites the contract line it implements.
+ * Helpers every collection shares: the request context, field picking, updateMask handling, the name rule and
+ * small validators. Each cites the contract line it implements.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
+import type { Access } from "../access";
+import type { Control } from "../control";
 import { invalidArgument, notFound, type FieldViolation } from "../errors";
-import type { Row, Store, Table } from "../store";
+import type { Store } from "../store";
 import { isUidp } from "../uidp";
 
-/** What every handler needs: the store, the clock, and the API version segments served. */
+/** What every handler needs. */
 export interface HandlerContext {
   store: Store;
-  /** Current time; injectable so tests can move the clock. */
+  access: Access;
+  control: Control;
+  /** The org's root group uid. */
+  orgUid: string;
+  /** Current time on the emulator's clock (real time plus the control's clock offset). */
   now(): Date;
   /** Version segments served, e.g. `["v2beta1", "v2"]` (the GA paths have unchanged shapes). */
   versions: readonly string[];
 }
 
-/** A collection handler registers its routes on the app. */
-export type Handler = (app: FastifyInstance, ctx: HandlerContext) => void;
+/** The caller's identity uid, set by the auth hook on every API request. */
+export function callerOf(req: FastifyRequest): string {
+  return (req as FastifyRequest & { identityUid?: string }).identityUid ?? "";
+}
 
 /** RFC 3339 with milliseconds and `Z`, as the API writes timestamps. */
 export function timestamp(d: Date): string {
   return d.toISOString();
 }
 
-/** Name rule (seed regex; the OpenAPI adds 3–63 characters for groups and identities). */
+/** Name rule (seed regex; the OpenAPI adds 3–63 characters). */
 export const NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
 export const NAME_MIN = 3;
 export const NAME_MAX = 63;
 
 /** Appends violations for `name` (required, regex, 3–63 characters). */
-export function checkName(name: unknown, violations: FieldViolation[]): void {
+export function checkName(name: unknown, violations: FieldViolation[], field = "name"): void {
   if (name === undefined || name === null || name === "") {
-    violations.push({ field: "name", description: "is required" });
+    violations.push({ field, description: "is required" });
   } else if (typeof name !== "string") {
-    violations.push({ field: "name", description: `must be a string, got ${typeof name}` });
+    violations.push({ field, description: `must be a string, got ${typeof name}` });
   } else {
-    if (!NAME_PATTERN.test(name)) {
-      violations.push({ field: "name", description: `"${name}" must match ${NAME_PATTERN.source}` });
-    }
+    if (!NAME_PATTERN.test(name)) violations.push({ field, description: `"${name}" must match ${NAME_PATTERN.source}` });
     if (name.length < NAME_MIN || name.length > NAME_MAX) {
-      violations.push({ field: "name", description: `must be ${NAME_MIN}–${NAME_MAX} characters, got ${name.length}` });
+      violations.push({ field, description: `must be ${NAME_MIN}–${NAME_MAX} characters, got ${name.length}` });
     }
   }
 }
 
 /** Appends a violation when `value` is present and not a string. */
 export function checkOptionalString(field: string, value: unknown, violations: FieldViolation[]): void {
-  if (value !== undefined && typeof value !== "string") {
-    violations.push({ field, description: `must be a string, got ${typeof value}` });
+  if (value !== undefined && typeof value !== "string") violations.push({ field, description: `must be a string, got ${typeof value}` });
+}
+
+/** Appends a violation when `value` is present and not a JSON object. */
+export function checkOptionalObject(field: string, value: unknown, violations: FieldViolation[]): value is Record<string, unknown> | undefined {
+  if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+    violations.push({ field, description: "must be an object" });
+    return false;
+  }
+  return true;
+}
+
+/** Appends violations for keys of `obj` outside `allowed` (nested unknown fields are rejected too). */
+export function checkKnownKeys(prefix: string, obj: Record<string, unknown> | undefined, allowed: readonly string[], violations: FieldViolation[]): void {
+  for (const k of Object.keys(obj ?? {})) {
+    if (!allowed.includes(k)) violations.push({ field: `${prefix}.${k}`, description: `unknown field; allowed: ${allowed.join(", ")}` });
+  }
+}
+
+/** Appends a violation when `value` is present and not a valid regular expression. */
+export function checkPattern(field: string, value: unknown, violations: FieldViolation[]): void {
+  if (value === undefined) return;
+  if (typeof value !== "string") {
+    violations.push({ field, description: "must be a string" });
+    return;
+  }
+  try {
+    new RegExp(value);
+  } catch (err) {
+    violations.push({ field, description: `is not a valid regular expression: ${(err as Error).message}` });
+  }
+}
+
+/** Whether `value` matches `pattern` as a whole (patterns are anchored at both ends). */
+export function fullMatch(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(value);
+  } catch {
+    return false;
   }
 }
 
@@ -66,9 +109,7 @@ export function pickBody(
   violations: FieldViolation[] | "ignoreUnknown",
 ): Record<string, unknown> {
   if (body === undefined || body === null || body === "") return {};
-  if (typeof body !== "object" || Array.isArray(body)) {
-    throw invalidArgument([{ field: "body", description: "must be a JSON object" }]);
-  }
+  if (typeof body !== "object" || Array.isArray(body)) throw invalidArgument([{ field: "body", description: "must be a JSON object" }]);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
     if (writable.includes(k)) out[k] = v;
@@ -81,23 +122,20 @@ export function pickBody(
 
 /**
  * The field paths a PATCH changes (contract: "PATCH: query updateMask=<comma-separated camelCase field
- * paths>; `*` means every field. Without a mask, the fields present in the body change.").
- * Paths are top-level fields or `field.sub` into an object field.
+ * paths>; `*` means every field. Without a mask, the fields present in the body change."). Paths are
+ * top-level fields or `field.sub` into an object field; snake_case paths are accepted too.
  * @throws StatusError INVALID_ARGUMENT naming each unknown mask path.
  */
-export function maskPaths(
-  rawMask: string | undefined,
-  body: Record<string, unknown>,
-  writable: readonly string[],
-): string[] {
+export function maskPaths(rawMask: string | undefined, body: Record<string, unknown>, writable: readonly string[]): string[] {
   if (rawMask === undefined) return Object.keys(body);
-  const paths = rawMask.split(",").map((p) => p.trim()).filter((p) => p !== "");
+  const paths = rawMask
+    .split(",")
+    .map((p) => p.trim().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()))
+    .filter((p) => p !== "");
   if (paths.includes("*")) return [...writable];
   const bad = paths.filter((p) => !writable.includes(p.split(".")[0] ?? ""));
   if (bad.length > 0) {
-    throw invalidArgument(
-      bad.map((p) => ({ field: "update_mask", description: `unknown field path "${p}"; allowed: ${writable.join(", ")}, *` })),
-    );
+    throw invalidArgument(bad.map((p) => ({ field: "update_mask", description: `unknown field path "${p}"; allowed: ${writable.join(", ")}, *` })));
   }
   return paths;
 }
@@ -159,36 +197,9 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? "undefined";
 }
 
-/** The route prefixes of a collection for every served version, e.g. `/iam/v2beta1/groups`. */
-export function prefixes(ctx: HandlerContext, api: string, collection: string): string[] {
-  return ctx.versions.map((v) => `/${api}/${v}/${collection}`);
-}
-
-/**
- * The PATCH every mutable collection does: pick the body's writable fields, apply the updateMask (or the fields
- * present), validate the result, and store it with a new updateTime only if something changed (contract: a
- * no-op PATCH leaves updateTime alone; createTime never changes).
- * @param validate throws INVALID_ARGUMENT with the violations it finds plus those passed in (unknown fields).
- * @throws StatusError NOT_FOUND, INVALID_ARGUMENT.
- */
-export function patchRow<T extends Row & { updateTime: string; description: string }>(
-  ctx: HandlerContext,
-  table: Table<T>,
-  req: FastifyRequest,
-  resourceType: string,
-  writable: readonly string[],
-  readOnly: readonly string[],
-  validate: (row: Record<string, unknown>, violations: FieldViolation[]) => void,
-): T {
-  const uid = uidParam(req);
-  const current = mustGet(table.get(uid), resourceType, uid);
-  const unknown: FieldViolation[] = [];
-  const body = pickBody(req.body, writable, readOnly, unknown);
-  const next = applyMask(current, body, maskPaths(updateMaskOf(req), body, writable));
-  next.description ??= "";
-  validate(next, unknown);
-  if (jsonEqual(next, current)) return current;
-  next.updateTime = timestamp(ctx.now());
-  table.put(next);
-  return next;
+/** Parses a protobuf Duration in JSON form (`"3600s"`, `"1.5s"`) to seconds, or undefined when malformed. */
+export function parseDuration(v: unknown): number | undefined {
+  if (typeof v !== "string") return undefined;
+  const m = /^(\d+)(\.\d{1,9})?s$/.exec(v);
+  return m ? Number(m[1]) + Number(m[2] ?? 0) : undefined;
 }

@@ -1,88 +1,61 @@
 /**
  * `/iam/{version}/groups`: list, get, create under a parent, PATCH with and without updateMask, delete.
  *
- * Contract: FACTS.md "Collections", "PATCH", "Errors". A group cannot be deleted while it has child groups,
- * identities, role bindings or repos: FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation naming the
- * kinds of children left.
+ * A group cannot be deleted while anything lives under it (child groups, identities, role bindings, identity
+ * providers, invites, custom roles, repos): FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation whose
+ * description names the kinds of children left. Duplicate names under one parent are allowed, as on the real
+ * service (whose name lookups can return several).
  */
-import { failedPrecondition, invalidArgument, type FieldViolation } from "../errors";
-import { envelope, paginate, parseListQuery } from "../list";
-import type { GroupRow, Store } from "../store";
-import { isChild, newChildUid, parentOf, rootOf } from "../uidp";
-import { checkName, checkOptionalString, mustGet, patchRow, pickBody, prefixes, timestamp, uidParam, type Handler } from "./common";
+import type { CollectionSpec } from "../collection";
+import { failedPrecondition } from "../errors";
+import type { CollectionName, Row, Store } from "../store";
+import { isChild, newChildUid, parentOf } from "../uidp";
+import { checkName, checkOptionalString, timestamp } from "./common";
 
-const WRITABLE = ["name", "description"] as const;
-const READ_ONLY = ["uid", "createTime", "updateTime", "kind", "status", "resourceLimits", "verified"] as const;
+/** Collections whose rows live directly under a group, counted as its children. */
+const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "identityProviders", "groupInvites", "roles", "repos"];
 
-function validate(g: Record<string, unknown>, violations: FieldViolation[] = []): void {
-  checkName(g["name"], violations);
-  checkOptionalString("description", g["description"], violations);
-  if (violations.length > 0) throw invalidArgument(violations);
+/** Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`; scans only the uid range. */
+export function childrenOf(store: Store, uid: string): string[] {
+  const out: string[] = [];
+  for (const kind of CHILD_KINDS) {
+    const index = store.tables[kind].index("uid");
+    const lo = index.bound({ v: `${uid}/`, u: "" });
+    const hi = index.bound({ v: `${uid}0`, u: "" });
+    let n = 0;
+    for (let i = lo; i < hi; i++) if (isChild(index.entries[i]!.u, uid)) n++;
+    if (n > 0) out.push(`${kind} (${n})`);
+  }
+  return out;
 }
 
 /** A group as the API returns it; subgroups inherit the root's provisioning status. */
-export function renderGroup(g: GroupRow): Record<string, unknown> {
+export function renderGroup(g: Row): Record<string, unknown> {
   return { ...g, status: "ORG_STATUS_READY", ...(parentOf(g.uid) === undefined ? { resourceLimits: { repos: 1000 } } : {}) };
 }
 
-/** Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`. */
-export function childrenOf(store: Store, uid: string): string[] {
-  const count = (rows: Array<{ uid: string }>) => rows.filter((r) => isChild(r.uid, uid)).length;
-  const kinds: Array<[string, number]> = [
-    ["groups", count(store.groups.all())],
-    ["identities", count(store.identities.all())],
-    ["roleBindings", count(store.roleBindings.all())],
-    ["repos", count(store.repos.all())],
-  ];
-  return kinds.filter(([, n]) => n > 0).map(([k, n]) => `${k} (${n})`);
-}
-
-/** Registers the groups routes. */
-export const groups: Handler = (app, ctx) => {
-  const { store } = ctx;
-  for (const base of prefixes(ctx, "iam", "groups")) {
-    app.get(base, async (req) => {
-      const q = parseListQuery(req.query as Record<string, string>);
-      return envelope("groups", paginate(store.groups.all(), q), renderGroup);
-    });
-
-    app.get(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      return renderGroup(mustGet(store.groups.get(uid), "iam.group", uid));
-    });
-
-    app.post(`${base}/*`, async (req) => {
-      const parentUid = uidParam(req, "parent");
-      mustGet(store.groups.get(parentUid), "iam.group", parentUid);
-      const unknown: FieldViolation[] = [];
-      const body = pickBody(req.body, WRITABLE, READ_ONLY, unknown);
-      validate(body, unknown);
-      const t = timestamp(ctx.now());
-      const row: GroupRow = {
-        uid: newChildUid(parentUid),
-        name: body["name"] as string,
-        description: (body["description"] as string | undefined) ?? "",
-        createTime: t,
-        updateTime: t,
-      };
-      store.groups.put(row);
-      return renderGroup(row);
-    });
-
-    app.patch(`${base}/*`, async (req) => renderGroup(patchRow(ctx, store.groups, req, "iam.group", WRITABLE, READ_ONLY, validate)));
-
-    app.delete(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      mustGet(store.groups.get(uid), "iam.group", uid);
-      if (uid === rootOf(uid)) {
-        throw failedPrecondition("ROOT_GROUP", uid, "the organization's root group cannot be deleted through this emulator");
-      }
-      const left = childrenOf(store, uid);
-      if (left.length > 0) {
-        throw failedPrecondition("RESOURCE_NOT_EMPTY", uid, `group ${uid} still has ${left.join(", ")}`);
-      }
-      store.groups.delete(uid);
-      return {};
-    });
-  }
+export const groups: CollectionSpec = {
+  api: "iam",
+  collection: "groups",
+  resourceType: "iam.group",
+  caps: { list: "CAP_IAM_GROUPS_LIST", create: "CAP_IAM_GROUPS_CREATE", update: "CAP_IAM_GROUPS_UPDATE", delete: "CAP_IAM_GROUPS_DELETE" },
+  scopeOf: (uid) => uid,
+  orderFields: ["name", "description", "createTime", "updateTime"],
+  writable: ["name", "description"],
+  readOnly: ["uid", "createTime", "updateTime", "kind", "status", "resourceLimits", "verified"],
+  validate(row, v) {
+    checkName(row["name"], v);
+    checkOptionalString("description", row["description"], v);
+  },
+  build(ctx, parentUid, body) {
+    const t = timestamp(ctx.now());
+    return { uid: newChildUid(parentUid), name: body["name"], description: body["description"] ?? "", createTime: t, updateTime: t };
+  },
+  merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
+  render: renderGroup,
+  beforeDelete(ctx, row) {
+    if (parentOf(row.uid) === undefined) throw failedPrecondition("ROOT_GROUP", row.uid, "the organization's root group cannot be deleted");
+    const left = childrenOf(ctx.store, row.uid);
+    if (left.length > 0) throw failedPrecondition("RESOURCE_NOT_EMPTY", row.uid, `group ${row.uid} still has ${left.join(", ")}`);
+  },
 };

@@ -1,65 +1,45 @@
 /**
  * `/iam/{version}/identities`: create under a group, get, list, PATCH, delete.
  *
- * Contract: an identity has exactly one relationship: `claimMatch` {issuer | issuerPattern, subject |
- * subjectPattern, audience | audiencePattern, claims, claimPatterns} | `staticKeys` | `awsIdentity` |
- * `servicePrincipal` (FACTS.md "Identity has a oneof relationship"). Deleting an identity also removes the role
- * bindings that name it.
+ * An identity has exactly one relationship (FACTS.md): `claimMatch` {issuer | issuerPattern, subject |
+ * subjectPattern, audience | audiencePattern, claims, claimPatterns}, `staticKeys` {issuer, subject, issuerKeys,
+ * expirationTime, audiences}, `awsIdentity` {arn | arnPattern, userId | userIdPattern, awsAccount} or
+ * `servicePrincipal` (an enum name). Patterns are regular expressions matched against the whole value.
+ * Deleting an identity also removes the role bindings that name it.
  */
-import { invalidArgument, type FieldViolation } from "../errors";
-import { envelope, paginate, parseListQuery } from "../list";
-import type { IdentityRow } from "../store";
-import { newChildUid } from "../uidp";
-import { checkName, checkOptionalString, mustGet, patchRow, pickBody, prefixes, timestamp, uidParam, type Handler } from "./common";
+import type { CollectionSpec } from "../collection";
+import type { FieldViolation } from "../errors";
+import { newChildUid, parentOf } from "../uidp";
+import { checkKnownKeys, checkName, checkOptionalObject, checkOptionalString, checkPattern, timestamp } from "./common";
 
 /** The relationship oneof: exactly one of these is set. */
 export const RELATIONSHIPS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
-const WRITABLE = ["name", "description", ...RELATIONSHIPS] as const;
-const READ_ONLY = ["uid", "createTime", "updateTime", "email", "emailUnverified", "lastSeenTime", "company"] as const;
-const CLAIM_MATCH_FIELDS = [
-  "issuer",
-  "issuerPattern",
-  "subject",
-  "subjectPattern",
-  "audience",
-  "audiencePattern",
-  "claims",
-  "claimPatterns",
-] as const;
 
-function checkPattern(field: string, value: unknown, violations: FieldViolation[]): void {
-  if (value === undefined) return;
-  if (typeof value !== "string") {
-    violations.push({ field, description: "must be a string" });
-    return;
-  }
-  try {
-    new RegExp(value);
-  } catch (err) {
-    violations.push({ field, description: `is not a valid regular expression: ${(err as Error).message}` });
-  }
+/** Service principals an identity may name. */
+export const SERVICE_PRINCIPALS = [
+  "SERVICE_PRINCIPAL_COSIGNED", "SERVICE_PRINCIPAL_INGESTER", "SERVICE_PRINCIPAL_CATALOG_SYNCER", "SERVICE_PRINCIPAL_APKO_BUILDER",
+  "SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER", "SERVICE_PRINCIPAL_TENANT_SCANNER", "SERVICE_PRINCIPAL_SEDIMENTOLOGY", "SERVICE_PRINCIPAL_SKILLUP",
+  "SERVICE_PRINCIPAL_MATERIALIZER", "SERVICE_PRINCIPAL_MICROFLOW", "SERVICE_PRINCIPAL_GUARDENER", "SERVICE_PRINCIPAL_MICROVM", "SERVICE_PRINCIPAL_SKILLS",
+];
+
+const CLAIM_MATCH_FIELDS = ["issuer", "issuerPattern", "subject", "subjectPattern", "audience", "audiencePattern", "claims", "claimPatterns"];
+const STATIC_KEYS_FIELDS = ["issuer", "subject", "issuerKeys", "expirationTime", "audiences"];
+const AWS_FIELDS = ["arn", "arnPattern", "userId", "userIdPattern", "awsAccount"];
+
+function has(o: Record<string, unknown>, k: string): boolean {
+  return o[k] !== undefined && o[k] !== "";
 }
 
-function checkExactlyOne(cm: Record<string, unknown>, a: string, b: string, required: boolean, v: FieldViolation[]): void {
-  const has = (k: string) => cm[k] !== undefined && cm[k] !== "";
-  if (has(a) && has(b)) v.push({ field: `claimMatch.${a}`, description: `set only one of ${a} and ${b}` });
-  else if (required && !has(a) && !has(b)) v.push({ field: `claimMatch.${a}`, description: `one of ${a} and ${b} is required` });
+function exactlyOne(prefix: string, o: Record<string, unknown>, a: string, b: string, required: boolean, v: FieldViolation[]): void {
+  if (has(o, a) && has(o, b)) v.push({ field: `${prefix}.${a}`, description: `set only one of ${a} and ${b}` });
+  else if (required && !has(o, a) && !has(o, b)) v.push({ field: `${prefix}.${a}`, description: `one of ${a} and ${b} is required` });
 }
 
-function validateClaimMatch(cm: unknown, v: FieldViolation[]): void {
-  if (typeof cm !== "object" || cm === null || Array.isArray(cm)) {
-    v.push({ field: "claimMatch", description: "must be an object" });
-    return;
-  }
-  const o = cm as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    if (!(CLAIM_MATCH_FIELDS as readonly string[]).includes(k)) {
-      v.push({ field: `claimMatch.${k}`, description: `unknown field; allowed: ${CLAIM_MATCH_FIELDS.join(", ")}` });
-    }
-  }
-  checkExactlyOne(o, "issuer", "issuerPattern", true, v);
-  checkExactlyOne(o, "subject", "subjectPattern", true, v);
-  checkExactlyOne(o, "audience", "audiencePattern", false, v);
+function validateClaimMatch(o: Record<string, unknown>, v: FieldViolation[]): void {
+  checkKnownKeys("claimMatch", o, CLAIM_MATCH_FIELDS, v);
+  exactlyOne("claimMatch", o, "issuer", "issuerPattern", true, v);
+  exactlyOne("claimMatch", o, "subject", "subjectPattern", true, v);
+  exactlyOne("claimMatch", o, "audience", "audiencePattern", false, v);
   for (const k of ["issuer", "subject", "audience"]) checkOptionalString(`claimMatch.${k}`, o[k], v);
   for (const k of ["issuerPattern", "subjectPattern", "audiencePattern"]) checkPattern(`claimMatch.${k}`, o[k], v);
   for (const [mapField, isPattern] of [["claims", false], ["claimPatterns", true]] as const) {
@@ -76,65 +56,61 @@ function validateClaimMatch(cm: unknown, v: FieldViolation[]): void {
   }
 }
 
-function validate(i: Record<string, unknown>, v: FieldViolation[] = []): void {
-  checkName(i["name"], v);
-  checkOptionalString("description", i["description"], v);
-  const set = RELATIONSHIPS.filter((r) => i[r] !== undefined);
-  if (set.length === 0) {
-    v.push({ field: "relationship", description: `one of ${RELATIONSHIPS.join(", ")} is required` });
-  } else if (set.length > 1) {
-    v.push({ field: "relationship", description: `only one of ${RELATIONSHIPS.join(", ")} may be set, got ${set.join(", ")}` });
+function validateStaticKeys(o: Record<string, unknown>, v: FieldViolation[]): void {
+  checkKnownKeys("staticKeys", o, STATIC_KEYS_FIELDS, v);
+  for (const k of ["issuer", "subject", "issuerKeys"]) {
+    if (!has(o, k)) v.push({ field: `staticKeys.${k}`, description: "is required" });
+    else checkOptionalString(`staticKeys.${k}`, o[k], v);
   }
-  if (i["claimMatch"] !== undefined) validateClaimMatch(i["claimMatch"], v);
-  for (const k of ["staticKeys", "awsIdentity"]) {
-    const x = i[k];
-    if (x !== undefined && (typeof x !== "object" || x === null || Array.isArray(x))) v.push({ field: k, description: "must be an object" });
+  if (o["expirationTime"] !== undefined && Number.isNaN(Date.parse(String(o["expirationTime"])))) {
+    v.push({ field: "staticKeys.expirationTime", description: "must be an RFC 3339 timestamp" });
   }
-  checkOptionalString("servicePrincipal", i["servicePrincipal"], v);
-  if (v.length > 0) throw invalidArgument(v);
+  if (o["audiences"] !== undefined && !(Array.isArray(o["audiences"]) && o["audiences"].every((a) => typeof a === "string"))) {
+    v.push({ field: "staticKeys.audiences", description: "must be a list of strings" });
+  }
 }
 
-/** Registers the identities routes. */
-export const identities: Handler = (app, ctx) => {
-  const { store } = ctx;
-  for (const base of prefixes(ctx, "iam", "identities")) {
-    app.get(base, async (req) => {
-      const q = parseListQuery(req.query as Record<string, string>);
-      return envelope("identities", paginate(store.identities.all(), q), (r) => r);
-    });
-
-    app.get(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      return mustGet(store.identities.get(uid), "iam.identity", uid);
-    });
-
-    app.post(`${base}/*`, async (req) => {
-      const parentUid = uidParam(req, "parent");
-      mustGet(store.groups.get(parentUid), "iam.group", parentUid);
-      const unknown: FieldViolation[] = [];
-      const body = pickBody(req.body, WRITABLE, READ_ONLY, unknown);
-      validate(body, unknown);
-      const t = timestamp(ctx.now());
-      const row: IdentityRow = {
-        ...structuredClone(body),
-        uid: newChildUid(parentUid),
-        name: body["name"] as string,
-        description: (body["description"] as string | undefined) ?? "",
-        createTime: t,
-        updateTime: t,
-      };
-      store.identities.put(row);
-      return row;
-    });
-
-    app.patch(`${base}/*`, async (req) => patchRow(ctx, store.identities, req, "iam.identity", WRITABLE, READ_ONLY, validate));
-
-    app.delete(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      mustGet(store.identities.get(uid), "iam.identity", uid);
-      store.identities.delete(uid);
-      for (const b of store.roleBindings.all()) if (b.identityUid === uid) store.roleBindings.delete(b.uid);
-      return {};
-    });
+function validateAws(o: Record<string, unknown>, v: FieldViolation[]): void {
+  checkKnownKeys("awsIdentity", o, AWS_FIELDS, v);
+  exactlyOne("awsIdentity", o, "arn", "arnPattern", false, v);
+  exactlyOne("awsIdentity", o, "userId", "userIdPattern", false, v);
+  if (!has(o, "arn") && !has(o, "arnPattern") && !has(o, "userId") && !has(o, "userIdPattern")) {
+    v.push({ field: "awsIdentity.arn", description: "one of arn, arnPattern, userId, userIdPattern is required" });
   }
+  if (!has(o, "awsAccount")) v.push({ field: "awsIdentity.awsAccount", description: "is required" });
+  for (const k of ["arnPattern", "userIdPattern"]) checkPattern(`awsIdentity.${k}`, o[k], v);
+}
+
+export const identities: CollectionSpec = {
+  api: "iam",
+  collection: "identities",
+  resourceType: "iam.identity",
+  caps: { list: "CAP_IAM_IDENTITY_LIST", create: "CAP_IAM_IDENTITY_CREATE", update: "CAP_IAM_IDENTITY_UPDATE", delete: "CAP_IAM_IDENTITY_DELETE" },
+  scopeOf: (uid) => parentOf(uid) ?? uid,
+  orderFields: ["name", "description", "createTime", "updateTime"],
+  writable: ["name", "description", "company", ...RELATIONSHIPS],
+  readOnly: ["uid", "createTime", "updateTime", "email", "emailUnverified", "lastSeenTime"],
+  validate(row, v) {
+    checkName(row["name"], v);
+    checkOptionalString("description", row["description"], v);
+    checkOptionalString("company", row["company"], v);
+    const set = RELATIONSHIPS.filter((r) => row[r] !== undefined);
+    if (set.length === 0) v.push({ field: "relationship", description: `one of ${RELATIONSHIPS.join(", ")} is required` });
+    else if (set.length > 1) v.push({ field: "relationship", description: `only one of ${RELATIONSHIPS.join(", ")} may be set, got ${set.join(", ")}` });
+    if (checkOptionalObject("claimMatch", row["claimMatch"], v) && row["claimMatch"]) validateClaimMatch(row["claimMatch"] as Record<string, unknown>, v);
+    if (checkOptionalObject("staticKeys", row["staticKeys"], v) && row["staticKeys"]) validateStaticKeys(row["staticKeys"] as Record<string, unknown>, v);
+    if (checkOptionalObject("awsIdentity", row["awsIdentity"], v) && row["awsIdentity"]) validateAws(row["awsIdentity"] as Record<string, unknown>, v);
+    const sp = row["servicePrincipal"];
+    if (sp !== undefined && !SERVICE_PRINCIPALS.includes(sp as string)) {
+      v.push({ field: "servicePrincipal", description: `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}` });
+    }
+  },
+  build(ctx, parentUid, body) {
+    const t = timestamp(ctx.now());
+    return { ...structuredClone(body), uid: newChildUid(parentUid), description: body["description"] ?? "", createTime: t, updateTime: t };
+  },
+  merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
+  afterDelete(ctx, row) {
+    for (const b of ctx.store.roleBindings.all()) if (b["identityUid"] === row.uid) ctx.store.roleBindings.delete(b.uid);
+  },
 };

@@ -1,60 +1,69 @@
 /**
- * `/iam/{version}/roles`: list and get. The built-in roles are seeded at start with single-segment uids
- * (FACTS.md: "Built-in role uids are one 40-hex segment") derived from their names, so a uid is the same in
- * every emulator run.
+ * `/iam/{version}/roles`: list and get every role; create, PATCH and delete custom roles.
+ *
+ * Built-in roles (`viewer`, `editor`, `owner`, `registry.pull`) have single-segment uids derived from their
+ * names (FACTS.md: "Built-in role uids are one 40-hex segment"), so a uid is the same in every run; any caller
+ * may read them and nobody may change them. A custom role lives under a group and carries at least one
+ * capability; it cannot be deleted while a role binding uses it.
  */
-import { envelope, paginate, parseListQuery } from "../list";
-import type { RoleRow, Store } from "../store";
-import { stableRootUid } from "../uidp";
-import { mustGet, prefixes, uidParam, type Handler } from "./common";
+import { BUILTIN_ROLES, CAPABILITIES } from "../access";
+import type { CollectionSpec } from "../collection";
+import { failedPrecondition } from "../errors";
+import type { Store } from "../store";
+import { newChildUid, parentOf, stableRootUid } from "../uidp";
+import { checkName, checkOptionalString, timestamp } from "./common";
 
-const READ = ["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST", "CAP_IAM_ROLES_LIST", "CAP_IAM_ROLE_BINDINGS_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST"];
-const WRITE = ["CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_UPDATE", "CAP_IAM_IDENTITY_CREATE", "CAP_IAM_IDENTITY_UPDATE"];
-const ADMIN = [
-  "CAP_IAM_GROUPS_DELETE",
-  "CAP_IAM_IDENTITY_DELETE",
-  "CAP_IAM_ROLES_CREATE",
-  "CAP_IAM_ROLES_UPDATE",
-  "CAP_IAM_ROLES_DELETE",
-  "CAP_IAM_ROLE_BINDINGS_CREATE",
-  "CAP_IAM_ROLE_BINDINGS_UPDATE",
-  "CAP_IAM_ROLE_BINDINGS_DELETE",
-];
-
-/** The built-in roles: name, description and capabilities. */
-export const BUILTIN_ROLES: ReadonlyArray<{ name: string; description: string; capabilities: string[] }> = [
-  { name: "viewer", description: "Built-in role: read access to the group and its descendants.", capabilities: READ },
-  { name: "editor", description: "Built-in role: viewer plus creating and updating groups and identities.", capabilities: [...READ, ...WRITE] },
-  { name: "owner", description: "Built-in role: editor plus deletes, roles and role bindings.", capabilities: [...READ, ...WRITE, ...ADMIN] },
-  {
-    name: "registry.pull",
-    description: "Built-in role: pull images (read repos, tags and manifests).",
-    capabilities: ["CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_REPO_BLOBS_GET"],
-  },
-];
-
-/** Seeds the built-in roles into `store`; returns them by name. */
-export function seedBuiltinRoles(store: Store, createTime: string): Map<string, RoleRow> {
-  const byName = new Map<string, RoleRow>();
+/** Seeds the built-in roles into `store`; returns their uids by name. */
+export function seedBuiltinRoles(store: Store, createTime: string): Map<string, string> {
+  const byName = new Map<string, string>();
   for (const r of BUILTIN_ROLES) {
-    const row: RoleRow = { uid: stableRootUid(r.name), ...r, capabilities: [...r.capabilities], createTime, updateTime: createTime };
-    store.roles.put(row);
-    byName.set(r.name, row);
+    const uid = stableRootUid(r.name);
+    store.roles.put({ uid, name: r.name, description: r.description, capabilities: [...r.capabilities], createTime, updateTime: createTime });
+    byName.set(r.name, uid);
   }
   return byName;
 }
 
-/** Registers the roles routes. */
-export const roles: Handler = (app, ctx) => {
-  const { store } = ctx;
-  for (const base of prefixes(ctx, "iam", "roles")) {
-    app.get(base, async (req) => {
-      const q = parseListQuery(req.query as Record<string, string>);
-      return envelope("roles", paginate(store.roles.all(), q), (r) => r);
+export const roles: CollectionSpec = {
+  api: "iam",
+  collection: "roles",
+  resourceType: "iam.role",
+  caps: { list: "CAP_IAM_ROLES_LIST", create: "CAP_IAM_ROLES_CREATE", update: "CAP_IAM_ROLES_UPDATE", delete: "CAP_IAM_ROLES_DELETE" },
+  scopeOf: (uid) => parentOf(uid),
+  orderFields: ["name", "description", "createTime", "updateTime"],
+  writable: ["name", "description", "capabilities"],
+  readOnly: ["uid", "createTime", "updateTime"],
+  validate(row, v) {
+    checkName(row["name"], v);
+    checkOptionalString("description", row["description"], v);
+    const caps = row["capabilities"];
+    if (!Array.isArray(caps) || caps.length === 0) {
+      v.push({ field: "capabilities", description: "at least one capability is required" });
+      return;
+    }
+    caps.forEach((c, i) => {
+      if (!(CAPABILITIES as readonly string[]).includes(c as string)) {
+        v.push({ field: `capabilities[${i}]`, description: `"${String(c)}" is not a capability this API knows (names like CAP_IAM_GROUPS_LIST)` });
+      }
     });
-    app.get(`${base}/*`, async (req) => {
-      const uid = uidParam(req);
-      return mustGet(store.roles.get(uid), "iam.role", uid);
-    });
-  }
+  },
+  build(ctx, parentUid, body) {
+    const t = timestamp(ctx.now());
+    return {
+      uid: newChildUid(parentUid),
+      name: body["name"],
+      description: body["description"] ?? "",
+      capabilities: [...new Set(body["capabilities"] as string[])],
+      createTime: t,
+      updateTime: t,
+    };
+  },
+  merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
+  immutable: (row) => (parentOf(row.uid) === undefined ? `role "${String(row["name"])}" is built in and cannot be changed or deleted` : undefined),
+  beforeDelete(ctx, row) {
+    const users = ctx.store.roleBindings.all().filter((b) => b["roleUid"] === row.uid);
+    if (users.length > 0) {
+      throw failedPrecondition("RESOURCE_IN_USE", row.uid, `role ${row.uid} is still used by role bindings: ${users.map((b) => b.uid).join(", ")}`);
+    }
+  },
 };

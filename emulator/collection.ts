@@ -1,0 +1,164 @@
+/**
+ * One router for every API collection. A collection is described by a {@link CollectionSpec} (its own file in
+ * `handlers/`); this module turns the spec into the documented routes:
+ *
+ * | route                          | needs (at the row's scope)     | contract                                     |
+ * |--------------------------------|--------------------------------|----------------------------------------------|
+ * | `GET /<api>/<v>/<c>`           | `caps.list` (rows filtered)    | List semantics in `list.ts`                   |
+ * | `GET /<api>/<v>/<c>/<uid>`     | `caps.list`                    | NOT_FOUND with ResourceInfo when missing      |
+ * | `POST /<api>/<v>/<c>/<parent>` | `caps.create` at the parent    | body holds only resource fields               |
+ * | `PATCH /<api>/<v>/<c>/<uid>`   | `caps.update`                  | updateMask, `*`, or the fields present        |
+ * | `DELETE /<api>/<v>/<c>/<uid>`  | `caps.delete`                  | NOT_FOUND when missing (unless idempotent)    |
+ *
+ * A method a spec leaves out answers UNIMPLEMENTED (the registry and advisories are read-only here).
+ * Authorization is checked before existence, so a caller without access cannot probe which uids exist.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Capability } from "./access";
+import { failedPrecondition, invalidArgument, unimplemented, type FieldViolation } from "./errors";
+import { callerOf, applyMask, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
+import { envelope, listPage, parseListQuery, type RawQuery } from "./list";
+import type { CollectionName, Row, Table } from "./store";
+
+/** How one collection behaves; every hook is optional unless stated. */
+export interface CollectionSpec {
+  /** API segment: `iam`, `registry` or `vulnerabilities`. */
+  api: "iam" | "registry" | "vulnerabilities";
+  /** Collection segment and envelope key, e.g. `groups`. */
+  collection: CollectionName;
+  /** ResourceInfo.resourceType in NOT_FOUND, e.g. `iam.group`. */
+  resourceType: string;
+  /** Capability per method; a missing create/update/delete makes that method UNIMPLEMENTED. */
+  caps: { list: Capability; create?: Capability; update?: Capability; delete?: Capability };
+  /** The group whose grants apply to the row with this uid; undefined: any authenticated caller may read it. */
+  scopeOf(uid: string): string | undefined;
+  /** Scalar fields `order_by` may name (camelCase); `uid` is always allowed. */
+  orderFields: readonly string[];
+  /** Fields a client may set. */
+  writable?: readonly string[];
+  /** Fields a client may send but that are ignored. */
+  readOnly?: readonly string[];
+  /** Ignore unknown request fields instead of rejecting them. */
+  ignoreUnknown?: boolean;
+  /** Whether rows carry `updateTime` (advanced on a real change). Default true. */
+  hasUpdateTime?: boolean;
+  /** Appends violations for a whole row (after create defaults or a PATCH's mask are applied). */
+  validate?(row: Record<string, unknown>, violations: FieldViolation[], ctx: HandlerContext, mode: "create" | "update"): void;
+  /** Builds the stored row from a validated create body (uid and timestamps included). Required with caps.create. */
+  build?(ctx: HandlerContext, parentUid: string, body: Record<string, unknown>): Row;
+  /** Adjusts a PATCHed row before it is stored (e.g. keep write-only secrets the request omitted). */
+  merge?(current: Row, next: Row): Row;
+  /** The response body for a row; default: the row itself. */
+  render?(row: Row, ctx: HandlerContext): unknown;
+  /** The create response (e.g. with a one-time invite code); default: `render`. */
+  renderCreated?(row: Row, ctx: HandlerContext, body: Record<string, unknown>): unknown;
+  /** Why a row may not be changed or deleted (e.g. a built-in role), or undefined. */
+  immutable?(row: Row): string | undefined;
+  /** Throws FAILED_PRECONDITION when the row may not be deleted now. */
+  beforeDelete?(ctx: HandlerContext, row: Row): void;
+  /** Cascades after a delete (e.g. an identity's role bindings). */
+  afterDelete?(ctx: HandlerContext, row: Row): void;
+  /** DELETE of a missing uid succeeds (AIP-135), as the API documents for account associations. */
+  deleteIdempotent?: boolean;
+  /** Collection-specific List filters: a row predicate (or null) and a key binding it into page tokens. */
+  listFilter?(query: RawQuery): { predicate: ((row: Row) => boolean) | null; key: string };
+  /** The parent a create needs; default: the group `parentUid` must exist. */
+  parentTable?(ctx: HandlerContext): { table: Table<Row>; resourceType: string };
+}
+
+function table(ctx: HandlerContext, spec: CollectionSpec): Table<Row> {
+  return ctx.store.tables[spec.collection];
+}
+
+/** Registers the routes of `spec` for every served version. */
+export function registerCollection(app: FastifyInstance, ctx: HandlerContext, spec: CollectionSpec): void {
+  const writable = spec.writable ?? [];
+  const readOnly = spec.readOnly ?? [];
+  const render = (row: Row) => (spec.render ? spec.render(row, ctx) : row);
+  const scopeFor = (uid: string) => spec.scopeOf(uid);
+
+  const validateOrThrow = (row: Record<string, unknown>, violations: FieldViolation[], mode: "create" | "update") => {
+    spec.validate?.(row, violations, ctx, mode);
+    if (violations.length > 0) throw invalidArgument(violations);
+  };
+
+  for (const version of ctx.versions) {
+    const base = `/${spec.api}/${version}/${spec.collection}`;
+
+    app.get(base, async (req) => {
+      const q = parseListQuery(req.query as RawQuery, spec.orderFields);
+      const visible = ctx.access.visibility(callerOf(req), spec.caps.list, ctx.orgUid, scopeFor);
+      const extra = spec.listFilter?.(req.query as RawQuery) ?? { predicate: null, key: "" };
+      const preds = [visible, extra.predicate].filter((p): p is (row: Row) => boolean => p !== null);
+      const predicate = preds.length === 0 ? null : (row: Row) => preds.every((p) => p(row));
+      return envelope(spec.collection, listPage(table(ctx, spec), q, predicate, extra.key, ctx.now().getTime()), render);
+    });
+
+    app.get(`${base}/*`, async (req) => {
+      const uid = uidParam(req);
+      const scope = scopeFor(uid);
+      if (scope !== undefined && uid !== callerOf(req)) ctx.access.require(callerOf(req), spec.caps.list, scope);
+      return render(mustGet(table(ctx, spec).get(uid), spec.resourceType, uid));
+    });
+
+    app.post(`${base}/*`, async (req: FastifyRequest, reply: FastifyReply) => {
+      if (!spec.caps.create || !spec.build) throw unimplemented("POST", base);
+      const parentUid = uidParam(req, "parent");
+      ctx.access.require(callerOf(req), spec.caps.create, parentUid);
+      const parent = spec.parentTable?.(ctx) ?? { table: ctx.store.groups, resourceType: "iam.group" };
+      mustGet(parent.table.get(parentUid), parent.resourceType, parentUid);
+      const violations: FieldViolation[] = [];
+      const body = pickBody(req.body, writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
+      validateOrThrow(body, violations, "create");
+      const row = spec.build(ctx, parentUid, body);
+      table(ctx, spec).put(row);
+      const out = spec.renderCreated ? spec.renderCreated(row, ctx, body) : render(row);
+      if (ctx.control.takeDroppedCreate()) {
+        // Fault injection: the create is committed, but the client never hears back.
+        void reply.hijack();
+        req.raw.socket.destroy();
+        return reply;
+      }
+      return out;
+    });
+
+    app.patch(`${base}/*`, async (req) => {
+      if (!spec.caps.update) throw unimplemented("PATCH", base);
+      const uid = uidParam(req);
+      const scope = scopeFor(uid);
+      if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.update, scope);
+      const t = table(ctx, spec);
+      const current = mustGet(t.get(uid), spec.resourceType, uid);
+      const why = spec.immutable?.(current);
+      if (why) throw failedPrecondition("IMMUTABLE", uid, why);
+      const violations: FieldViolation[] = [];
+      const body = pickBody(req.body, writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
+      let next = applyMask(current, body, maskPaths(updateMaskOf(req), body, writable));
+      if (spec.merge) next = spec.merge(current, next);
+      validateOrThrow(next, violations, "update");
+      if (jsonEqual(next, current)) return render(current);
+      if (spec.hasUpdateTime !== false) next["updateTime"] = timestamp(ctx.now());
+      t.put(next);
+      return render(next);
+    });
+
+    app.delete(`${base}/*`, async (req) => {
+      if (!spec.caps.delete) throw unimplemented("DELETE", base);
+      const uid = uidParam(req);
+      const scope = scopeFor(uid);
+      if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.delete, scope);
+      const t = table(ctx, spec);
+      const current = t.get(uid);
+      if (!current) {
+        if (spec.deleteIdempotent) return {};
+        mustGet(current, spec.resourceType, uid);
+      }
+      const why = spec.immutable?.(current!);
+      if (why) throw failedPrecondition("IMMUTABLE", uid, why);
+      spec.beforeDelete?.(ctx, current!);
+      t.delete(uid);
+      spec.afterDelete?.(ctx, current!);
+      return {};
+    });
+  }
+}
