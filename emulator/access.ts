@@ -65,8 +65,7 @@ export class Access {
   /** Groups where `identityUid` holds `cap` (each reaching its descendants). */
   grants(identityUid: string, cap: Capability): string[] {
     const out: string[] = [];
-    for (const b of this.store.roleBindings.values()) {
-      if (b["identityUid"] !== identityUid) continue;
+    for (const b of this.store.roleBindings.where("identityUid", identityUid)) {
       const role = this.store.roles.get(b["roleUid"] as string);
       if ((role?.["capabilities"] as string[] | undefined)?.includes(cap)) out.push(b.uid.slice(0, b.uid.lastIndexOf("/")));
     }

@@ -10,8 +10,13 @@ import { unauthenticated } from "./errors";
 /** Default API token lifetime in seconds (1 hour). */
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 
+/** How many verified tokens {@link TokenAuthority.verify} remembers (cleared when full). */
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 /** Signs and verifies the emulator's API tokens. */
 export class TokenAuthority {
+  private readonly verified = new Map<string, { sub: string; exp: number }>();
+
   private constructor(
     private readonly privateKey: CryptoKey,
     private readonly publicKey: CryptoKey,
@@ -59,9 +64,17 @@ export class TokenAuthority {
     if (!authorization) throw unauthenticated("missing Authorization header");
     const m = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!m?.[1]) throw unauthenticated("Authorization header is not \"Bearer <token>\"");
+    // A signature checked once stays valid; only the expiry is re-checked, on the emulator's (movable) clock.
+    const cached = this.verified.get(m[1]);
+    if (cached) {
+      if (cached.exp * 1000 <= this.now().getTime()) throw unauthenticated("token expired");
+      return cached.sub;
+    }
     try {
       const { payload } = await jwtVerify(m[1], this.publicKey, { issuer: this.issuer, audience: this.baseUrl, currentDate: this.now() });
       if (!payload.sub) throw unauthenticated("token has no subject");
+      if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+      this.verified.set(m[1], { sub: payload.sub, exp: payload.exp ?? 0 });
       return payload.sub;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw unauthenticated("token expired");

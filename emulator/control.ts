@@ -52,6 +52,11 @@ export class Control {
     return { ...this.settings, errorRates: { ...this.settings.errorRates } };
   }
 
+  /** The current settings, without copying (hot path: read, never modify). */
+  get current(): Readonly<ControlSettings> {
+    return this.settings;
+  }
+
   /**
    * Changes some settings; the others keep their values.
    * @throws StatusError INVALID_ARGUMENT naming each unknown or out-of-range setting.
@@ -94,9 +99,16 @@ export class Control {
 
   /** The fault to inject into one API request, if any. */
   drawFault(): { reset: true } | { code: number } | undefined {
+    if (this.noFaults()) return undefined;
     if (this.settings.resetRate > 0 && this.random() < this.settings.resetRate) return { reset: true };
     for (const [code, p] of Object.entries(this.settings.errorRates)) if (p > 0 && this.random() < p) return { code: Number(code) };
     return undefined;
+  }
+
+  private noFaults(): boolean {
+    if (this.settings.resetRate > 0) return false;
+    for (const k in this.settings.errorRates) if ((this.settings.errorRates[k] ?? 0) > 0) return false;
+    return true;
   }
 
   /** Whether this create's response is to be dropped (and counts it). */

@@ -162,8 +162,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const path = req.url.split("?")[0] ?? "";
       const api = API_PATH.test(path);
       if (!api && path !== "/sts/exchange") return;
-      const s = control.get();
-      if (s.latencyMs > 0) await new Promise((r) => setTimeout(r, s.latencyMs));
+      const latency = control.current.latencyMs;
+      if (latency > 0) await new Promise((r) => setTimeout(r, latency));
       const fault = control.drawFault();
       if (fault && "reset" in fault) {
         void reply.hijack();

@@ -93,7 +93,8 @@ export class SortedIndex<T extends Row> {
 export class Table<T extends Row> {
   private readonly rows = new Map<string, T>();
   private readonly indexes = new Map<string, SortedIndex<T>>();
-  private readonly byName = new Map<string, Set<string>>();
+  /** Hash indexes: field → value → uids. `name` always; others built on first {@link where}. */
+  private readonly hashes = new Map<string, Map<string, Set<string>>>([["name", new Map()]]);
 
   constructor() {
     this.indexes.set("uid", new SortedIndex<T>("uid"));
@@ -124,16 +125,29 @@ export class Table<T extends Row> {
   /** Adds many rows at once (seeding): indexes are rebuilt with one sort each. */
   bulkLoad(rows: Iterable<T>): void {
     for (const row of rows) this.rows.set(row.uid, row);
-    this.byName.clear();
-    for (const row of this.rows.values()) this.addName(row);
+    for (const [field, hash] of this.hashes) {
+      hash.clear();
+      for (const row of this.rows.values()) this.addHash(field, hash, row);
+    }
     for (const index of this.indexes.values()) index.rebuild(this.rows.values());
   }
 
   /** Removes every row. */
   clear(): void {
     this.rows.clear();
-    this.byName.clear();
+    for (const hash of this.hashes.values()) hash.clear();
     for (const index of this.indexes.values()) index.rebuild([]);
+  }
+
+  /** Rows whose string `field` equals `value` (any order); the field's hash index is built on first use. */
+  where(field: string, value: string): T[] {
+    let hash = this.hashes.get(field);
+    if (!hash) {
+      hash = new Map();
+      for (const row of this.rows.values()) this.addHash(field, hash, row);
+      this.hashes.set(field, hash);
+    }
+    return [...(hash.get(value) ?? [])].map((uid) => this.rows.get(uid)!);
   }
 
   /** The index ordered by `field`, built on first use. */
@@ -149,7 +163,7 @@ export class Table<T extends Row> {
 
   /** Rows whose `name` equals `name` (any order). */
   named(name: string): T[] {
-    return [...(this.byName.get(name) ?? [])].map((uid) => this.rows.get(uid)!);
+    return this.where("name", name);
   }
 
   /** Every row, in no particular order. */
@@ -168,21 +182,23 @@ export class Table<T extends Row> {
   }
 
   private addToIndexes(row: T): void {
-    this.addName(row);
+    for (const [field, hash] of this.hashes) this.addHash(field, hash, row);
     for (const index of this.indexes.values()) index.insert(row);
   }
 
-  private addName(row: T): void {
-    const name = row["name"];
-    if (typeof name !== "string") return;
-    let set = this.byName.get(name);
-    if (!set) this.byName.set(name, (set = new Set()));
+  private addHash(field: string, hash: Map<string, Set<string>>, row: T): void {
+    const value = row[field];
+    if (typeof value !== "string") return;
+    let set = hash.get(value);
+    if (!set) hash.set(value, (set = new Set()));
     set.add(row.uid);
   }
 
   private unindex(row: T): void {
-    const name = row["name"];
-    if (typeof name === "string") this.byName.get(name)?.delete(row.uid);
+    for (const [field, hash] of this.hashes) {
+      const value = row[field];
+      if (typeof value === "string") hash.get(value)?.delete(row.uid);
+    }
     for (const index of this.indexes.values()) index.remove(row.uid);
   }
 }

@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { PlatformClient } from "../provider/client/client";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 
-describe("npm run emulator -- --port 0", () => {
-  it("prints exactly three KEY=value lines, then answers the API with that token", async () => {
-    const child = spawn("npm", ["run", "emulator", "--", "--port", "0"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+describe("npm run emulator -- --port 0 --control", () => {
+  it("prints exactly three KEY=value lines, then answers the API with that token, and serves the control surface", async () => {
+    const child = spawn("npm", ["run", "emulator", "--", "--port", "0", "--control"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
       const lines = await new Promise<string[]>((resolve, reject) => {
@@ -32,6 +32,9 @@ describe("npm run emulator -- --port 0", () => {
       const client = new PlatformClient({ apiUrl: env["PLATFORM_API_URL"]!, token: env["PLATFORM_TOKEN"]! });
       expect((await client.groups.get(env["PLATFORM_ORG_UID"]!)).uid).toBe(env["PLATFORM_ORG_UID"]);
       await client.close();
+      const control = await fetch(`${env["PLATFORM_API_URL"]}/_emulator/control`);
+      expect(control.status).toBe(200);
+      expect(await control.json()).toMatchObject({ latencyMs: 0, tokenTtlSeconds: 3600 });
     } finally {
       child.kill("SIGTERM");
     }

@@ -111,6 +111,6 @@ export const identities: CollectionSpec = {
   },
   merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
   afterDelete(ctx, row) {
-    for (const b of ctx.store.roleBindings.all()) if (b["identityUid"] === row.uid) ctx.store.roleBindings.delete(b.uid);
+    for (const b of ctx.store.roleBindings.where("identityUid", row.uid)) ctx.store.roleBindings.delete(b.uid);
   },
 };

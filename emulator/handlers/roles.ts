@@ -61,7 +61,7 @@ export const roles: CollectionSpec = {
   merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
   immutable: (row) => (parentOf(row.uid) === undefined ? `role "${String(row["name"])}" is built in and cannot be changed or deleted` : undefined),
   beforeDelete(ctx, row) {
-    const users = ctx.store.roleBindings.all().filter((b) => b["roleUid"] === row.uid);
+    const users = ctx.store.roleBindings.where("roleUid", row.uid);
     if (users.length > 0) {
       throw failedPrecondition("RESOURCE_IN_USE", row.uid, `role ${row.uid} is still used by role bindings: ${users.map((b) => b.uid).join(", ")}`);
     }

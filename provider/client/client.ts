@@ -265,20 +265,35 @@ export class PlatformClient {
   readonly groups: Collection<typeof S.Group, GroupFields>;
   /** `/iam/<v>/identities` */
   readonly identities: Collection<typeof S.Identity, IdentityFields>;
-  /** `/iam/<v>/roles` (read-only here) */
-  readonly roles: ReadableCollection<typeof S.Role>;
+  /** `/iam/<v>/roles` (built-ins read-only; custom roles under a group) */
+  readonly roles: Collection<typeof S.Role, Record<string, unknown>>;
   /** `/iam/<v>/roleBindings` */
   readonly roleBindings: Collection<typeof S.RoleBinding, RoleBindingFields>;
+  /** `/iam/<v>/identityProviders` */
+  readonly identityProviders: Collection<typeof S.IdentityProvider, Record<string, unknown>>;
+  /** `/iam/<v>/accountAssociations` (the uid is the group's) */
+  readonly accountAssociations: Collection<typeof S.AccountAssociation, Record<string, unknown>>;
+  /** `/iam/<v>/groupInvites` (create, get, list, delete) */
+  readonly groupInvites: Collection<typeof S.GroupInvite, Record<string, unknown>>;
   /** `/registry/<v>/repos` (read-only here) */
   readonly repos: ReadableCollection<typeof S.Repo>;
+  /** `/registry/<v>/tags` (read-only here) */
+  readonly tags: ReadableCollection<typeof S.Tag>;
+  /** `/vulnerabilities/<v>/advisories` (read-only) */
+  readonly advisories: ReadableCollection<typeof S.Advisory>;
 
   constructor(opts: ClientOptions) {
     const t = (this.transport = new Transport(opts));
     this.groups = new Collection(t, "iam", "groups", S.Group);
     this.identities = new Collection(t, "iam", "identities", S.Identity);
-    this.roles = new ReadableCollection(t, "iam", "roles", S.Role);
+    this.roles = new Collection(t, "iam", "roles", S.Role);
     this.roleBindings = new Collection(t, "iam", "roleBindings", S.RoleBinding);
+    this.identityProviders = new Collection(t, "iam", "identityProviders", S.IdentityProvider);
+    this.accountAssociations = new Collection(t, "iam", "accountAssociations", S.AccountAssociation);
+    this.groupInvites = new Collection(t, "iam", "groupInvites", S.GroupInvite);
     this.repos = new ReadableCollection(t, "registry", "repos", S.Repo);
+    this.tags = new ReadableCollection(t, "registry", "tags", S.Tag);
+    this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory);
   }
 
   /** Closes idle keep-alive connections. */

@@ -39,6 +39,24 @@ export const ClaimMatch = z.looseObject({
 /** Identity.claimMatch. */
 export type ClaimMatch = z.infer<typeof ClaimMatch>;
 
+/** Identity.staticKeys: an issuer whose signing keys are given inline. */
+export const StaticKeys = z.looseObject({
+  issuer: z.string().optional(),
+  subject: z.string().optional(),
+  issuerKeys: z.string().optional(),
+  expirationTime: z.string().optional(),
+  audiences: z.array(z.string()).optional(),
+});
+
+/** Identity.awsIdentity: an AWS principal (exact ARN / user id, or patterns). */
+export const AwsIdentity = z.looseObject({
+  arn: z.string().optional(),
+  arnPattern: z.string().optional(),
+  userId: z.string().optional(),
+  userIdPattern: z.string().optional(),
+  awsAccount: z.string().optional(),
+});
+
 /** An IAM identity; exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal is set. */
 export const Identity = z.looseObject({
   uid: z.string(),
@@ -47,9 +65,10 @@ export const Identity = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
   claimMatch: ClaimMatch.optional(),
-  staticKeys: z.looseObject({}).optional(),
-  awsIdentity: z.looseObject({}).optional(),
+  staticKeys: StaticKeys.optional(),
+  awsIdentity: AwsIdentity.optional(),
   servicePrincipal: z.string().optional(),
+  email: z.string().optional(),
 });
 /** An IAM identity as the API returns it. */
 export type Identity = z.infer<typeof Identity>;
@@ -111,6 +130,95 @@ export function listEnvelope<T extends z.ZodType>(plural: string, item: T) {
       skipped: raw.skipped ?? 0,
     }));
 }
+
+/** An OIDC identity provider; the API never returns `oidc.clientSecret`. */
+export const IdentityProvider = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  defaultRole: z.string().optional(),
+  oidc: z
+    .looseObject({
+      issuer: z.string().optional(),
+      clientId: z.string().optional(),
+      clientSecret: z.string().optional(),
+      additionalScopes: z.array(z.string()).optional(),
+      groupsClaim: z.string().optional(),
+      pkceEnabled: z.boolean().optional(),
+    })
+    .optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** An OIDC identity provider as the API returns it. */
+export type IdentityProvider = z.infer<typeof IdentityProvider>;
+
+/** A group's association with cloud accounts; its uid is the group's uid. */
+export const AccountAssociation = z.looseObject({
+  uid: z.string(),
+  name: z.string().default(""),
+  description: z.string().default(""),
+  amazon: z.looseObject({ account: z.string().optional() }).optional(),
+  google: z.looseObject({ projectId: z.string().optional(), projectNumber: z.string().optional() }).optional(),
+  azure: z.looseObject({ tenantId: z.string().optional(), clientIds: z.record(z.string(), z.string()).optional() }).optional(),
+  github: z.looseObject({}).optional(),
+  chainguard: z.looseObject({}).optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** An account association as the API returns it. */
+export type AccountAssociation = z.infer<typeof AccountAssociation>;
+
+/** An invitation to a group; `code` is present only in the create response. */
+export const GroupInvite = z.looseObject({
+  uid: z.string(),
+  email: z.string().default(""),
+  roleUid: z.string().optional(),
+  singleUse: z.boolean().optional(),
+  keyId: z.string().optional(),
+  code: z.string().optional(),
+  createTime: z.string().optional(),
+  expirationTime: z.string().optional(),
+  role: z.looseObject({ uid: z.string(), name: z.string().default(""), description: z.string().default(""), capabilities: z.array(z.string()).default([]) }).optional(),
+});
+/** A group invite as the API returns it. */
+export type GroupInvite = z.infer<typeof GroupInvite>;
+
+/** A registry tag (under a repo). */
+export const Tag = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  digest: z.string().optional(),
+  deprecated: z.boolean().optional(),
+  bundles: z.array(z.string()).optional(),
+  updateTime: z.string().optional(),
+});
+/** A registry tag as the API returns it. */
+export type Tag = z.infer<typeof Tag>;
+
+/** A vulnerability advisory. */
+export const Advisory = z.looseObject({
+  uid: z.string(),
+  advisoryId: z.string().optional(),
+  artifactName: z.string().optional(),
+  artifactType: z.string().optional(),
+  artifactArchitecture: z.string().optional(),
+  componentName: z.string().optional(),
+  componentType: z.string().optional(),
+  aliases: z.array(z.string()).optional(),
+  events: z.array(z.looseObject({})).optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+/** An advisory as the API returns it. */
+export type Advisory = z.infer<typeof Advisory>;
+
+/** The token exchange's answer (RawToken): the API token and, optionally, its expiry and a refresh token. */
+export const RawToken = z.looseObject({
+  token: z.string(),
+  expiry: z.string().optional(),
+  refreshToken: z.string().optional(),
+});
 
 /** The empty object DELETE returns (anything is accepted). */
 export const Empty = z.unknown();

@@ -1,0 +1,109 @@
+/**
+ * `npm run bench:emulator`: the emulator under load, measured with autocannon over loopback.
+ *
+ * Starts the standalone emulator in its own process, seeded with 100,000 groups (`--seed-groups`), and drives it
+ * from this process (2 cores: one each) with autocannon:
+ *
+ * - GET by uid (rotating over 1,000 seeded uids);
+ * - List, one page of 50 (`page_size=50`);
+ * - List with `skip=90000` over the 100,000 groups.
+ *
+ * Prints a table and writes `bench/emulator-results.json`. Targets on a 2-core machine: ≥ 5,000 GET/s and List
+ * p99 ≤ 20 ms. Environment: BENCH_SECONDS (per run, default 10), BENCH_CONNECTIONS (default 10),
+ * BENCH_GROUPS (default 100000).
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import * as path from "node:path";
+import autocannon from "autocannon";
+import { request } from "undici";
+
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10);
+const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 10);
+const GROUPS = Number(process.env["BENCH_GROUPS"] ?? 100_000);
+const ROOT = path.resolve(__dirname, "..", "..");
+
+interface Row {
+  name: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  non2xx: number;
+  errors: number;
+  target: string;
+  met: boolean;
+}
+
+async function startEmulatorProcess(): Promise<{ url: string; token: string; orgUid: string; stop: () => void }> {
+  const child = spawn(process.execPath, [path.join(ROOT, "dist", "emulator", "cli.js"), "--port", "0", "--seed-groups", String(GROUPS)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+      const lines = out.split("\n");
+      if (lines.length > 3) resolve(Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)])));
+    });
+    child.on("exit", (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  return { url: env["PLATFORM_API_URL"]!, token: env["PLATFORM_TOKEN"]!, orgUid: env["PLATFORM_ORG_UID"]!, stop: () => child.kill("SIGTERM") };
+}
+
+async function run(name: string, url: string, token: string, paths: string[], target: (r: autocannon.Result) => boolean, targetText: string): Promise<Row> {
+  let i = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
+  });
+  return {
+    name,
+    requestsPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    target: targetText,
+    met: target(result) && result.non2xx === 0 && result.errors === 0,
+  };
+}
+
+async function main(): Promise<void> {
+  const emu = await startEmulatorProcess();
+  try {
+    // 1,000 real uids to GET, spread over the table.
+    const uids: string[] = [];
+    for (let skip = 0; uids.length < 1000; skip += Math.floor(GROUPS / 10)) {
+      const res = await request(`${emu.url}/iam/v2beta1/groups?page_size=100&skip=${skip}`, { headers: { authorization: `Bearer ${emu.token}` } });
+      const body = (await res.body.json()) as { groups: Array<{ uid: string }> };
+      uids.push(...body.groups.map((g) => g.uid));
+    }
+    const rows = [
+      await run("GET group by uid", emu.url, emu.token, uids.map((u) => `/iam/v2beta1/groups/${u}`), (r) => r.requests.average >= 5000, ">= 5000 req/s"),
+      await run("List groups, page of 50", emu.url, emu.token, ["/iam/v2beta1/groups?page_size=50"], (r) => r.latency.p99 <= 20, "p99 <= 20 ms"),
+      await run(`List groups, skip=90000 of ${GROUPS}`, emu.url, emu.token, ["/iam/v2beta1/groups?page_size=50&skip=90000"], (r) => r.latency.p99 <= 20, "p99 <= 20 ms"),
+    ];
+    const header = `emulator under autocannon: ${CONNECTIONS} connections, ${SECONDS}s per run, ${GROUPS} groups, ${cpus().length} cores (${cpus()[0]?.model ?? "?"})`;
+    process.stdout.write(`\n${header}\n\n`);
+    process.stdout.write(`| run | req/s | p50 ms | p99 ms | max ms | non-2xx | errors | target | met |\n|---|---|---|---|---|---|---|---|---|\n`);
+    for (const r of rows) {
+      process.stdout.write(`| ${r.name} | ${r.requestsPerSec} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.non2xx} | ${r.errors} | ${r.target} | ${r.met ? "yes" : "NO"} |\n`);
+    }
+    const file = path.join(ROOT, "bench", "emulator-results.json");
+    writeFileSync(file, `${JSON.stringify({ header, connections: CONNECTIONS, seconds: SECONDS, groups: GROUPS, cores: cpus().length, rows }, null, 2)}\n`);
+    process.stdout.write(`\nwritten to ${path.relative(process.cwd(), file)}\n`);
+  } finally {
+    emu.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:emulator: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
