@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Capability } from "./access";
-import { failedPrecondition, invalidArgument, unimplemented, type FieldViolation } from "./errors";
+import { failedPrecondition, invalidArgument, permissionDenied, unimplemented, type FieldViolation } from "./errors";
 import { callerOf, applyMask, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
 import { envelope, listPage, parseListQuery, type RawQuery } from "./list";
 import type { CollectionName, Row, Table } from "./store";
@@ -106,7 +106,11 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       const parentUid = uidParam(req, "parent");
       ctx.access.require(callerOf(req), spec.caps.create, parentUid);
       const parent = spec.parentTable?.(ctx) ?? { table: ctx.store.groups, resourceType: "iam.group" };
-      mustGet(parent.table.get(parentUid), parent.resourceType, parentUid);
+      const parentRow = mustGet(parent.table.get(parentUid), parent.resourceType, parentUid);
+      const lag = ctx.control.current.consistencyDelayMs;
+      if (lag > 0 && ctx.now().getTime() - Date.parse(String(parentRow["createTime"] ?? "")) < lag) {
+        throw permissionDenied(`${parentUid} is not yet visible to the permission check (eventual consistency)`);
+      }
       const violations: FieldViolation[] = [];
       const body = pickBody(req.body, writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
       validateOrThrow(body, violations, "create");
@@ -115,6 +119,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       const out = spec.renderCreated ? spec.renderCreated(row, ctx, body) : render(row);
       if (ctx.control.takeDroppedCreate()) {
         // Fault injection: the create is committed, but the client never hears back.
+        ctx.onHijack?.(req.method, req.url);
         void reply.hijack();
         req.raw.socket.destroy();
         return reply;

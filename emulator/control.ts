@@ -1,6 +1,7 @@
 /**
  * The emulator's control surface for tests (not part of the API contract): latency, an error rate per code,
- * connection resets, "commit the next N creates but drop their responses", token lifetime and a clock offset.
+ * connection resets, "commit the next N creates but drop their responses", token lifetime, a clock offset, and
+ * an eventual-consistency delay for children of new groups.
  * Reachable in-process (`emulator.control`) and, when started with `--control`, over HTTP under
  * `/_emulator/` (see `index.ts`).
  *
@@ -18,12 +19,19 @@ export interface ControlSettings {
   resetRate: number;
   /** The next N creates (POST) are committed, then their connection is reset instead of answered; default 0. */
   dropCreateResponses: number;
+  /** Probability (0–1) that any create is committed and its response dropped the same way; default 0. */
+  dropCreateRate: number;
   /** Lifetime of API tokens minted from now on (start, exchange, mint), in seconds; default 3600. */
   tokenTtlSeconds: number;
   /** Added to the emulator's clock, in milliseconds (timestamps, token expiry, page-token age); default 0. */
   clockOffsetMs: number;
   /** Seed of the fault generator; setting it restarts the sequence. */
   seed: number;
+  /**
+   * Eventual consistency: for this many milliseconds after a group is created, creates under it fail with
+   * PERMISSION_DENIED (as the real service's permission cache catches up); default 0.
+   */
+  consistencyDelayMs: number;
 }
 
 /** Defaults of {@link ControlSettings}. */
@@ -32,9 +40,11 @@ export const DEFAULT_CONTROL: ControlSettings = {
   errorRates: {},
   resetRate: 0,
   dropCreateResponses: 0,
+  dropCreateRate: 0,
   tokenTtlSeconds: 3600,
   clockOffsetMs: 0,
   seed: 1,
+  consistencyDelayMs: 0,
 };
 
 /** Holds the settings and draws faults. */
@@ -69,7 +79,7 @@ export class Control {
         if (typeof val !== "object" || val === null) v.push({ field: k, description: "must be an object of code -> probability" });
         else for (const [code, p] of Object.entries(val)) if (!/^\d+$/.test(code) || typeof p !== "number" || p < 0 || p > 1) v.push({ field: `errorRates.${code}`, description: "must map a numeric code to a probability 0-1" });
       } else if (typeof val !== "number" || !Number.isFinite(val)) v.push({ field: k, description: "must be a number" });
-      else if ((k === "resetRate" && (val < 0 || val > 1)) || (k !== "clockOffsetMs" && val < 0)) v.push({ field: k, description: `out of range: ${val}` });
+      else if (((k === "resetRate" || k === "dropCreateRate") && (val < 0 || val > 1)) || (k !== "clockOffsetMs" && val < 0)) v.push({ field: k, description: `out of range: ${val}` });
     }
     if (v.length > 0) throw invalidArgument(v);
     this.settings = { ...this.settings, ...patch, errorRates: { ...(patch.errorRates ?? this.settings.errorRates) } };
@@ -113,8 +123,10 @@ export class Control {
 
   /** Whether this create's response is to be dropped (and counts it). */
   takeDroppedCreate(): boolean {
-    if (this.settings.dropCreateResponses <= 0) return false;
-    this.settings.dropCreateResponses -= 1;
-    return true;
+    if (this.settings.dropCreateResponses > 0) {
+      this.settings.dropCreateResponses -= 1;
+      return true;
+    }
+    return this.settings.dropCreateRate > 0 && this.random() < this.settings.dropCreateRate;
   }
 }

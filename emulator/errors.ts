@@ -151,3 +151,9 @@ export function alreadyExists(resourceType: string, uid: string): StatusError {
 export function unimplemented(method: string, path: string): StatusError {
   return new StatusError(Code.UNIMPLEMENTED, `Unimplemented: ${method} ${path} is read-only in this emulator`, [errorInfo("UNIMPLEMENTED")]);
 }
+
+/** An error the control surface injects for `code`, shaped like every other error (message form, ErrorInfo). */
+export function injectedFault(code: CodeValue): StatusError {
+  const prefix = code === Code.INVALID_ARGUMENT ? "Invalid argument: request: " : code === Code.FAILED_PRECONDITION ? "Precondition failed: " : "";
+  return new StatusError(code, `${prefix}injected fault (code ${code})`, [errorInfo("INJECTED_FAULT")]);
+}

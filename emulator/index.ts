@@ -22,7 +22,7 @@ import { Access } from "./access";
 import { TokenAuthority } from "./auth";
 import { registerCollection } from "./collection";
 import { Control, type ControlSettings } from "./control";
-import { Code, StatusError, invalidArgument, noRoute } from "./errors";
+import { Code, StatusError, injectedFault, invalidArgument, noRoute } from "./errors";
 import { accountAssociations } from "./handlers/accountAssociations";
 import { advisories } from "./handlers/advisories";
 import { timestamp, type HandlerContext } from "./handlers/common";
@@ -156,6 +156,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const app = baseApp(logRequests);
   const authApp = options.authPort === undefined ? app : baseApp(logRequests);
 
+  /** Records a request whose connection was reset instead of answered (onResponse never runs for those). */
+  const recordReset = (method: string, url: string) => {
+    const [path = "", qs = ""] = url.split("?", 2);
+    requests.push({ method, path, query: Object.fromEntries(new URLSearchParams(qs)), status: 0 });
+  };
+  ctx.onHijack = recordReset;
+
   for (const a of new Set([app, authApp])) {
     a.addHook("onRequest", async (req, reply) => {
       reply.header("x-request-id", req.id);
@@ -166,11 +173,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (latency > 0) await new Promise((r) => setTimeout(r, latency));
       const fault = control.drawFault();
       if (fault && "reset" in fault) {
+        recordReset(req.method, req.url);
         void reply.hijack();
         req.raw.socket.destroy();
         return reply;
       }
-      if (fault) throw new StatusError(fault.code as (typeof Code)[keyof typeof Code], `injected fault (code ${fault.code})`);
+      if (fault) throw injectedFault(fault.code as (typeof Code)[keyof typeof Code]);
       if (api) {
         if (!authority) throw new StatusError(Code.UNAVAILABLE, "emulator is starting");
         (req as typeof req & { identityUid?: string }).identityUid = await authority.verify(req.headers.authorization);

@@ -3,27 +3,49 @@
  *
  * Each setting is read from stack config first, then from the environment:
  *
- * | setting    | stack config          | environment            | default    |
- * |------------|-----------------------|------------------------|------------|
- * | apiUrl     | `platform:apiUrl`     | `PLATFORM_API_URL`     | (required) |
- * | token      | `platform:token` (secret) | `PLATFORM_TOKEN`   | (required) |
- * | orgUid     | `platform:orgUid`     | `PLATFORM_ORG_UID`     | none       |
- * | apiVersion | `platform:apiVersion` | `PLATFORM_API_VERSION` | `v2beta1`  |
+ * | setting           | stack config                 | environment                    | default      |
+ * |-------------------|------------------------------|--------------------------------|--------------|
+ * | apiUrl            | `platform:apiUrl`            | `PLATFORM_API_URL`             | (required)   |
+ * | token             | `platform:token` (secret)    | `PLATFORM_TOKEN`               | see below    |
+ * | identity          | `platform:identity`          | `PLATFORM_IDENTITY`            | none         |
+ * | identity token    | —                            | `PLATFORM_IDENTITY_TOKEN`      | none         |
+ * | identity token file | —                          | `PLATFORM_IDENTITY_TOKEN_FILE` | none         |
+ * | authUrl           | `platform:authUrl`           | `PLATFORM_AUTH_URL`            | the apiUrl   |
+ * | orgUid            | `platform:orgUid`            | `PLATFORM_ORG_UID`             | none         |
+ * | apiVersion        | `platform:apiVersion`        | `PLATFORM_API_VERSION`         | `v2beta1`    |
+ * | retry attempts    | `platform:retryMaxAttempts`  | `PLATFORM_RETRY_MAX_ATTEMPTS`  | 5            |
+ * | retry base delay  | `platform:retryBaseDelayMs`  | `PLATFORM_RETRY_BASE_DELAY_MS` | 250          |
+ * | retry max delay   | `platform:retryMaxDelayMs`   | `PLATFORM_RETRY_MAX_DELAY_MS`  | 8000         |
  *
- * The token is read where it is used (the provider process, or the program for lookups) and never stored in a
- * resource's inputs, outputs or serialized provider, so it never reaches Pulumi state.
+ * Credentials, in order: an API token (`platform:token`, then `PLATFORM_TOKEN`); otherwise workload identity:
+ * the identity uid plus an OIDC token (literal, or a file re-read at every refresh because projected tokens
+ * rotate), exchanged at `{authUrl}/sts/exchange` (see `credentials.ts`).
+ *
+ * Credentials are read where they are used (the provider process, or the program for lookups) and never
+ * stored in a resource's inputs, outputs or serialized provider, so they never reach Pulumi state.
  */
+import type { RetryPolicy } from "./client/retry";
 
 /** Resolved settings. */
 export interface Settings {
   /** Base URL of the API, without a trailing slash. */
   apiUrl: string;
-  /** API bearer token. Never log or persist it. */
-  token: string;
+  /** API bearer token, when one is configured. Never log or persist it. */
+  token: string | undefined;
+  /** Identity uid to assume by token exchange (when no token is configured). */
+  identity: string | undefined;
+  /** OIDC token to exchange (literal). Never log or persist it. */
+  identityToken: string | undefined;
+  /** File holding the OIDC token to exchange, re-read at every refresh. */
+  identityTokenFile: string | undefined;
+  /** Base URL of the token exchange; default: `apiUrl`. */
+  authUrl: string;
   /** The org's root group uid, if configured. */
   orgUid: string | undefined;
   /** Version path segment, `v2beta1` (default) or `v2`. */
   apiVersion: string;
+  /** Retry settings that differ from the defaults. */
+  retry: Partial<RetryPolicy>;
 }
 
 /** Reads a fully qualified config key such as `platform:apiUrl`; returns undefined when unset. */
@@ -49,20 +71,47 @@ function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName
 export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): Settings {
   const apiUrl = pick(lookup, env, "apiUrl", "PLATFORM_API_URL");
   const token = pick(lookup, env, "token", "PLATFORM_TOKEN");
+  const identity = pick(lookup, env, "identity", "PLATFORM_IDENTITY");
+  const identityToken = env["PLATFORM_IDENTITY_TOKEN"] || undefined;
+  const identityTokenFile = env["PLATFORM_IDENTITY_TOKEN_FILE"] || undefined;
   const apiVersion = pick(lookup, env, "apiVersion", "PLATFORM_API_VERSION") ?? "v2beta1";
   if (!apiUrl) {
     throw new SettingsError("the Platform API URL is not set: set stack config `platform:apiUrl` or the PLATFORM_API_URL environment variable");
   }
-  if (!/^https?:\/\/[^/\s]+/.test(apiUrl)) {
-    throw new SettingsError(`platform:apiUrl must be an http(s) URL such as https://api.example.dev, got "${apiUrl}"`);
-  }
-  if (!token) {
+  const url = /^https?:\/\/[^/\s]+/;
+  if (!url.test(apiUrl)) throw new SettingsError(`platform:apiUrl must be an http(s) URL such as https://api.example.dev, got "${apiUrl}"`);
+  const authUrl = (pick(lookup, env, "authUrl", "PLATFORM_AUTH_URL") ?? apiUrl).replace(/\/+$/, "");
+  if (!url.test(authUrl)) throw new SettingsError(`platform:authUrl must be an http(s) URL, got "${authUrl}"`);
+  if (!token && !(identity && (identityToken || identityTokenFile))) {
     throw new SettingsError(
-      "no Platform API token: set the secret stack config `platform:token` (pulumi config set --secret platform:token ...) or the PLATFORM_TOKEN environment variable",
+      "no Platform API credentials: set the secret stack config `platform:token` (or PLATFORM_TOKEN), or workload identity: " +
+        "`platform:identity` (or PLATFORM_IDENTITY) with PLATFORM_IDENTITY_TOKEN or PLATFORM_IDENTITY_TOKEN_FILE",
     );
   }
   if (!/^v\d+[a-z0-9]*$/.test(apiVersion)) {
     throw new SettingsError(`platform:apiVersion must look like v2beta1 or v2, got "${apiVersion}"`);
   }
-  return { apiUrl: apiUrl.replace(/\/+$/, ""), token, orgUid: pick(lookup, env, "orgUid", "PLATFORM_ORG_UID"), apiVersion };
+  const retry: Partial<RetryPolicy> = {};
+  for (const [key, envName, field, min] of [
+    ["retryMaxAttempts", "PLATFORM_RETRY_MAX_ATTEMPTS", "maxAttempts", 1],
+    ["retryBaseDelayMs", "PLATFORM_RETRY_BASE_DELAY_MS", "baseDelayMs", 0],
+    ["retryMaxDelayMs", "PLATFORM_RETRY_MAX_DELAY_MS", "maxDelayMs", 0],
+  ] as const) {
+    const raw = pick(lookup, env, key, envName);
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new SettingsError(`platform:${key} must be an integer >= ${min}, got "${raw}"`);
+    retry[field] = n;
+  }
+  return {
+    apiUrl: apiUrl.replace(/\/+$/, ""),
+    token,
+    identity,
+    identityToken,
+    identityTokenFile,
+    authUrl,
+    orgUid: pick(lookup, env, "orgUid", "PLATFORM_ORG_UID"),
+    apiVersion,
+    retry,
+  };
 }

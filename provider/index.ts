@@ -1,16 +1,46 @@
 /**
  * platform-pulumi: Pulumi dynamic resources for the Platform API v2.
  *
- * Resources: {@link Group}, {@link Identity}, {@link RoleBinding}. Lookups: {@link getRoles}. A typed API
- * client: {@link PlatformClient}. Settings: stack config `platform:*` or `PLATFORM_*` environment variables
- * (see `config.ts`).
+ * Resources: {@link Group}, {@link Identity}, {@link Role}, {@link RoleBinding}, {@link IdentityProvider},
+ * {@link AccountAssociation}, {@link GroupInvite}. Lookups: `get<Kind>` / `get<Kinds>` with `...Output` twins for
+ * groups, identities, roles, role bindings, repos, tags and advisories. A typed API client:
+ * {@link PlatformClient}. Settings: stack config `platform:*` or `PLATFORM_*` environment variables (see
+ * `config.ts`); credentials: a token, or workload identity through the token exchange (see `credentials.ts`).
  */
 export { Group, type GroupArgs, type GroupOutputs } from "./resources/group";
-export { Identity, type IdentityArgs, type ClaimMatchArgs, type IdentityOutputs } from "./resources/identity";
+export {
+  Identity,
+  type IdentityArgs,
+  type ClaimMatchArgs,
+  type StaticKeysArgs,
+  type AwsIdentityArgs,
+  type IdentityOutputs,
+  RELATIONSHIP_KINDS,
+  SERVICE_PRINCIPALS,
+} from "./resources/identity";
+export { Role, type RoleArgs, type RoleOutputs } from "./resources/role";
 export { RoleBinding, type RoleBindingArgs, type RoleBindingOutputs, type BindingRef } from "./resources/roleBinding";
-export { getRoles, getRolesOutput, type GetRolesArgs } from "./lookups";
-export { PlatformClient, type ClientOptions } from "./client/client";
+export { IdentityProvider, type IdentityProviderArgs, type OidcArgs, type IdentityProviderOutputs } from "./resources/identityProvider";
+export { AccountAssociation, type AccountAssociationArgs, type AccountAssociationOutputs, ACCOUNT_KINDS } from "./resources/accountAssociation";
+export { GroupInvite, type GroupInviteArgs, type GroupInviteOutputs } from "./resources/groupInvite";
+export * from "./lookups";
+export { CAPABILITY_NAMES, dottedName, wireName, dottedNames } from "./capabilities";
+export { PlatformClient, type ClientOptions, type RetryInfo } from "./client/client";
+export { DEFAULT_RETRY, type RetryPolicy } from "./client/retry";
 export type { ListParams, Page, Paginator } from "./client/pagination";
 export * from "./client/errors";
-export type { Group as ApiGroup, Identity as ApiIdentity, Role as ApiRole, RoleBinding as ApiRoleBinding, Repo as ApiRepo, ClaimMatch } from "./client/schemas";
+export type {
+  Group as ApiGroup,
+  Identity as ApiIdentity,
+  Role as ApiRole,
+  RoleBinding as ApiRoleBinding,
+  Repo as ApiRepo,
+  Tag as ApiTag,
+  Advisory as ApiAdvisory,
+  IdentityProvider as ApiIdentityProvider,
+  AccountAssociation as ApiAccountAssociation,
+  GroupInvite as ApiGroupInvite,
+  ClaimMatch,
+} from "./client/schemas";
 export { resolveSettings, SettingsError, type Settings } from "./config";
+export { tokenSource, CredentialError, TokenExchangeError, type TokenSource, type CredentialSettings } from "./credentials";

@@ -5,7 +5,11 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ProviderImpl } from "./resources/common";
+import { accountAssociationProvider } from "./resources/accountAssociation";
 import { groupProvider } from "./resources/group";
+import { groupInviteProvider } from "./resources/groupInvite";
+import { identityProviderProvider } from "./resources/identityProvider";
+import { roleProvider } from "./resources/role";
 import { identityProvider } from "./resources/identity";
 import { roleBindingProvider } from "./resources/roleBinding";
 import type { ResourceKind } from "./resources/shim";
@@ -21,4 +25,8 @@ export const providers: Record<ResourceKind, ProviderImpl<never, never>> = {
   Group: groupProvider as unknown as ProviderImpl<never, never>,
   Identity: identityProvider as unknown as ProviderImpl<never, never>,
   RoleBinding: roleBindingProvider as unknown as ProviderImpl<never, never>,
+  Role: roleProvider as unknown as ProviderImpl<never, never>,
+  IdentityProvider: identityProviderProvider as unknown as ProviderImpl<never, never>,
+  AccountAssociation: accountAssociationProvider as unknown as ProviderImpl<never, never>,
+  GroupInvite: groupInviteProvider as unknown as ProviderImpl<never, never>,
 };

@@ -104,10 +104,24 @@ describe("group life cycle", () => {
     await expect(groupProvider.delete(`${emu.orgUid}/0123456789abcdef`, {} as never)).resolves.toBeUndefined();
   });
 
-  it("propagates other errors from delete", async () => {
+  it("gives up on a non-empty group at its delete timeout, listing the children left by kind and uid", async () => {
     const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "busy", description: "" });
-    await groupProvider.create({ parentUid: parent.id, name: "child", description: "" });
-    await expect(groupProvider.delete(parent.id, parent.outs!)).rejects.toThrow(/RESOURCE_NOT_EMPTY|still has groups/);
+    const child = await groupProvider.create({ parentUid: parent.id, name: "child", description: "" });
+    const err = await groupProvider.delete(parent.id, { ...parent.outs!, deleteTimeoutSeconds: 1 }).catch((e: unknown) => e);
+    expect(String(err)).toContain(`could not be deleted within 1s`);
+    expect(String(err)).toContain(`groups: ${child.id}`);
+  });
+
+  it("waits for children deleted in parallel, then deletes the group", async () => {
+    const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "parallel", description: "" });
+    const child = await groupProvider.create({ parentUid: parent.id, name: "child", description: "" });
+    const deleting = groupProvider.delete(parent.id, { ...parent.outs!, deleteTimeoutSeconds: 20 });
+    await new Promise((r) => setTimeout(r, 300));
+    await groupProvider.delete(child.id, child.outs!);
+    await deleting;
+    expect((await groupProvider.read(parent.id, parent.outs)).id).toBe("");
+    const refused = emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(parent.id) && r.status === 400);
+    expect(refused.length).toBeGreaterThan(0);
   });
 });
 

@@ -20,6 +20,8 @@ export interface HandlerContext {
   now(): Date;
   /** Version segments served, e.g. `["v2beta1", "v2"]` (the GA paths have unchanged shapes). */
   versions: readonly string[];
+  /** Records a request answered by resetting its connection (status 0 in the request log). */
+  onHijack?: (method: string, url: string) => void;
 }
 
 /** The caller's identity uid, set by the auth hook on every API request. */

@@ -18,6 +18,7 @@
 import { Agent, request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
+import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, sleep, type RetryPolicy } from "./retry";
 import { Paginator, type ListParams, type Page } from "./pagination";
 import * as S from "./schemas";
 
@@ -35,6 +36,22 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
   /** User-Agent header; default `platform-pulumi`. */
   userAgent?: string;
+  /** Retry policy for GET, PATCH and DELETE; unset fields keep {@link DEFAULT_RETRY}'s values. */
+  retry?: Partial<RetryPolicy>;
+  /** Called before each retry (for logs and progress); never receives a credential. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** What {@link ClientOptions.onRetry} is told before a retry. */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** Wait before the next attempt, in milliseconds. */
+  delayMs: number;
+  /** Why the attempt failed (redacted). */
+  reason: string;
 }
 
 type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
@@ -79,6 +96,9 @@ export class Transport {
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
+  /** The retry policy in force. */
+  readonly retry: RetryPolicy;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
 
   constructor(opts: ClientOptions) {
     if (!/^https?:\/\/[^/]+/.test(opts.apiUrl)) {
@@ -92,6 +112,8 @@ export class Transport {
     this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? "platform-pulumi";
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.onRetry = opts.onRetry;
   }
 
   /** `/<api>/<version>/<collection>` */
@@ -100,11 +122,27 @@ export class Transport {
   }
 
   /**
-   * Sends one request and parses the response with `schema`.
+   * Sends a request and parses the response with `schema`, retrying GET, PATCH and DELETE on transient failures
+   * under the retry policy (`retry.ts`). POST is sent once.
    * @throws ApiError (subclass by Status code) on a non-2xx response; ConnectionError when the server cannot be
-   *   reached; ResponseShapeError when a 2xx body does not match `schema`.
+   *   reached; ResponseShapeError when a 2xx body does not match `schema`. After the last attempt, the last error.
    */
   async send<T extends z.ZodType>(method: HttpMethod, path: string, schema: T, opts: RequestOptions = {}): Promise<z.infer<T>> {
+    const retryable = RETRYABLE_METHODS.has(method);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(method, path, schema, opts);
+      } catch (err) {
+        if (!retryable || attempt + 1 >= this.retry.maxAttempts || !isTransient(err)) throw err;
+        const delayMs = backoffMs(this.retry, attempt, err instanceof ApiError ? err.retryAfterMs : undefined);
+        this.onRetry?.({ method, path, attempt: attempt + 1, delayMs, reason: (err as Error).message });
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /** Sends one request, once. Same errors as {@link send}. */
+  async sendOnce<T extends z.ZodType>(method: HttpMethod, path: string, schema: T, opts: RequestOptions = {}): Promise<z.infer<T>> {
     const info: RequestInfo = { method, path };
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(opts.query ?? {})) {
@@ -147,7 +185,10 @@ export class Transport {
       const body = status.success
         ? status.data
         : { code: codeFromHttp(res.statusCode), message: `HTTP ${res.statusCode} without a google.rpc.Status body`, details: [] };
-      throw ApiError.from(body, res.statusCode, info, requestId);
+      const err = ApiError.from(body, res.statusCode, info, requestId);
+      err.retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
+      err.hasStatusBody = status.success;
+      throw err;
     }
     if (json === undefined) throw new ResponseShapeError(info, res.statusCode, "body is not JSON");
     const parsed = schema.safeParse(json);

@@ -74,6 +74,10 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   /** Method and path of the failed request. */
   readonly request: RequestInfo;
+  /** The server's Retry-After, in milliseconds, when it sent one. */
+  retryAfterMs: number | undefined;
+  /** Whether the body was a google.rpc.Status (false: the code was inferred from the HTTP status). */
+  hasStatusBody = true;
 
   constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
     super(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`));

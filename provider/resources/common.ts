@@ -109,3 +109,30 @@ export function parentOfUid(uid: string): string {
 export function useIdAsUid(resource: pulumi.CustomResource & { uid: pulumi.Output<string> }): void {
   Object.defineProperty(resource, "uid", { value: resource.id, enumerable: true, configurable: false, writable: false });
 }
+
+/** Sends a progress line to the Pulumi engine (shown in the update's output); never throws. */
+export function logInfo(message: string): void {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require("@pulumi/pulumi") as typeof import("@pulumi/pulumi")).log.info(message);
+  } catch {
+    // No engine to log to (e.g. unit tests): stay quiet.
+  }
+}
+
+/**
+ * Takes an existing object under management (`adoptUid`): it must exist and live under `expectedParent`.
+ * @throws Error naming the uid and what is wrong (missing, or under another parent).
+ */
+export async function adoptExisting<T extends { uid: string }>(what: string, uid: string, expectedParent: string, get: (uid: string) => Promise<T>): Promise<T> {
+  let row: T;
+  try {
+    row = await get(uid);
+  } catch (err) {
+    if (isNotFound(err)) throw new Error(`adoptUid: there is no ${what} with uid ${uid} to adopt`);
+    throw err;
+  }
+  const parent = parentOfUid(row.uid);
+  if (parent !== expectedParent) throw new Error(`adoptUid: ${what} ${uid} lives under ${parent}, not under ${expectedParent} as declared`);
+  return row;
+}

@@ -1,16 +1,18 @@
 /**
  * Group: an IAM group under a parent group (`pulumi-nodejs:dynamic/platform:Group`).
  *
- * Life cycle: create POSTs under `parentUid`; a change of `parentUid` replaces; a change of `name` or
- * `description` PATCHes exactly those fields (`updateMask`); read reports the server's current values and
- * returns them as inputs too, so a refresh shows an out-of-band edit as a diff and an out-of-band delete as a
- * re-create; delete treats NOT_FOUND as done.
+ * Life cycle: create POSTs under `parentUid` without ever duplicating (`lifecycle.ts`), or adopts `adoptUid`;
+ * a change of `parentUid` replaces; a change of `name` or `description` PATCHes exactly those fields
+ * (`updateMask`); read reports the server's current values and returns them as inputs too, so a refresh shows an
+ * out-of-band edit as a diff and an out-of-band delete as a re-create; delete waits out RESOURCE_NOT_EMPTY until
+ * the delete timeout and treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Group as ApiGroup } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { createSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
 import { shim } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -21,6 +23,12 @@ export interface GroupArgs {
   name: pulumi.Input<string>;
   /** Free-text description; default `""`. */
   description?: pulumi.Input<string>;
+  /**
+   * uid of an existing group to take under management instead of creating one (the replacement for
+   * `pulumi import`, which dynamic providers do not support). It must live under `parentUid`; its name and
+   * description are then set to the declared ones. Read only at create: later changes are ignored.
+   */
+  adoptUid?: pulumi.Input<string>;
 }
 
 /** A group's inputs after `check`: every field present. */
@@ -28,6 +36,9 @@ export interface GroupInputs {
   parentUid: string;
   name: string;
   description: string;
+  adoptUid?: string | undefined;
+  /** From the resource's `customTimeouts.delete`, in seconds; how long a delete waits for children to go. */
+  deleteTimeoutSeconds?: number | undefined;
 }
 
 /** A group's outputs: the inputs plus every field the server returns. */
@@ -39,13 +50,29 @@ export interface GroupOutputs extends GroupInputs {
 }
 
 const MUTABLE = ["name", "description"] as const;
+/** Inputs that change no server field: a change updates the state only. */
+const LOCAL = ["deleteTimeoutSeconds"] as const;
 
-function outputs(g: ApiGroup): GroupOutputs {
-  return { ...g, parentUid: parentOfUid(g.uid), description: g.description, createTime: g.createTime ?? "", updateTime: g.updateTime ?? "" };
+function outputs(g: ApiGroup, local: Partial<GroupInputs> = {}): GroupOutputs {
+  return {
+    ...g,
+    parentUid: parentOfUid(g.uid),
+    description: g.description,
+    createTime: g.createTime ?? "",
+    updateTime: g.updateTime ?? "",
+    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
+    ...(local.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: local.deleteTimeoutSeconds } : {}),
+  };
 }
 
 function inputsOf(o: GroupOutputs): GroupInputs {
-  return { parentUid: o.parentUid, name: o.name, description: o.description ?? "" };
+  return {
+    parentUid: o.parentUid,
+    name: o.name,
+    description: o.description ?? "",
+    ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
+    ...(o.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: o.deleteTimeoutSeconds } : {}),
+  };
 }
 
 /** The Group provider implementation (runs in the provider process). */
@@ -53,45 +80,67 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
   /** Validates every field before any API call; reports all failures at once. */
   async check(_olds, news) {
     const n = news as unknown as Record<string, unknown>;
-    const failures = new Failures()
+    const f = new Failures()
       .add("parentUid", uidpProblem(n["parentUid"]))
       .add("name", nameProblem(n["name"]))
-      .add("description", optionalStringProblem(n["description"])).list;
+      .add("description", optionalStringProblem(n["description"]));
+    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
     const inputs: GroupInputs = {
       parentUid: n["parentUid"] as string,
       name: n["name"] as string,
       description: (n["description"] as string | undefined) ?? "",
+      ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
+      ...(n["deleteTimeoutSeconds"] !== undefined ? { deleteTimeoutSeconds: n["deleteTimeoutSeconds"] as number } : {}),
     };
-    return { inputs, failures };
+    return { inputs, failures: f.list };
   },
 
-  /** `parentUid` replaces; `name` and `description` update in place. */
+  /** `parentUid` replaces; `name` and `description` update in place; `deleteTimeoutSeconds` updates the state. */
   async diff(_id, olds, news) {
-    return fieldDiff<keyof GroupInputs>(olds, news, ["parentUid"], MUTABLE);
+    return fieldDiff<keyof GroupInputs>(olds, news, ["parentUid"], [...MUTABLE, ...LOCAL]);
   },
 
-  /** All-or-nothing: if it throws, nothing was created. */
+  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
   async create(inputs) {
-    const g = await getClient().groups.create(inputs.parentUid, { name: inputs.name, description: inputs.description });
-    return { id: g.uid, outs: outputs(g) };
+    const client = getClient();
+    if (inputs.adoptUid) {
+      const existing = await adoptExisting("group", inputs.adoptUid, inputs.parentUid, (uid) => client.groups.get(uid));
+      const current = outputs(existing, inputs);
+      const mask = changedFields<keyof GroupInputs>(current, inputs, MUTABLE);
+      const g = mask.length ? await client.groups.patch(existing.uid, { name: inputs.name, description: inputs.description }, mask) : existing;
+      logInfo(`adopted group ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
+      return { id: g.uid, outs: outputs(g, inputs) };
+    }
+    const g = await createSafely({
+      what: `group "${inputs.name}"`,
+      parentUid: inputs.parentUid,
+      policy: client.transport.retry,
+      log: logInfo,
+      post: () => client.groups.create(inputs.parentUid, { name: inputs.name, description: inputs.description }),
+      candidates: () => client.groups.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect(),
+    });
+    noteCreated(g.uid);
+    return { id: g.uid, outs: outputs(g, inputs) };
   },
 
   /** Current server state; NOT_FOUND reports the group gone. */
-  async read(id) {
+  async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().groups.get(id));
+      const outs = outputs(await getClient().groups.get(id), props ?? {});
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },
 
   /** PATCHes exactly the changed fields. */
   async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().groups.patch(id, body, mask)));
+    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().groups.patch(id, body, mask), news));
   },
 
-  /** Deletes the group; NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().groups.delete(id));
+  /** Deletes the group, waiting for children to go until the delete timeout; NOT_FOUND counts as done. */
+  async delete(id, props) {
+    const client = getClient();
+    const timeout = props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS;
+    await deleteGroupPatiently(client, id, timeout, client.transport.retry, logInfo);
   },
 };
 
@@ -104,6 +153,8 @@ const provider = shim("Group");
  * ```ts
  * const platform = new Group("platform", { parentUid: orgUid, name: "platform", description: "Platform team" });
  * const ci = new Group("ci-cd", { parentUid: platform.uid, name: "ci-cd" });
+ * // Take an existing group under management instead of creating it:
+ * const legacy = new Group("legacy", { parentUid: orgUid, name: "legacy", adoptUid: "<existing uid>" });
  * ```
  */
 export class Group extends pulumi.dynamic.Resource {
@@ -123,10 +174,19 @@ export class Group extends pulumi.dynamic.Resource {
   /**
    * @param name Pulumi resource name (unique in the stack; not the group's name).
    * @param args the group's fields.
-   * @param opts resource options.
+   * @param opts resource options; `customTimeouts.delete` (e.g. `"10m"`) bounds how long a delete waits for the
+   *   group's children to go (default 5 minutes).
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts, "platform", "Group");
+    const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
+    super(
+      provider,
+      name,
+      { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
+      opts,
+      "platform",
+      "Group",
+    );
     useIdAsUid(this);
   }
 }

@@ -10,7 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { createSafely } from "./lifecycle";
 import { shim } from "./shim";
 
 /**
@@ -44,16 +45,58 @@ export interface IdentityArgs {
   name: pulumi.Input<string>;
   /** Free-text description; default `""`. */
   description?: pulumi.Input<string>;
-  /** The OIDC claims a token must carry to act as this identity. */
-  claimMatch: pulumi.Input<ClaimMatchArgs>;
+  /** The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
+  claimMatch?: pulumi.Input<ClaimMatchArgs>;
+  /** An issuer whose keys are given inline: `{ issuer, subject, issuerKeys (JWKS JSON), expirationTime?, audiences? }`. */
+  staticKeys?: pulumi.Input<StaticKeysArgs>;
+  /** An AWS principal: `{ awsAccount, arn | arnPattern and/or userId | userIdPattern }`. */
+  awsIdentity?: pulumi.Input<AwsIdentityArgs>;
+  /** A service principal by enum name, e.g. `SERVICE_PRINCIPAL_COSIGNED`. */
+  servicePrincipal?: pulumi.Input<string>;
+  /** uid of an existing identity to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
 }
 
-/** An identity's inputs after `check`. */
+/** Identity.staticKeys. */
+export interface StaticKeysArgs {
+  issuer: pulumi.Input<string>;
+  subject: pulumi.Input<string>;
+  /** The issuer's public keys as a JWKS JSON string. */
+  issuerKeys: pulumi.Input<string>;
+  /** RFC 3339; after it the keys are no longer trusted. */
+  expirationTime?: pulumi.Input<string>;
+  audiences?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Identity.awsIdentity. */
+export interface AwsIdentityArgs {
+  awsAccount: pulumi.Input<string>;
+  arn?: pulumi.Input<string>;
+  arnPattern?: pulumi.Input<string>;
+  userId?: pulumi.Input<string>;
+  userIdPattern?: pulumi.Input<string>;
+}
+
+/** The relationship kinds; an identity has exactly one, and switching kind replaces it. */
+export const RELATIONSHIP_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
+
+/** Service principal names the API knows. */
+export const SERVICE_PRINCIPALS = [
+  "SERVICE_PRINCIPAL_COSIGNED", "SERVICE_PRINCIPAL_INGESTER", "SERVICE_PRINCIPAL_CATALOG_SYNCER", "SERVICE_PRINCIPAL_APKO_BUILDER",
+  "SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER", "SERVICE_PRINCIPAL_TENANT_SCANNER", "SERVICE_PRINCIPAL_SEDIMENTOLOGY", "SERVICE_PRINCIPAL_SKILLUP",
+  "SERVICE_PRINCIPAL_MATERIALIZER", "SERVICE_PRINCIPAL_MICROFLOW", "SERVICE_PRINCIPAL_GUARDENER", "SERVICE_PRINCIPAL_MICROVM", "SERVICE_PRINCIPAL_SKILLS",
+];
+
+/** An identity's inputs after `check`: exactly one relationship field is set. */
 export interface IdentityInputs {
   parentUid: string;
   name: string;
   description: string;
-  claimMatch: ApiClaimMatch;
+  claimMatch?: ApiClaimMatch | undefined;
+  staticKeys?: Record<string, unknown> | undefined;
+  awsIdentity?: Record<string, unknown> | undefined;
+  servicePrincipal?: string | undefined;
+  adoptUid?: string | undefined;
 }
 
 /** An identity's outputs: the inputs plus every field the server returns. */
@@ -64,7 +107,7 @@ export interface IdentityOutputs extends IdentityInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description", "claimMatch"] as const;
+const MUTABLE = ["name", "description", ...RELATIONSHIP_KINDS] as const;
 const PAIRS = [
   ["issuer", "issuerPattern", true],
   ["subject", "subjectPattern", true],
@@ -72,7 +115,7 @@ const PAIRS = [
 ] as const;
 
 /** Drops unset and empty entries so server-filled blanks never show as drift. */
-export function normalizeClaimMatch(cm: ApiClaimMatch | undefined): ApiClaimMatch {
+export function normalizeClaimMatch(cm: ApiClaimMatch | Record<string, unknown> | undefined): ApiClaimMatch {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(cm ?? {})) {
     if (v === undefined || v === null || v === "") continue;
@@ -89,6 +132,8 @@ function claimMatchFailures(cm: unknown, f: Failures): void {
     return;
   }
   const o = cm as Record<string, unknown>;
+  const issuer = o["issuer"];
+  if (typeof issuer === "string" && !isUnknown(issuer) && !/^https:\/\/\S+$/.test(issuer)) f.add("claimMatch.issuer", `must be an https URL, got "${issuer}"`);
   for (const [exact, pattern, required] of PAIRS) {
     const hasExact = o[exact] !== undefined && o[exact] !== "";
     const hasPattern = o[pattern] !== undefined && o[pattern] !== "";
@@ -106,19 +151,82 @@ function claimMatchFailures(cm: unknown, f: Failures): void {
   }
 }
 
-function outputs(i: ApiIdentity): IdentityOutputs {
+/** The relationship kind set in `o`, or undefined. */
+export function kindOf(o: Partial<Record<(typeof RELATIONSHIP_KINDS)[number], unknown>>): (typeof RELATIONSHIP_KINDS)[number] | undefined {
+  return RELATIONSHIP_KINDS.find((k) => o[k] !== undefined && o[k] !== null);
+}
+
+function relationshipOf(i: Record<string, unknown>): Partial<IdentityInputs> {
+  const kind = kindOf(i);
+  if (!kind) return {};
+  if (kind === "servicePrincipal") return { servicePrincipal: i[kind] as string };
+  return { [kind]: normalizeClaimMatch(i[kind] as Record<string, unknown>) };
+}
+
+function staticKeysFailures(v: unknown, f: Failures): void {
+  if (v === undefined || isUnknown(v)) return;
+  if (typeof v !== "object" || v === null) return void f.add("staticKeys", "must be an object { issuer, subject, issuerKeys, ... }");
+  const o = v as Record<string, unknown>;
+  for (const k of ["issuer", "subject", "issuerKeys"]) if (!isUnknown(o[k]) && (typeof o[k] !== "string" || o[k] === "")) f.add(`staticKeys.${k}`, "is required (a string)");
+  if (typeof o["issuerKeys"] === "string" && !isUnknown(o["issuerKeys"])) {
+    try {
+      const jwks = JSON.parse(o["issuerKeys"]) as { keys?: unknown };
+      if (!Array.isArray(jwks.keys)) f.add("staticKeys.issuerKeys", 'must be a JWKS JSON document ({"keys": [...]})');
+    } catch {
+      f.add("staticKeys.issuerKeys", "is not JSON; give the issuer's JWKS document");
+    }
+  }
+  // An expirationTime in the past is not an error here: checks must not start failing as time passes.
+  if (o["expirationTime"] !== undefined && !isUnknown(o["expirationTime"]) && Number.isNaN(Date.parse(String(o["expirationTime"])))) {
+    f.add("staticKeys.expirationTime", "must be an RFC 3339 timestamp");
+  }
+}
+
+function awsFailures(v: unknown, f: Failures): void {
+  if (v === undefined || isUnknown(v)) return;
+  if (typeof v !== "object" || v === null) return void f.add("awsIdentity", "must be an object { awsAccount, arn | arnPattern, ... }");
+  const o = v as Record<string, unknown>;
+  if (!isUnknown(o["awsAccount"]) && !/^\d{12}$/.test(String(o["awsAccount"] ?? ""))) f.add("awsIdentity.awsAccount", "must be a 12-digit AWS account id");
+  const has = (k: string) => o[k] !== undefined && o[k] !== "";
+  if (has("arn") && has("arnPattern")) f.add("awsIdentity.arn", "set only one of arn and arnPattern");
+  if (has("userId") && has("userIdPattern")) f.add("awsIdentity.userId", "set only one of userId and userIdPattern");
+  if (!has("arn") && !has("arnPattern") && !has("userId") && !has("userIdPattern")) f.add("awsIdentity.arn", "one of arn, arnPattern, userId, userIdPattern is required");
+  for (const k of ["arnPattern", "userIdPattern"]) {
+    if (typeof o[k] === "string" && !isUnknown(o[k])) {
+      try {
+        new RegExp(o[k]);
+      } catch (err) {
+        f.add(`awsIdentity.${k}`, `is not a valid regular expression: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityOutputs {
+  const { claimMatch: _c, staticKeys: _s, awsIdentity: _a, servicePrincipal: _p, ...rest } = i;
   return {
-    ...i,
+    ...rest,
+    ...relationshipOf(i),
     parentUid: parentOfUid(i.uid),
     description: i.description,
-    claimMatch: normalizeClaimMatch(i.claimMatch),
     createTime: i.createTime ?? "",
     updateTime: i.updateTime ?? "",
+    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
   };
 }
 
 function inputsOf(o: IdentityOutputs): IdentityInputs {
-  return { parentUid: o.parentUid, name: o.name, description: o.description ?? "", claimMatch: o.claimMatch };
+  return {
+    parentUid: o.parentUid,
+    name: o.name,
+    description: o.description ?? "",
+    ...relationshipOf(o as unknown as Record<string, unknown>),
+    ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
+  };
+}
+
+function body(i: IdentityInputs): Record<string, unknown> {
+  return { name: i.name, description: i.description, ...relationshipOf(i as unknown as Record<string, unknown>) };
 }
 
 /** The Identity provider implementation (runs in the provider process). */
@@ -130,43 +238,76 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
       .add("parentUid", uidpProblem(n["parentUid"]))
       .add("name", nameProblem(n["name"]))
       .add("description", optionalStringProblem(n["description"]));
-    claimMatchFailures(n["claimMatch"], f);
-    const cm = n["claimMatch"];
+    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
+    const set = RELATIONSHIP_KINDS.filter((k) => n[k] !== undefined && n[k] !== null);
+    if (set.length === 0) f.add("claimMatch", `one of ${RELATIONSHIP_KINDS.join(", ")} is required`);
+    else if (set.length > 1) f.add(set[1]!, `only one of ${RELATIONSHIP_KINDS.join(", ")} may be set, got ${set.join(" and ")}`);
+    if (n["claimMatch"] !== undefined) claimMatchFailures(n["claimMatch"], f);
+    staticKeysFailures(n["staticKeys"], f);
+    awsFailures(n["awsIdentity"], f);
+    const sp = n["servicePrincipal"];
+    if (sp !== undefined && !isUnknown(sp) && !SERVICE_PRINCIPALS.includes(sp as string)) {
+      f.add("servicePrincipal", `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}`);
+    }
+    const rel: Partial<IdentityInputs> = {};
+    for (const k of set) {
+      const v = n[k];
+      (rel as Record<string, unknown>)[k] = typeof v === "object" && v !== null ? normalizeClaimMatch(v as Record<string, unknown>) : v;
+    }
     const inputs: IdentityInputs = {
       parentUid: n["parentUid"] as string,
       name: n["name"] as string,
       description: (n["description"] as string | undefined) ?? "",
-      claimMatch: typeof cm === "object" && cm !== null ? normalizeClaimMatch(cm as ApiClaimMatch) : (cm as ApiClaimMatch),
+      ...rel,
+      ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
     };
     return { inputs, failures: f.list };
   },
 
-  /** `parentUid` replaces; `name`, `description` and `claimMatch` update in place. */
+  /** `parentUid` or a switch of relationship kind replaces; a change within the kind, `name` or `description` updates. */
   async diff(_id, olds, news) {
-    return fieldDiff<keyof IdentityInputs>(olds, news, ["parentUid"], MUTABLE);
+    const d = fieldDiff<keyof IdentityInputs>(olds, news, ["parentUid"], MUTABLE);
+    const before = kindOf(olds);
+    const after = kindOf(news);
+    if (before !== after && after !== undefined) return { changes: true, replaces: [...(d.replaces ?? []), after] };
+    return d;
   },
 
   /** All-or-nothing: if it throws, nothing was created. */
   async create(inputs) {
-    const i = await getClient().identities.create(inputs.parentUid, {
-      name: inputs.name,
-      description: inputs.description,
-      claimMatch: inputs.claimMatch,
+    const client = getClient();
+    if (inputs.adoptUid) {
+      const existing = outputs(await adoptExisting("identity", inputs.adoptUid, inputs.parentUid, (uid) => client.identities.get(uid)), inputs);
+      if (kindOf(existing) !== kindOf(inputs)) {
+        throw new Error(`adoptUid: identity ${existing.uid} is a ${kindOf(existing) ?? "user"} identity, not ${kindOf(inputs)} as declared`);
+      }
+      const mask = changedFields<keyof IdentityInputs>(existing, inputs, MUTABLE);
+      const i = mask.length ? outputs(await client.identities.patch(existing.uid, body(inputs), mask), inputs) : existing;
+      logInfo(`adopted identity ${existing.uid}`);
+      return { id: i.uid, outs: i };
+    }
+    const i = await createSafely({
+      what: `identity "${inputs.name}"`,
+      parentUid: inputs.parentUid,
+      policy: client.transport.retry,
+      log: logInfo,
+      post: () => client.identities.create(inputs.parentUid, body(inputs) as never),
+      candidates: () => client.identities.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect(),
     });
-    return { id: i.uid, outs: outputs(i) };
+    return { id: i.uid, outs: outputs(i, inputs) };
   },
 
   /** Current server state; NOT_FOUND reports the identity gone. */
-  async read(id) {
+  async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().identities.get(id));
+      const outs = outputs(await getClient().identities.get(id), props ?? {});
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },
 
   /** PATCHes exactly the changed fields. */
   async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().identities.patch(id, body, mask)));
+    return patchChanged(olds, news, MUTABLE, async (_b, mask) => outputs(await getClient().identities.patch(id, body(news), mask), news));
   },
 
   /** Deletes the identity; NOT_FOUND counts as done. */
@@ -198,8 +339,14 @@ export class Identity extends pulumi.dynamic.Resource {
   declare readonly name: pulumi.Output<string>;
   /** Description (`""` when none). */
   declare readonly description: pulumi.Output<string>;
-  /** The claim rules, as the server holds them. */
-  declare readonly claimMatch: pulumi.Output<ApiClaimMatch>;
+  /** The claim rules, as the server holds them (claimMatch identities). */
+  declare readonly claimMatch: pulumi.Output<ApiClaimMatch | undefined>;
+  /** The static keys (staticKeys identities). */
+  declare readonly staticKeys: pulumi.Output<Record<string, unknown> | undefined>;
+  /** The AWS principal (awsIdentity identities). */
+  declare readonly awsIdentity: pulumi.Output<Record<string, unknown> | undefined>;
+  /** The service principal (servicePrincipal identities). */
+  declare readonly servicePrincipal: pulumi.Output<string | undefined>;
   /** Creation time, RFC 3339. */
   declare readonly createTime: pulumi.Output<string>;
   /** Last update time, RFC 3339. */

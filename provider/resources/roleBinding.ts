@@ -10,7 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RoleBinding as ApiRoleBinding } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
-import { deleteIgnoringNotFound, fieldDiff, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { createSafely } from "./lifecycle";
 import { shim } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
@@ -21,6 +22,8 @@ export interface RoleBindingArgs {
   identityUid: pulumi.Input<string>;
   /** uid of the role (see `getRoles` to find built-ins by name). */
   roleUid: pulumi.Input<string>;
+  /** uid of an existing binding at `groupUid` to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
 }
 
 /** A binding's inputs after `check`. */
@@ -28,6 +31,7 @@ export interface RoleBindingInputs {
   groupUid: string;
   identityUid: string;
   roleUid: string;
+  adoptUid?: string | undefined;
 }
 
 /** A reference the server hydrates into a binding. */
@@ -78,8 +82,17 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
     const failures = new Failures()
       .add("groupUid", uidProblem(n["groupUid"]))
       .add("identityUid", uidProblem(n["identityUid"]))
-      .add("roleUid", uidProblem(n["roleUid"])).list;
-    return { inputs: { groupUid: n["groupUid"] as string, identityUid: n["identityUid"] as string, roleUid: n["roleUid"] as string }, failures };
+      .add("roleUid", uidProblem(n["roleUid"]))
+      .add("adoptUid", n["adoptUid"] === undefined ? undefined : uidProblem(n["adoptUid"])).list;
+    return {
+      inputs: {
+        groupUid: n["groupUid"] as string,
+        identityUid: n["identityUid"] as string,
+        roleUid: n["roleUid"] as string,
+        ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
+      },
+      failures,
+    };
   },
 
   /** `groupUid` replaces; `identityUid` and `roleUid` update in place. */
@@ -87,9 +100,28 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
     return fieldDiff<keyof RoleBindingInputs>(olds, news, ["groupUid"], MUTABLE);
   },
 
-  /** All-or-nothing: if it throws, nothing was created. */
+  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
   async create(inputs) {
-    const b = await getClient().roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid });
+    const client = getClient();
+    const body = { identityUid: inputs.identityUid, roleUid: inputs.roleUid };
+    if (inputs.adoptUid) {
+      const existing = outputs(await adoptExisting("role binding", inputs.adoptUid, inputs.groupUid, (uid) => client.roleBindings.get(uid)), inputs);
+      const mask = changedFields<keyof RoleBindingInputs>(existing, inputs, MUTABLE);
+      const b = mask.length ? outputs(await client.roleBindings.patch(existing.uid, body, mask), inputs) : existing;
+      logInfo(`adopted role binding ${existing.uid}`);
+      return { id: b.uid, outs: { ...b, adoptUid: inputs.adoptUid } };
+    }
+    const b = await createSafely({
+      what: `role binding of ${inputs.identityUid} to ${inputs.roleUid}`,
+      parentUid: inputs.groupUid,
+      policy: client.transport.retry,
+      log: logInfo,
+      post: () => client.roleBindings.create(inputs.groupUid, body),
+      candidates: async () =>
+        (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
+          (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
+        ),
+    });
     return { id: b.uid, outs: outputs(b, inputs) };
   },
 

@@ -13,7 +13,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
-export type ResourceKind = "Group" | "Identity" | "RoleBinding";
+export type ResourceKind = "Group" | "Identity" | "RoleBinding" | "Role" | "IdentityProvider" | "AccountAssociation" | "GroupInvite";
 
 /**
  * The shim for one kind. Call once per kind at module load: Pulumi caches serialization per provider object.

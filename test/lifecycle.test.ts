@@ -1,0 +1,151 @@
+/**
+ * The provider's safety behaviour against faults the emulator injects: retries of idempotent requests only,
+ * the consistency window after a new group, creates that never duplicate after a lost response, adoption.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { UnavailableError } from "../provider/client/errors";
+import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from "../provider/client/retry";
+import { groupProvider, type GroupInputs } from "../provider/resources/group";
+import { identityProvider } from "../provider/resources/identity";
+import { roleBindingProvider } from "../provider/resources/roleBinding";
+import { getClient, setConfigLookup } from "../provider/state";
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator();
+  // Fast retries so tests do not wait: 1 ms base, 5 ms cap.
+  const config: Record<string, string> = {
+    "platform:apiUrl": emu.url,
+    "platform:token": emu.token,
+    "platform:retryBaseDelayMs": "1",
+    "platform:retryMaxDelayMs": "5",
+  };
+  setConfigLookup((k) => config[k]);
+});
+afterAll(async () => {
+  await getClient().close();
+  await emu.close();
+});
+beforeEach(() => emu.control.reset());
+
+const posts = (since: number) => emu.requests.slice(since).filter((r) => r.method === "POST");
+const groupsNamed = async (parent: string, name: string) => getClient().groups.list({ childrenOf: parent, name }).collect();
+
+describe("retry policy", () => {
+  it("retries a GET through injected UNAVAILABLE errors and succeeds", async () => {
+    emu.control.set({ errorRates: { "14": 0.6 }, seed: 7 });
+    const since = emu.requests.length;
+    const g = await getClient().groups.get(emu.orgUid);
+    expect(g.uid).toBe(emu.orgUid);
+    expect(emu.requests.slice(since).some((r) => r.status === 503)).toBe(true);
+  });
+
+  it("gives up after maxAttempts with the last error", async () => {
+    emu.control.set({ errorRates: { "14": 1 } });
+    const client = new PlatformClient({ apiUrl: emu.url, token: emu.token, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const since = emu.requests.length;
+    await expect(client.groups.get(emu.orgUid)).rejects.toBeInstanceOf(UnavailableError);
+    expect(emu.requests.length - since).toBe(3);
+    await client.close();
+  });
+
+  it("never retries a POST on a plain error", async () => {
+    emu.control.set({ errorRates: { "13": 1 } });
+    const since = emu.requests.length;
+    await expect(getClient().groups.create(emu.orgUid, { name: "no-retry" })).rejects.toThrow(/code 13/);
+    expect(posts(since)).toHaveLength(1);
+  });
+
+  it("waits with full jitter within the cap, and honours a capped Retry-After", () => {
+    const p = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000, retryAfterCapMs: 5000 };
+    expect(backoffMs(p, 0, undefined, () => 0.999)).toBeLessThan(100);
+    expect(backoffMs(p, 10, undefined, () => 0.999)).toBeLessThanOrEqual(1000);
+    expect(backoffMs(p, 3, 2000)).toBe(2000);
+    expect(backoffMs(p, 3, 60_000)).toBe(5000);
+    expect(parseRetryAfter("7")).toBe(7000);
+    expect(parseRetryAfter(new Date(Date.now() + 3000).toUTCString())).toBeGreaterThan(1000);
+  });
+});
+
+describe("creates", () => {
+  it("retries a child create while a new parent group is not yet visible (consistency window)", async () => {
+    const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "fresh-parent", description: "" });
+    emu.control.set({ consistencyDelayMs: 400 });
+    const since = emu.requests.length;
+    const child = await groupProvider.create({ parentUid: parent.id, name: "eager-child", description: "" });
+    expect(child.id.startsWith(`${parent.id}/`)).toBe(true);
+    const denied = posts(since).filter((r) => r.status === 403);
+    expect(denied.length).toBeGreaterThan(0);
+    expect(await groupsNamed(parent.id, "eager-child")).toHaveLength(1);
+  });
+
+  it("does not retry PERMISSION_DENIED under a parent it did not just create", async () => {
+    const old = await getClient().groups.create(emu.orgUid, { name: "made-elsewhere" });
+    emu.control.set({ consistencyDelayMs: 60_000 });
+    await expect(groupProvider.create({ parentUid: old.uid, name: "kid", description: "" })).rejects.toThrow(/code 7/);
+  });
+
+  it("adopts the object a lost create response made, leaving no duplicate", async () => {
+    emu.control.set({ dropCreateResponses: 1 });
+    const since = emu.requests.length;
+    const g = await groupProvider.create({ parentUid: emu.orgUid, name: "lost-response", description: "d" });
+    expect(posts(since).map((r) => r.status)).toEqual([0]);
+    const all = await groupsNamed(emu.orgUid, "lost-response");
+    expect(all.map((x) => x.uid)).toEqual([g.id]);
+  });
+
+  it("adopts a lost role binding create by identity and role", async () => {
+    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-lost", description: "" });
+    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
+    emu.control.set({ dropCreateResponses: 1 });
+    const b = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
+    const bindings = await getClient().roleBindings.list({ childrenOf: group.id }).collect();
+    expect(bindings.map((x) => x.uid)).toEqual([b.id]);
+  });
+
+  it("fails, listing the uids, when a lost create leaves several candidates", async () => {
+    const first = await getClient().groups.create(emu.orgUid, { name: "twin" });
+    emu.control.set({ dropCreateResponses: 1 });
+    const err = await groupProvider.create({ parentUid: emu.orgUid, name: "twin", description: "" }).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/2 matching objects/);
+    expect(String(err)).toContain(first.uid);
+  });
+
+  it("sends a create again when the connection broke before anything was created", async () => {
+    // A reset before the request is handled: nothing is committed, the lookup finds nothing, the POST is resent.
+    // Seed 138 at rate 0.5 resets exactly the first request (draws 0.14, 0.79, 0.81, 0.57, …).
+    emu.control.set({ resetRate: 0.5, seed: 138 });
+    const since = emu.requests.length;
+    const g = await groupProvider.create({ parentUid: emu.orgUid, name: "reset-before", description: "" });
+    emu.control.set({ resetRate: 0 });
+    expect(posts(since).map((r) => r.status)).toEqual([0, 200]);
+    expect((await groupsNamed(emu.orgUid, "reset-before")).map((x) => x.uid)).toEqual([g.id]);
+  });
+});
+
+describe("adoption (adoptUid)", () => {
+  it("takes an existing group under management and reconciles its declared fields with one PATCH", async () => {
+    const existing = await getClient().groups.create(emu.orgUid, { name: "legacy", description: "old" });
+    const since = emu.requests.length;
+    const adopted = await groupProvider.create({ parentUid: emu.orgUid, name: "legacy", description: "new", adoptUid: existing.uid } as GroupInputs);
+    expect(adopted.id).toBe(existing.uid);
+    expect(posts(since)).toHaveLength(0);
+    expect(emu.requests.slice(since).filter((r) => r.method === "PATCH").map((r) => r.query["updateMask"])).toEqual(["description"]);
+    expect((await getClient().groups.get(existing.uid)).description).toBe("new");
+  });
+
+  it("refuses to adopt an object under another parent, or one that does not exist", async () => {
+    const elsewhere = await getClient().groups.create(emu.orgUid, { name: "elsewhere" });
+    const other = await getClient().groups.create(emu.orgUid, { name: "other-parent" });
+    await expect(groupProvider.create({ parentUid: other.uid, name: "x-x", description: "", adoptUid: elsewhere.uid } as GroupInputs)).rejects.toThrow(/lives under/);
+    await expect(groupProvider.create({ parentUid: emu.orgUid, name: "x-x", description: "", adoptUid: `${emu.orgUid}/0123456789abcdef` } as GroupInputs)).rejects.toThrow(/no group with uid/);
+  });
+
+  it("ignores adoptUid in later diffs (no replace when it is removed)", async () => {
+    const olds = { parentUid: emu.orgUid, name: "n-n", description: "", adoptUid: "x" } as GroupInputs;
+    expect(await groupProvider.diff("id", olds as never, { parentUid: emu.orgUid, name: "n-n", description: "" })).toEqual({ changes: false, replaces: [] });
+  });
+});
