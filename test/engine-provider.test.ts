@@ -1,0 +1,146 @@
+/**
+ * The provider's promises through the real Pulumi CLI against the emulator (faults injected by its controls):
+ * drift after out-of-band edits and deletes, a destroy of children wired by plain strings, an apply that outlives
+ * 30-second API tokens, adoption of an existing group, and 1% dropped create responses with no duplicate.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+
+const LONG = 240_000;
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(program: string, stack: string, env: (emu: Emulator) => NodeJS.ProcessEnv = (emu) => ({ PLATFORM_TOKEN: emu.token })) {
+  const emu = await startEmulator();
+  const backend = mkdtempSync(path.join(tmpdir(), `engine-${program}-`));
+  const cwd = path.join(REPO_ROOT, "test", "programs", program);
+  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, ...env(emu) } });
+  await cli.initStack();
+  const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  cleanups.push(async () => {
+    await client.close();
+    await emu.close();
+    rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
+  });
+  return { emu, cli, client };
+}
+
+describe("drift", () => {
+  it("refresh picks up an out-of-band edit and delete; the next up restores both", async () => {
+    const { emu, cli, client } = await setup("basic", "drift");
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const out = (await cli.outputs()) as Record<string, string>;
+    await client.groups.patch(out["teamUid"]!, { description: "edited outside" }, ["description"]);
+    await client.identities.delete(out["botUid"]!);
+
+    const refresh = await cli.ok(["refresh", "--yes", "--skip-preview"]);
+    expect(refresh.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/platform:Group\s+team\s+(refresh|updated)/);
+    expect(refresh.stdout).toMatch(/-\s+pulumi-nodejs:dynamic\/platform:Identity\s+bot\s+(refresh|deleted)/);
+    const preview = await cli.ok(["preview", "--diff"]);
+    expect(preview.stdout).toMatch(/~ description: "edited outside" => "first"/);
+    expect(preview.stdout).toMatch(/\+ 2 to create/); // the identity, and its binding (deleted with it)
+    expect(preview.stdout).toMatch(/~ 1 to update/);
+
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    expect((await client.groups.get(out["teamUid"]!)).description).toBe("first");
+    expect((await client.identities.list({ descendantsOf: emu.orgUid, name: "bot" }).collect())).toHaveLength(1);
+    expect((await cli.run(["preview", "--expect-no-changes"])).code).toBe(0);
+  }, LONG);
+});
+
+describe("destroy", () => {
+  it("succeeds when children are wired by plain strings and deleted in parallel with their group", async () => {
+    const { emu, cli, client } = await setup("strings", "strings");
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const teamUid = ((await cli.outputs()) as Record<string, string>)["teamUid"]!;
+    await cli.ok(["config", "set", "teamUid", teamUid]);
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    expect(await client.groups.list({ childrenOf: teamUid }).collect()).toHaveLength(1);
+
+    const destroy = await cli.ok(["destroy", "--yes", "--skip-preview"]);
+    expect(destroy.stdout).toMatch(/- 4 deleted/); // bot, sub, team and the stack
+    const refused = emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(teamUid) && r.status === 400);
+    console.log(`group delete refused ${refused.length} time(s) while its children were deleted in parallel`);
+    expect(await client.groups.list({ descendantsOf: emu.orgUid }).collect()).toEqual([]);
+  }, LONG);
+
+  it("gives up at the group's customTimeouts.delete, naming the children left by kind and uid", async () => {
+    const { emu, cli, client } = await setup("strings", "stuck");
+    await cli.ok(["config", "set", "deleteTimeout", "3s"]);
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const teamUid = ((await cli.outputs()) as Record<string, string>)["teamUid"]!;
+    const stray = await client.groups.create(teamUid, { name: "made-by-hand" });
+    const destroy = await cli.run(["destroy", "--yes", "--skip-preview"]);
+    expect(destroy.code).not.toBe(0);
+    expect(destroy.stdout + destroy.stderr).toContain(`could not be deleted within 3s because it is not empty; children left: groups: ${stray.uid}`);
+    expect(emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(teamUid)).length).toBeGreaterThan(1);
+  }, LONG);
+});
+
+describe("credentials", () => {
+  it("an apply that outlives a 30-second token lifetime never fails on expiry (workload identity)", async () => {
+    const tokenFile = path.join(mkdtempSync(path.join(tmpdir(), "oidc-")), "token");
+    const { emu, cli, client } = await setup("chain", "chain", () => ({ PLATFORM_TOKEN: "", PLATFORM_IDENTITY_TOKEN_FILE: tokenFile }));
+    const owner = (await client.roles.list({ name: "owner" }).collect())[0]!;
+    const bot = await client.identities.create(emu.orgUid, { name: "deployer", claimMatch: { issuer: emu.issuer.url, subject: "ci-job" } });
+    await client.roleBindings.create(emu.orgUid, { identityUid: bot.uid, roleUid: owner.uid });
+    writeFileSync(tokenFile, await emu.issuer.mint("ci-job", { ttlSeconds: 3600 }));
+    cli.opts.env = { ...cli.opts.env, PLATFORM_IDENTITY: bot.uid };
+    await cli.ok(["config", "set", "length", "24"]);
+    emu.control.set({ tokenTtlSeconds: 30, latencyMs: 1400 });
+
+    const started = Date.now();
+    const up = await cli.ok(["up", "--yes", "--skip-preview"]);
+    const seconds = (Date.now() - started) / 1000;
+    const exchanges = emu.requests.filter((r) => r.path === "/sts/exchange");
+    const unauthenticated = emu.requests.filter((r) => r.status === 401);
+    console.log(`apply took ${seconds.toFixed(1)}s with 30s tokens; ${exchanges.length} exchanges; ${unauthenticated.length} requests refused as unauthenticated`);
+    expect(seconds).toBeGreaterThan(30); // the scenario itself, not a performance target
+    expect(up.stdout).toMatch(/\+ 25 created/);
+    expect(unauthenticated).toEqual([]);
+    expect(exchanges.length).toBeGreaterThanOrEqual(3); // program + provider, and at least one refresh
+  }, LONG);
+});
+
+describe("adoption", () => {
+  it("takes an existing group under management without creating one, then manages it", async () => {
+    const { emu, cli, client } = await setup("many", "adopt");
+    const legacy = await client.groups.create(emu.orgUid, { name: "legacy-group", description: "made by hand" });
+    await cli.ok(["config", "set", "count", "0"]);
+    await cli.ok(["config", "set", "adoptUid", legacy.uid]);
+    const since = emu.requests.length;
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    expect(emu.requests.slice(since).filter((r) => r.method === "POST")).toEqual([]);
+    expect(await client.groups.get(legacy.uid)).toMatchObject({ name: "adopted-by-pulumi", description: "now managed" });
+    expect((await cli.run(["preview", "--expect-no-changes"])).code).toBe(0);
+    await cli.ok(["destroy", "--yes", "--skip-preview"]);
+    await expect(client.groups.get(legacy.uid)).rejects.toThrow(/code 5/);
+  }, LONG);
+});
+
+describe("lost responses", () => {
+  it("1% of create responses dropped leaves no duplicate and no orphan", async () => {
+    const { emu, cli, client } = await setup("many", "lossy");
+    await cli.ok(["config", "set", "count", "100"]);
+    // Seed 2 at 1% drops the 24th and 38th create responses (committed on the server, never answered).
+    emu.control.set({ dropCreateRate: 0.01, seed: 2 });
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const dropped = emu.requests.filter((r) => r.method === "POST" && r.status === 0);
+    expect(dropped).toHaveLength(2);
+    const groups = await client.groups.list({ childrenOf: emu.orgUid, pageSize: 200 }).collect();
+    const names = groups.map((g) => g.name).filter((n) => n.startsWith("many-"));
+    expect(names).toHaveLength(100);
+    expect(new Set(names).size).toBe(100);
+    const state = await cli.exportState();
+    const managed = (state.deployment.resources ?? []).filter((r) => r["type"] === "pulumi-nodejs:dynamic/platform:Group").map((r) => r["id"]);
+    expect(new Set(managed)).toEqual(new Set(groups.filter((g) => g.name.startsWith("many-")).map((g) => g.uid)));
+  }, LONG);
+});
