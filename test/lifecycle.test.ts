@@ -114,6 +114,16 @@ describe("creates", () => {
     expect(String(err)).toContain(first.uid);
   });
 
+  it("rides out injected HTTP 500s on creates: looks up, then resends, leaving exactly one object", async () => {
+    emu.control.set({ errorRates: { "13": 0.2 }, seed: 9 }); // seed 9 at 20%: the 1st, 3rd and 9th requests fail, …
+    const since = emu.requests.length;
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push(await groupProvider.create({ parentUid: emu.orgUid, name: `flaky-${i}`, description: "" }));
+    emu.control.set({ errorRates: {} });
+    expect(posts(since).some((r) => r.status === 500)).toBe(true);
+    for (let i = 0; i < 6; i++) expect((await groupsNamed(emu.orgUid, `flaky-${i}`)).map((g) => g.uid)).toEqual([made[i]!.id]);
+  });
+
   it("sends a create again when the connection broke before anything was created", async () => {
     // A reset before the request is handled: nothing is committed, the lookup finds nothing, the POST is resent.
     // Seed 138 at rate 0.5 resets exactly the first request (draws 0.14, 0.79, 0.81, 0.57, …).

@@ -5,8 +5,8 @@
  * - with PERMISSION_DENIED or NOT_FOUND on a parent this process created less than
  *   {@link CONSISTENCY_WINDOW_MS} ago, the request was rejected (nothing was created) while the service caught
  *   up: it is sent again with backoff until the window ends;
- * - ambiguously (the connection broke, a deadline passed, a 5xx came without a Status body, or a 2xx body could
- *   not be read), the object may exist: objects of that kind under the parent that match the request and were
+ * - ambiguously (the connection broke, a transient code such as INTERNAL or UNAVAILABLE came back, a 5xx came
+ *   without a Status body, or a 2xx body could not be read), the object may exist: objects of that kind under the parent that match the request and were
  *   created since the attempt began (less {@link CLOCK_SKEW_MS}) are looked up. One match is adopted as the
  *   result; several fail with their uids listed; none means nothing was created, and the POST is sent again
  *   (up to the retry policy's attempts);
@@ -19,7 +19,7 @@
  */
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { PlatformClient } from "../client/client";
-import { backoffMs, sleep, type RetryPolicy } from "../client/retry";
+import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -43,11 +43,15 @@ function inWindow(parentUid: string, now: number): boolean {
   return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
 }
 
-/** Whether a failed create may nevertheless have created the object. */
+/**
+ * Whether a failed create may nevertheless have created the object: the connection broke, the body could not be
+ * read, the server answered a transient code (INTERNAL, UNKNOWN, UNAVAILABLE, DEADLINE_EXCEEDED,
+ * RESOURCE_EXHAUSTED: it may have failed after committing), or a 5xx came without a Status body.
+ */
 export function isAmbiguous(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof ResponseShapeError) return true;
   if (!(err instanceof ApiError)) return false;
-  if (err.code === RpcCode.DEADLINE_EXCEEDED) return true;
+  if (RETRYABLE_CODES.has(err.code)) return true;
   return !err.hasStatusBody && err.httpStatus >= 500;
 }
 
