@@ -133,7 +133,9 @@ function claimMatchFailures(cm: unknown, f: Failures): void {
   }
   const o = cm as Record<string, unknown>;
   const issuer = o["issuer"];
-  if (typeof issuer === "string" && !isUnknown(issuer) && !/^https:\/\/\S+$/.test(issuer)) f.add("claimMatch.issuer", `must be an https URL, got "${issuer}"`);
+  if (typeof issuer === "string" && !isUnknown(issuer) && !isTrustworthyIssuer(issuer)) {
+    f.add("claimMatch.issuer", `must be an https URL (or http on loopback, for local issuers), got "${issuer}"`);
+  }
   for (const [exact, pattern, required] of PAIRS) {
     const hasExact = o[exact] !== undefined && o[exact] !== "";
     const hasPattern = o[pattern] !== undefined && o[pattern] !== "";
@@ -161,6 +163,11 @@ function relationshipOf(i: Record<string, unknown>): Partial<IdentityInputs> {
   if (!kind) return {};
   if (kind === "servicePrincipal") return { servicePrincipal: i[kind] as string };
   return { [kind]: normalizeClaimMatch(i[kind] as Record<string, unknown>) };
+}
+
+/** https, or http on a loopback address (a local test issuer that nothing off this machine can mint for). */
+export function isTrustworthyIssuer(url: string): boolean {
+  return /^https:\/\/\S+$/.test(url) || /^http:\/\/(127(\.\d{1,3}){3}|localhost|\[::1\])(:\d+)?(\/\S*)?$/.test(url);
 }
 
 function staticKeysFailures(v: unknown, f: Failures): void {

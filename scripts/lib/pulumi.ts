@@ -41,8 +41,8 @@ export function cliBinDir(): string {
 export interface PulumiCliOptions {
   /** Folder of the Pulumi project (holds Pulumi.yaml). */
   cwd: string;
-  /** Folder for the file backend's state (`PULUMI_BACKEND_URL=file://<dir>`); created by the CLI. */
-  backendDir: string;
+  /** Folder for the file backend's state (`PULUMI_BACKEND_URL=file://<dir>`); default: the caller's `PULUMI_BACKEND_URL`. */
+  backendDir?: string;
   /** Stack name, passed as `--stack` to every command that takes one. */
   stack: string;
   /** Extra environment (e.g. PLATFORM_API_URL, PLATFORM_TOKEN for the provider). */
@@ -79,7 +79,7 @@ export class PulumiCli {
       PATH: `${this.bin}${path.delimiter}${process.env["PATH"] ?? ""}`,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_BACKEND_URL: `file://${this.opts.backendDir}`,
+      ...(this.opts.backendDir ? { PULUMI_BACKEND_URL: `file://${this.opts.backendDir}` } : {}),
       PULUMI_CONFIG_PASSPHRASE: process.env["PULUMI_CONFIG_PASSPHRASE"] ?? "platform-pulumi-local",
       PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
       PULUMI_SKIP_CONFIRMATIONS: "true",

@@ -1,0 +1,127 @@
+/**
+ * Drift detection, end to end:
+ *
+ *     node dist/examples/drift-detection/drift.js [--json]
+ *
+ * Brings the sample program up (on the embedded emulator unless PLATFORM_API_URL is set), then, outside Pulumi
+ * and through the API, edits one group's description and deletes one identity. `pulumi preview --refresh --diff`
+ * must then report exactly those two changes; `pulumi refresh` and `pulumi up` converge, and a last preview
+ * shows no changes. With `--json` only the drift report is printed, as JSON for CI:
+ * `[{resource, type, field, old, new}]`, where `old` is what the server has and `new` what the program declares.
+ *
+ * The drift report comes from `pulumi preview --refresh --json`: each planned step after the refresh is a drift.
+ * Exit code 0 when every step did what it says.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { startEmulator, type Emulator } from "../../emulator";
+import { PlatformClient } from "../../provider/client/client";
+import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
+
+/** One drifted field (or a whole resource gone: `field` is `(resource)`). */
+export interface Drift {
+  /** The Pulumi resource name. */
+  resource: string;
+  /** The resource kind, e.g. `Group`. */
+  type: string;
+  field: string;
+  /** What the server has now (null: gone). */
+  old: unknown;
+  /** What the program declares (null: to be deleted). */
+  new: unknown;
+}
+
+interface Step {
+  op: string;
+  urn: string;
+  oldState?: { inputs?: Record<string, unknown> };
+  newState?: { inputs?: Record<string, unknown> };
+}
+
+/** The drift in a `pulumi preview --refresh --json` document. */
+export function driftOf(preview: { steps?: Step[] }): Drift[] {
+  const out: Drift[] = [];
+  for (const s of preview.steps ?? []) {
+    if (s.op === "same" || s.op === "refresh" || s.op === "read") continue;
+    const parts = s.urn.split("::");
+    const type = (parts[2] ?? "").replace("pulumi-nodejs:dynamic/platform:", "");
+    const resource = parts[3] ?? s.urn;
+    if (type === "pulumi:pulumi:Stack") continue;
+    const before = s.oldState?.inputs ?? {};
+    const after = s.newState?.inputs ?? {};
+    if (s.op === "create") out.push({ resource, type, field: "(resource)", old: null, new: "declared" });
+    else if (s.op === "delete") out.push({ resource, type, field: "(resource)", old: "exists", new: null });
+    else {
+      for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        if (k === "__provider") continue;
+        if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) out.push({ resource, type, field: k, old: before[k] ?? null, new: after[k] ?? null });
+      }
+    }
+  }
+  return out;
+}
+
+async function main(): Promise<number> {
+  const json = process.argv.includes("--json");
+  const say = (s: string) => {
+    if (!json) process.stdout.write(`${s}\n`);
+  };
+  let emu: Emulator | undefined;
+  let apiUrl = process.env["PLATFORM_API_URL"];
+  let token = process.env["PLATFORM_TOKEN"];
+  let orgUid = process.env["PLATFORM_ORG_UID"];
+  if (!apiUrl) {
+    emu = await startEmulator();
+    ({ url: apiUrl, token, orgUid } = emu);
+  }
+  if (!token || !orgUid) throw new Error("PLATFORM_API_URL is set, so PLATFORM_TOKEN and PLATFORM_ORG_UID must be set too");
+  const backend = mkdtempSync(path.join(tmpdir(), "drift-"));
+  const cwd = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+  const cli = new PulumiCli({ cwd, backendDir: backend, stack: "drift", echo: !json, env: { PLATFORM_API_URL: apiUrl, PLATFORM_TOKEN: token, PLATFORM_ORG_UID: orgUid } });
+  const client = new PlatformClient({ apiUrl, token });
+  try {
+    await cli.initStack();
+    say("==> pulumi up --yes");
+    await cli.ok(["up", "--yes", "--skip-preview"], { echo: false });
+    const out = (await cli.outputs()) as Record<string, string>;
+    say(`==> outside Pulumi: change the description of group "apps", delete identity "deployer"`);
+    await client.groups.patch(out["appsUid"]!, { description: "Edited in the console" }, ["description"]);
+    await client.identities.delete(out["deployerUid"]!);
+
+    const report = await cli.ok(["preview", "--refresh", "--json"], { echo: false });
+    const drift = driftOf(JSON.parse(report.stdout) as { steps?: Step[] });
+    if (json) {
+      process.stdout.write(`${JSON.stringify(drift, null, 2)}\n`);
+    } else {
+      say("==> pulumi preview --refresh --diff");
+      await cli.ok(["preview", "--refresh", "--diff"]);
+    }
+    const expected = drift.length === 2 && drift.some((d) => d.resource === "apps" && d.field === "description") && drift.some((d) => d.resource === "deployer" && d.field === "(resource)");
+    if (!expected) throw new Error(`expected exactly the two changes made outside Pulumi, got ${JSON.stringify(drift)}`);
+
+    say("==> pulumi refresh --yes, then pulumi up --yes");
+    await cli.ok(["refresh", "--yes", "--skip-preview"], { echo: false });
+    await cli.ok(["up", "--yes", "--skip-preview"], { echo: false });
+    const clean = await cli.run(["preview", "--expect-no-changes"], { echo: false });
+    if (clean.code !== 0) throw new Error("a preview after converging still shows changes");
+    say("==> converged: a preview shows no changes");
+    await cli.ok(["destroy", "--yes", "--skip-preview"], { echo: false });
+    return 0;
+  } finally {
+    await client.close();
+    await emu?.close();
+    rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(cwd, "Pulumi.drift.yaml"), { force: true });
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`drift detection: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * The three workflows, as a user runs them, through the real Pulumi CLI on the emulator: the policy pack and the
+ * policy gate (clean, mandatory and advisory cases), drift detection (human and --json), and workload identity.
+ * (The org-setup workflow is the main job, run by commands.test.ts.)
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+
+const LONG = 180_000;
+
+function node(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", script), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (out += d));
+    child.on("close", (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+describe("policy pack and policy gate", () => {
+  let emu: Emulator;
+  let backend: string;
+  let cli: PulumiCli;
+  const program = path.join(REPO_ROOT, "examples", "policy-gate", "program");
+  let gateEnv: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    emu = await startEmulator();
+    backend = mkdtempSync(path.join(tmpdir(), "gate-"));
+    const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+    cli = new PulumiCli({ cwd: program, backendDir: backend, stack: "gate", env });
+    await cli.initStack();
+    gateEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  }, LONG);
+  afterAll(async () => {
+    await emu?.close();
+    if (backend) rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(program, "Pulumi.gate.yaml"), { force: true });
+  });
+
+  const gate = () => node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate"], gateEnv);
+
+  it("passes a clean program", async () => {
+    const r = await gate();
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
+    // The binding's group uid is unknown until the group exists: @pulumi/policy reports that, not a violation.
+    expect(r.out).toMatch(/\| not evaluated \| no-owner-at-root \| RoleBinding::ci-editor \| can't run policy/);
+    expect(r.out).toContain("policy gate: passed (0 advisory warning(s), 1 not evaluated until apply)");
+  }, LONG);
+
+  it("fails on mandatory violations, naming each policy and resource in the table", async () => {
+    await cli.ok(["config", "set", "teamName", "Payments!"]);
+    const bad = await gate();
+    await cli.ok(["config", "rm", "teamName"]);
+    expect(bad.code, bad.out).toBe(1);
+    expect(bad.out).toMatch(/\| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
+    expect(bad.out).toContain("policy gate: FAILED: 1 mandatory violation(s)");
+
+    // A rule only the pack enforces: the provider accepts an unanchored issuerPattern.
+    await cli.ok(["config", "set", "issuerPattern", "https://.*\\.example\\.com"]);
+    const unanchored = await gate();
+    await cli.ok(["config", "rm", "issuerPattern"]);
+    expect(unanchored.code, unanchored.out).toBe(1);
+    expect(unanchored.out).toMatch(/\| mandatory \| identity-issuer-https \| Identity::ci \| claimMatch.issuerPattern "https:\/\/.*" is not anchored/);
+  }, LONG);
+
+  it("warns on advisory violations without failing", async () => {
+    await cli.ok(["config", "set", "subjectPattern", ".*"]);
+    await cli.ok(["config", "set", "teamDescription", ""]);
+    const r = await gate();
+    await cli.ok(["config", "rm", "subjectPattern"]);
+    await cli.ok(["config", "rm", "teamDescription"]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/\| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
+    expect(r.out).toMatch(/\| advisory \| description-required \| Group::team \|/);
+    expect(r.out).toContain("policy gate: passed (2 advisory warning(s), 1 not evaluated until apply)");
+  }, LONG);
+
+  it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed", async () => {
+    const r = await node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")], gateEnv);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/\| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
+  }, LONG);
+
+  it("plain `pulumi preview --policy-pack policies` fails naming the policy and the resource", async () => {
+    await cli.ok(["config", "set", "teamName", "x"]);
+    const r = await cli.run(["preview", "--policy-pack", path.join(REPO_ROOT, "policies")]);
+    await cli.ok(["config", "rm", "teamName"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toMatch(/\[mandatory\]\s+group-name-format\s+\(pulumi-nodejs:dynamic\/platform:Group: team\)/);
+    expect(r.stdout).toContain('Group name "x" must be 3-63 characters long (it has 1)');
+  }, LONG);
+});
+
+describe("drift detection", () => {
+  it("reports exactly the out-of-band edit and delete as JSON, then converges", async () => {
+    const r = await node("examples/drift-detection/drift.js", ["--json"]);
+    expect(r.code, r.out).toBe(0);
+    const drift = JSON.parse(r.out.slice(r.out.indexOf("["), r.out.lastIndexOf("]") + 1)) as Array<Record<string, unknown>>;
+    expect(drift).toEqual([
+      { resource: "apps", type: "Group", field: "description", old: "Edited in the console", new: "Application teams" },
+      { resource: "deployer", type: "Identity", field: "(resource)", old: null, new: "declared" },
+    ]);
+  }, LONG);
+
+  it("shows the drift with pulumi preview --refresh --diff in human mode", async () => {
+    const r = await node("examples/drift-detection/drift.js");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('~ description: "Edited in the console" => "Application teams"');
+    expect(r.out).toMatch(/\+ 1 to create\s+~ 1 to update/);
+    expect(r.out).toContain("==> converged: a preview shows no changes");
+  }, LONG);
+});
+
+describe("workload identity", () => {
+  it("a program authenticated only by token exchange reads with its role and is refused a write", async () => {
+    const r = await node("examples/workload-identity/run.js");
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('read with the viewer role: ["release-notes"]');
+    expect(r.out).toMatch(/refused: .*Permission denied: identity .* lacks CAP_IAM_GROUPS_CREATE/);
+  }, LONG);
+});
