@@ -119,6 +119,37 @@ describe("drift detection", () => {
   }, LONG);
 });
 
+describe("drift report on an existing stack", () => {
+  it("exits 0 with no drift and 1 with drift, listing it", async () => {
+    const emu = await startEmulator();
+    const backend = mkdtempSync(path.join(tmpdir(), "drift-report-"));
+    const cwd = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+    const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+    const cli = new PulumiCli({ cwd, backendDir: backend, stack: "report", env });
+    try {
+      await cli.initStack();
+      await cli.ok(["up", "--yes", "--skip-preview"]);
+      const runEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+      const clean = await node("examples/drift-detection/drift.js", ["report", "--stack", "report", "--cwd", cwd], runEnv);
+      expect(clean.code, clean.out).toBe(0);
+      expect(clean.out).toContain("no drift");
+      const apps = ((await cli.outputs()) as Record<string, string>)["appsUid"]!;
+      await fetch(`${emu.url}/iam/v2beta1/groups/${apps}?updateMask=description`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${emu.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ description: "changed by hand" }),
+      });
+      const drifted = await node("examples/drift-detection/drift.js", ["report", "--stack", "report", "--cwd", cwd], runEnv);
+      expect(drifted.code, drifted.out).toBe(1);
+      expect(drifted.out).toContain('| apps | Group | description | "changed by hand" | "Application teams" |');
+    } finally {
+      await emu.close();
+      rmSync(backend, { recursive: true, force: true });
+      rmSync(path.join(cwd, "Pulumi.report.yaml"), { force: true });
+    }
+  }, LONG);
+});
+
 describe("workload identity", () => {
   it("a program authenticated only by token exchange reads with its role and is refused a write", async () => {
     const r = await node("examples/workload-identity/run.js");

@@ -1,8 +1,15 @@
 /**
- * Drift detection, end to end:
+ * Drift detection.
+ *
+ *     node dist/examples/drift-detection/drift.js report --stack <name> [--cwd <project dir>] [--json]
+ *
+ * reports the drift of an existing stack (backend and credentials from the environment, as for any `pulumi`
+ * command): what `pulumi preview --refresh` would change, as a table or, with `--json`,
+ * `[{resource, type, field, old, new}]`. Exit code 0 when nothing drifted, 1 when something did.
  *
  *     node dist/examples/drift-detection/drift.js [--json]
  *
+ * is the tour, end to end:
  * Brings the sample program up (on the embedded emulator unless PLATFORM_API_URL is set), then, outside Pulumi
  * and through the API, edits one group's description and deletes one identity. `pulumi preview --refresh --diff`
  * must then report exactly those two changes; `pulumi refresh` and `pulumi up` converge, and a last preview
@@ -15,6 +22,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
+import { parseArgs } from "node:util";
 import { startEmulator, type Emulator } from "../../emulator";
 import { PlatformClient } from "../../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
@@ -62,7 +70,24 @@ export function driftOf(preview: { steps?: Step[] }): Drift[] {
   return out;
 }
 
+/** `report` mode: the drift of an existing stack; exit 1 when there is any. */
+async function report(): Promise<number> {
+  const { values } = parseArgs({ args: process.argv.slice(3), options: { stack: { type: "string" }, cwd: { type: "string", default: process.cwd() }, json: { type: "boolean", default: false } } });
+  const stack = values.stack ?? process.env["PULUMI_STACK"];
+  if (!stack) throw new Error("give the stack with --stack <name> (or PULUMI_STACK)");
+  const cli = new PulumiCli({ cwd: path.resolve(values.cwd), stack });
+  const drift = driftOf(JSON.parse((await cli.ok(["preview", "--refresh", "--json"], { echo: false })).stdout) as { steps?: Step[] });
+  if (values.json) process.stdout.write(`${JSON.stringify(drift, null, 2)}\n`);
+  else if (drift.length === 0) process.stdout.write("no drift\n");
+  else {
+    process.stdout.write("| resource | type | field | on the server | declared |\n|---|---|---|---|---|\n");
+    for (const d of drift) process.stdout.write(`| ${d.resource} | ${d.type} | ${d.field} | ${JSON.stringify(d.old)} | ${JSON.stringify(d.new)} |\n`);
+  }
+  return drift.length === 0 ? 0 : 1;
+}
+
 async function main(): Promise<number> {
+  if (process.argv[2] === "report") return report();
   const json = process.argv.includes("--json");
   const say = (s: string) => {
     if (!json) process.stdout.write(`${s}\n`);
