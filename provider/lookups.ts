@@ -63,8 +63,8 @@ export interface PagingArgs {
    */
   orderBy?: string;
   /**
-   * Items per request (the server defaults to 50 and caps at 200). Default: `limit` when a limit is given
-   * (capped at 200, so a small limit costs one small request), else the server's default.
+   * Items per request (the API caps it at 200). Default: `limit` when a limit is given (capped at 200, so a small
+   * limit costs one small request), else 200, so walking every page takes as few round trips as the API allows.
    */
   pageSize?: number;
   /** Matching items to skip before the first one returned. Default 0. */
@@ -223,7 +223,8 @@ function pick(args: object, keys: readonly string[]): Record<string, unknown> {
  * @param serverSideOnly false when items are also filtered in this process (then `limit` must not shrink pages).
  */
 function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }, serverSideOnly = true): ListParams {
-  const pageSize = args.pageSize ?? (args.limit !== undefined && serverSideOnly ? Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : undefined);
+  // Walking pages costs a round trip each: ask for the API's maximum unless a small limit needs fewer.
+  const pageSize = args.pageSize ?? (args.limit !== undefined && serverSideOnly ? Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : MAX_PAGE_SIZE);
   return compact({
     pageSize,
     orderBy: args.orderBy,

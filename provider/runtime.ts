@@ -20,6 +20,22 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
   setConfigLookup((key) => req.config.get(key));
 }
 
+/**
+ * The provider object the one-line `__provider` of a resource asks for (see `resources/shim.ts`): the kind's
+ * implementation plus `configure`. Created once per kind and process.
+ */
+export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  const cached = cache.get(kind);
+  if (cached) return cached;
+  const impl = providers[kind] as unknown as pulumi.dynamic.ResourceProvider | undefined;
+  if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
+  const p: pulumi.dynamic.ResourceProvider = { ...impl, configure };
+  cache.set(kind, p);
+  return p;
+}
+
+const cache = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
 /** Implementations by resource kind. */
 export const providers: Record<ResourceKind, ProviderImpl<never, never>> = {
   Group: groupProvider as unknown as ProviderImpl<never, never>,

@@ -11,7 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { isAmbiguous } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
@@ -142,8 +142,6 @@ export const accountAssociationProvider: ProviderImpl<AccountAssociationInputs, 
   },
 };
 
-const provider = shim("AccountAssociation");
-
 /**
  * A group's cloud-account association.
  *
@@ -152,7 +150,7 @@ const provider = shim("AccountAssociation");
  * new AccountAssociation("aws", { groupUid: platform.uid, amazon: { account: "123456789012" } });
  * ```
  */
-export class AccountAssociation extends pulumi.dynamic.Resource {
+export class AccountAssociation extends PlatformResource {
   /** The association's uid (= the group's uid). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group. */
@@ -162,7 +160,7 @@ export class AccountAssociation extends pulumi.dynamic.Resource {
 
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, ...args }, opts, "platform", "AccountAssociation");
+    super("AccountAssociation", name, { uid: undefined, createTime: undefined, updateTime: undefined, ...args }, opts);
     useIdAsUid(this);
   }
 }

@@ -13,7 +13,7 @@ import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link Group}. */
 export interface GroupArgs {
@@ -144,8 +144,6 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
   },
 };
 
-const provider = shim("Group");
-
 /**
  * An IAM group.
  *
@@ -157,7 +155,7 @@ const provider = shim("Group");
  * const legacy = new Group("legacy", { parentUid: orgUid, name: "legacy", adoptUid: "<existing uid>" });
  * ```
  */
-export class Group extends pulumi.dynamic.Resource {
+export class Group extends PlatformResource {
   /** The group's uid (UIDP: the parent's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the parent group. */
@@ -179,14 +177,9 @@ export class Group extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
-    super(
-      provider,
-      name,
+    super("Group", name,
       { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
-      opts,
-      "platform",
-      "Group",
-    );
+      opts);
     useIdAsUid(this);
   }
 }

@@ -11,7 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link GroupInvite}. */
 export interface GroupInviteArgs {
@@ -149,8 +149,6 @@ export const groupInviteProvider: ProviderImpl<GroupInviteInputs, GroupInviteOut
   },
 };
 
-const provider = shim("GroupInvite");
-
 /**
  * An invitation into a group.
  *
@@ -160,7 +158,7 @@ const provider = shim("GroupInvite");
  * export const inviteCode = invite.code; // secret
  * ```
  */
-export class GroupInvite extends pulumi.dynamic.Resource {
+export class GroupInvite extends PlatformResource {
   /** The invite's uid. */
   declare readonly uid: pulumi.Output<string>;
   /** The one-time code (secret). */
@@ -172,14 +170,9 @@ export class GroupInvite extends pulumi.dynamic.Resource {
 
   /** @param name Pulumi resource name. @param args the invite. @param opts resource options. */
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
+    super("GroupInvite", name,
       { uid: undefined, code: undefined, expirationTime: undefined, keyId: undefined, createTime: undefined, ...args },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "code"] },
-      "platform",
-      "GroupInvite",
-    );
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "code"] });
     useIdAsUid(this);
   }
 }

@@ -12,7 +12,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /**
  * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
@@ -323,8 +323,6 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
   },
 };
 
-const provider = shim("Identity");
-
 /**
  * A workload identity that tokens from an OIDC issuer can assume.
  *
@@ -337,7 +335,7 @@ const provider = shim("Identity");
  * });
  * ```
  */
-export class Identity extends pulumi.dynamic.Resource {
+export class Identity extends PlatformResource {
   /** The identity's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the identity lives in. */
@@ -365,7 +363,7 @@ export class Identity extends pulumi.dynamic.Resource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts, "platform", "Identity");
+    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts);
     useIdAsUid(this);
   }
 }

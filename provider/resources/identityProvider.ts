@@ -11,7 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
 export interface OidcArgs {
@@ -189,8 +189,6 @@ export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, Iden
   },
 };
 
-const provider = shim("IdentityProvider");
-
 /**
  * An OIDC identity provider for the org's users.
  *
@@ -203,7 +201,7 @@ const provider = shim("IdentityProvider");
  * });
  * ```
  */
-export class IdentityProvider extends pulumi.dynamic.Resource {
+export class IdentityProvider extends PlatformResource {
   /** The provider's uid. */
   declare readonly uid: pulumi.Output<string>;
   /** uid of its group. */
@@ -219,14 +217,9 @@ export class IdentityProvider extends pulumi.dynamic.Resource {
 
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
+    super("IdentityProvider", name,
       { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret"] },
-      "platform",
-      "IdentityProvider",
-    );
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret"] });
     useIdAsUid(this);
   }
 }

@@ -13,7 +13,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -144,8 +144,6 @@ export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
   },
 };
 
-const provider = shim("Role");
-
 /**
  * A custom role.
  *
@@ -154,7 +152,7 @@ const provider = shim("Role");
  * const auditor = new Role("auditor", { parentUid: orgUid, name: "auditor", capabilities: ["groups.list", "identity.list", "role_bindings.list"] });
  * ```
  */
-export class Role extends pulumi.dynamic.Resource {
+export class Role extends PlatformResource {
   /** The role's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the role belongs to. */
@@ -172,7 +170,7 @@ export class Role extends pulumi.dynamic.Resource {
 
   /** @param name Pulumi resource name. @param args the role's fields. @param opts resource options. */
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts, "platform", "Role");
+    super("Role", name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts);
     useIdAsUid(this);
   }
 }

@@ -12,7 +12,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
-import { shim } from "./shim";
+import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
 export interface RoleBindingArgs {
@@ -144,8 +144,6 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
   },
 };
 
-const provider = shim("RoleBinding");
-
 /**
  * A role binding: `identityUid` holds `roleUid` at `groupUid` and every group below it.
  *
@@ -155,7 +153,7 @@ const provider = shim("RoleBinding");
  * new RoleBinding("ci-bot-editor", { groupUid: platform.uid, identityUid: bot.uid, roleUid: editor.uid });
  * ```
  */
-export class RoleBinding extends pulumi.dynamic.Resource {
+export class RoleBinding extends PlatformResource {
   /** The binding's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the role applies at. */
@@ -179,14 +177,9 @@ export class RoleBinding extends pulumi.dynamic.Resource {
    * @param opts resource options.
    */
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
+    super("RoleBinding", name,
       { uid: undefined, createTime: undefined, identity: undefined, group: undefined, role: undefined, ...args },
-      opts,
-      "platform",
-      "RoleBinding",
-    );
+      opts);
     useIdAsUid(this);
   }
 }

@@ -1,46 +1,43 @@
 /**
- * The serialized part of every dynamic provider: a thin, stable shim.
+ * The serialized part of every resource: one line of code in state.
  *
- * Pulumi serializes a dynamic provider object into state (`__provider`) and runs that stored code for `read` and
- * `delete` (FACTS.md). So the shim holds no logic and captures nothing but the resource kind: each method
- * requires this package's runtime by its public name and delegates. An upgraded package changes behaviour
- * without replacing resources, the serialized text stays a few hundred bytes, and no credential, schema or
- * connection object is ever captured.
+ * Pulumi stores a dynamic resource's provider as code (`__provider`) and runs that stored code for `read` and
+ * `delete` (FACTS.md). The dynamic-provider plugin evaluates it with `require-from-string` and calls its
+ * `handler()` to get the provider object. So instead of letting the closure serializer write out every method
+ * (about 2.6 KB per resource type), each resource stores a line that requires this package's runtime by its
+ * public name and asks it for the provider of its kind:
  *
- * The runtime is resolved from the provider process's working directory (the program's folder), as any package
- * the program depends on. Contract: the package's `exports` map keeps `platform-pulumi/runtime` stable.
+ *     exports.handler = () => require("platform-pulumi/runtime").provider("Group");
+ *
+ * An upgraded package changes behaviour without replacing resources; no credential, schema or connection
+ * object can ever be captured; and the text is the same for every resource of a kind. The runtime is resolved
+ * from the provider process's working directory (the program's folder), as any package the program depends on.
+ * Contract: the package's `exports` map keeps `platform-pulumi/runtime`, and the runtime keeps `provider(kind)`
+ * (and, for state written by 0.1.0, `configure` and `providers[kind]`).
  */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
 export type ResourceKind = "Group" | "Identity" | "RoleBinding" | "Role" | "IdentityProvider" | "AccountAssociation" | "GroupInvite";
 
+/** The `__provider` text of a kind. */
+export function providerSource(kind: ResourceKind): string {
+  return `exports.handler = () => require("platform-pulumi/runtime").provider(${JSON.stringify(kind)});`;
+}
+
 /**
- * The shim for one kind. Call once per kind at module load: Pulumi caches serialization per provider object.
- * The `require` calls are deliberate: they run inside the provider process, not in the program.
+ * Base class of this package's resources: a `pulumi-nodejs:dynamic/platform:<Kind>` custom resource, served by
+ * Pulumi's Node.js dynamic-provider plugin exactly like a `pulumi.dynamic.Resource`, with the one-line provider.
  */
-export function shim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  return {
-    async configure(req) {
-      return require("platform-pulumi/runtime").configure(req);
-    },
-    async check(olds, news) {
-      return require("platform-pulumi/runtime").providers[kind].check(olds, news);
-    },
-    async diff(id, olds, news) {
-      return require("platform-pulumi/runtime").providers[kind].diff(id, olds, news);
-    },
-    async create(inputs) {
-      return require("platform-pulumi/runtime").providers[kind].create(inputs);
-    },
-    async read(id, props) {
-      return require("platform-pulumi/runtime").providers[kind].read(id, props);
-    },
-    async update(id, olds, news) {
-      return require("platform-pulumi/runtime").providers[kind].update(id, olds, news);
-    },
-    async delete(id, props) {
-      return require("platform-pulumi/runtime").providers[kind].delete(id, props);
-    },
-  } satisfies pulumi.dynamic.ResourceProvider;
+export abstract class PlatformResource extends pulumi.CustomResource {
+  /**
+   * @param kind the resource kind (type token `pulumi-nodejs:dynamic/platform:<kind>`).
+   * @param name Pulumi resource name. @param props inputs, with output-only properties as `undefined`.
+   * @param opts resource options.
+   * @throws Error when `props` defines `__provider` (reserved).
+   */
+  protected constructor(kind: ResourceKind, name: string, props: pulumi.Inputs, opts?: pulumi.CustomResourceOptions) {
+    if ("__provider" in props) throw new Error("a platform resource must not define the __provider property");
+    super(`pulumi-nodejs:dynamic/platform:${kind}`, name, { ...props, __provider: providerSource(kind) }, opts);
+  }
 }
