@@ -105,6 +105,7 @@ describe("a program through the real Pulumi CLI (token from the environment)", (
       "pulumi-nodejs:dynamic/platform:RoleBinding",
     ]);
     console.log(`serialized __provider bytes by type: ${JSON.stringify(sizes)}`);
+    expect(Math.max(...Object.values(sizes))).toBeLessThanOrEqual(1024);
     expect(allText(backend)).not.toContain(emu.token);
   }, LONG);
 

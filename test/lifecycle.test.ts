@@ -136,6 +136,19 @@ describe("creates", () => {
   });
 });
 
+describe("batched reads", () => {
+  it("reads that arrive together share one List by uidp.ids; a missing one is confirmed gone with its own GET", async () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await groupProvider.create({ parentUid: emu.orgUid, name: `batch-${i}`, description: "" }));
+    await getClient().groups.delete(made[2]!.id);
+    const since = emu.requests.length;
+    const reads = await Promise.all(made.map((m) => groupProvider.read(m.id, m.outs)));
+    expect(reads.map((r) => r.id)).toEqual([made[0]!.id, made[1]!.id, "", made[3]!.id, made[4]!.id]);
+    const sent = emu.requests.slice(since).map((r) => `${r.method} ${r.path}${r.query["uidp.ids"] ? ` ids=${r.query["uidp.ids"].split(",").length}` : ""}`);
+    expect(sent).toEqual(["GET /iam/v2beta1/groups ids=5", `GET /iam/v2beta1/groups/${made[2]!.id}`]);
+  });
+});
+
 describe("adoption (adoptUid)", () => {
   it("takes an existing group under management and reconciles its declared fields with one PATCH", async () => {
     const existing = await getClient().groups.create(emu.orgUid, { name: "legacy", description: "old" });

@@ -127,7 +127,7 @@ export class Transport {
    * @throws ApiError (subclass by Status code) on a non-2xx response; ConnectionError when the server cannot be
    *   reached; ResponseShapeError when a 2xx body does not match `schema`. After the last attempt, the last error.
    */
-  async send<T extends z.ZodType>(method: HttpMethod, path: string, schema: T, opts: RequestOptions = {}): Promise<z.infer<T>> {
+  async send<T>(method: HttpMethod, path: string, schema: S.Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const retryable = RETRYABLE_METHODS.has(method);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -142,7 +142,7 @@ export class Transport {
   }
 
   /** Sends one request, once. Same errors as {@link send}. */
-  async sendOnce<T extends z.ZodType>(method: HttpMethod, path: string, schema: T, opts: RequestOptions = {}): Promise<z.infer<T>> {
+  async sendOnce<T>(method: HttpMethod, path: string, schema: S.Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const info: RequestInfo = { method, path };
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(opts.query ?? {})) {
@@ -223,7 +223,7 @@ function listQuery(p: ListParams, pageToken: string | undefined): NonNullable<Re
 /** List and get on one collection. */
 export class ReadableCollection<T extends z.ZodType> {
   protected readonly path: string;
-  private readonly envelope: z.ZodType<Page<z.infer<T>>>;
+  private readonly envelope: S.Parser<Page<z.infer<T>>>;
 
   constructor(
     protected readonly transport: Transport,
@@ -234,7 +234,7 @@ export class ReadableCollection<T extends z.ZodType> {
     plural: string = collection,
   ) {
     this.path = transport.base(api, collection);
-    this.envelope = S.listEnvelope(plural, schema) as unknown as z.ZodType<Page<z.infer<T>>>;
+    this.envelope = S.listEnvelope(plural, schema);
   }
 
   /**

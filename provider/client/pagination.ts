@@ -71,9 +71,12 @@ export class Paginator<T> implements AsyncIterable<T> {
   async collect(limit = Infinity): Promise<T[]> {
     const out: T[] = [];
     if (limit <= 0) return out;
-    for await (const item of this) {
-      out.push(item);
-      if (out.length >= limit) break;
+    // Page by page, not item by item: one await per request instead of one per row.
+    for await (const page of this.pages()) {
+      for (const item of page.items) {
+        out.push(item);
+        if (out.length >= limit) return out;
+      }
     }
     return out;
   }

@@ -11,6 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { isAmbiguous } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** Cloud accounts an association can name. */
@@ -126,7 +127,7 @@ export const accountAssociationProvider: ProviderImpl<AccountAssociationInputs, 
   /** Current server state; NOT_FOUND reports it gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().accountAssociations.get(id), props ?? {});
+      const outs = outputs(await batchedGet(getClient().accountAssociations, id), props ?? {});
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },

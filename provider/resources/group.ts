@@ -13,6 +13,7 @@ import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -126,7 +127,7 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
   /** Current server state; NOT_FOUND reports the group gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().groups.get(id), props ?? {});
+      const outs = outputs(await batchedGet(getClient().groups, id), props ?? {});
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },

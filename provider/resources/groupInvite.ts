@@ -11,6 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link GroupInvite}. */
@@ -125,7 +126,7 @@ export const groupInviteProvider: ProviderImpl<GroupInviteInputs, GroupInviteOut
   /** Current server state (the code is kept from state); NOT_FOUND (deleted or expired away) reports it gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const i = await getClient().groupInvites.get(id);
+      const i = await batchedGet(getClient().groupInvites, id);
       const prior = (props ?? {}) as Partial<GroupInviteOutputs>;
       const inputs: GroupInviteInputs = {
         parentUid: parentOfUid(i.uid),

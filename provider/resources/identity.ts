@@ -12,6 +12,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /**
@@ -307,7 +308,7 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
   /** Current server state; NOT_FOUND reports the identity gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().identities.get(id), props ?? {});
+      const outs = outputs(await batchedGet(getClient().identities, id), props ?? {});
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },

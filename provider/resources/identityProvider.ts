@@ -11,6 +11,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
@@ -160,7 +161,7 @@ export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, Iden
   /** Current server state (the secret is kept from state: the API never returns it); NOT_FOUND reports it gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().identityProviders.get(id), props ?? {});
+      const outs = outputs(await batchedGet(getClient().identityProviders, id), props ?? {});
       const inputs: IdentityProviderInputs = {
         parentUid: outs.parentUid,
         name: outs.name,

@@ -13,6 +13,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link Role}. */
@@ -127,7 +128,7 @@ export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
   /** Current server state; NOT_FOUND reports the role gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().roles.get(id), props ?? {});
+      const outs = outputs(await batchedGet(getClient().roles, id), props ?? {});
       const { uid: _u, createTime: _c, updateTime: _t, ...rest } = outs;
       return { id, props: outs, inputs: { parentUid: rest.parentUid, name: rest.name, description: rest.description, capabilities: rest.capabilities, ...(rest.adoptUid ? { adoptUid: rest.adoptUid } : {}) } };
     });

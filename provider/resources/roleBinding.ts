@@ -12,6 +12,7 @@ import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
+import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
@@ -128,7 +129,7 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
   /** Current server state; NOT_FOUND reports the binding gone. */
   async read(id, props) {
     return readOrGone(async () => {
-      const outs = outputs(await getClient().roleBindings.get(id), props);
+      const outs = outputs(await batchedGet(getClient().roleBindings, id), props);
       return { id, props: outs, inputs: { groupUid: outs.groupUid, identityUid: outs.identityUid, roleUid: outs.roleUid } };
     });
   },
