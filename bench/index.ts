@@ -10,8 +10,8 @@
  * | provider_bytes_max, state_bytes_per_resource | the largest serialized `__provider`, and state bytes per resource, from a real state file | — | ≤ 1024 |
  * | plugin_peak_rss_mb | peak RSS of the dynamic-provider plugin during the real `up` | — | — |
  *
- * Environment: BENCH_ROUNDS (interleaved engine pairs, default 3), BENCH_LIST_PAIRS (default 7),
- * BENCH_GET_BLOCKS (default 20 blocks of 200 GETs per side).
+ * Environment: BENCH_ROUNDS (interleaved engine pairs, default 5), BENCH_LIST_PAIRS (default 15),
+ * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side). Run it on an otherwise idle machine.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -22,9 +22,9 @@ import { PlatformClient } from "../provider/client/client";
 import { getRepos } from "../provider/lookups";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const LIST_PAIRS = Number(process.env["BENCH_LIST_PAIRS"] ?? 7);
-const GET_BLOCKS = Number(process.env["BENCH_GET_BLOCKS"] ?? 20);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
+const LIST_PAIRS = Number(process.env["BENCH_LIST_PAIRS"] ?? 15);
+const GET_BLOCKS = Number(process.env["BENCH_GET_BLOCKS"] ?? 40);
 const GETS_PER_BLOCK = 200;
 
 const median = (xs: number[]) => {

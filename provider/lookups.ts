@@ -27,6 +27,7 @@
  * ```
  */
 import * as pulumi from "@pulumi/pulumi";
+import { listQuery } from "./client/client";
 import type { z } from "zod";
 import type { PlatformClient } from "./client/client";
 import type { ListParams, Page } from "./client/pagination";
@@ -241,22 +242,6 @@ function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }, serve
 /** Whether an array filter that matches nothing was given (then no request is made). */
 function emptySet(...filters: Array<readonly string[] | undefined>): boolean {
   return filters.some((f) => f !== undefined && f.length === 0);
-}
-
-/** List parameters as the API names them (snake_case on the wire), as `client.ts` sends them. */
-function listQuery(p: ListParams, pageToken: string | undefined): Record<string, string | number | readonly string[] | undefined> {
-  return {
-    page_size: p.pageSize,
-    page_token: pageToken,
-    order_by: p.orderBy,
-    skip: p.skip,
-    name: p.name,
-    "uidp.descendants_of": p.descendantsOf,
-    "uidp.children_of": p.childrenOf,
-    "uidp.ancestors_of": p.ancestorsOf,
-    "uidp.in_root": p.inRoot,
-    "uidp.ids": p.ids,
-  };
 }
 
 /**

@@ -92,6 +92,8 @@ export class Transport {
   readonly apiUrl: string;
   readonly apiVersion: string;
   private readonly token: () => string | Promise<string>;
+  private readonly staticToken: string | undefined;
+  private readonly baseHeaders: Record<string, string>;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
@@ -108,10 +110,12 @@ export class Transport {
     this.apiVersion = opts.apiVersion ?? "v2beta1";
     const token = opts.token;
     this.token = typeof token === "function" ? token : () => token;
+    this.staticToken = typeof token === "string" ? token : undefined;
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? "platform-pulumi";
+    this.baseHeaders = { accept: "application/json", "user-agent": this.userAgent };
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.onRetry = opts.onRetry;
   }
@@ -144,18 +148,19 @@ export class Transport {
   /** Sends one request, once. Same errors as {@link send}. */
   async sendOnce<T>(method: HttpMethod, path: string, schema: S.Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const info: RequestInfo = { method, path };
-    const search = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.query ?? {})) {
-      if (v === undefined) continue;
-      if (Array.isArray(v)) for (const x of v) search.append(k, x);
-      else search.append(k, String(v));
+    let qs = "";
+    if (opts.query) {
+      const search = new URLSearchParams();
+      for (const [k, v] of Object.entries(opts.query)) {
+        if (v === undefined) continue;
+        if (Array.isArray(v)) for (const x of v) search.append(k, x);
+        else search.append(k, String(v));
+      }
+      qs = search.toString();
     }
-    const qs = search.toString();
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${await this.token()}`,
-      accept: "application/json",
-      "user-agent": this.userAgent,
-    };
+    // A static token needs no await: one microtask less on every request.
+    const token = this.staticToken ?? (await this.token());
+    const headers: Record<string, string> = { ...this.baseHeaders, authorization: `Bearer ${token}` };
     if (opts.body !== undefined) headers["content-type"] = "application/json";
 
     let res: Dispatcher.ResponseData;
@@ -204,8 +209,8 @@ export class Transport {
   }
 }
 
-/** List parameters as the API names them (snake_case on the wire). */
-function listQuery(p: ListParams, pageToken: string | undefined): NonNullable<RequestOptions["query"]> {
+/** List parameters as the API names them (snake_case on the wire), with the page token of the page wanted. */
+export function listQuery(p: ListParams, pageToken: string | undefined): Record<string, string | number | readonly string[] | undefined> {
   return {
     page_size: p.pageSize,
     page_token: pageToken,
@@ -243,6 +248,11 @@ export class ReadableCollection<T extends z.ZodType> {
    */
   list(params: ListParams = {}): Paginator<z.infer<T>> {
     return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, { query: listQuery(params, token) }), params);
+  }
+
+  /** The retry policy this collection's requests follow. */
+  get retryPolicy(): RetryPolicy {
+    return this.transport.retry;
   }
 
   /** Gets one object. @throws NotFoundError when there is none with that uid. */

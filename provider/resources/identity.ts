@@ -11,7 +11,7 @@ import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../cl
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createSafely } from "./lifecycle";
+import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
@@ -294,14 +294,7 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
       logInfo(`adopted identity ${existing.uid}`);
       return { id: i.uid, outs: i };
     }
-    const i = await createSafely({
-      what: `identity "${inputs.name}"`,
-      parentUid: inputs.parentUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.identities.create(inputs.parentUid, body(inputs) as never),
-      candidates: () => client.identities.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect(),
-    });
+    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), logInfo);
     return { id: i.uid, outs: outputs(i, inputs) };
   },
 

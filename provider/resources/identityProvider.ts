@@ -10,7 +10,7 @@ import type { IdentityProvider as ApiIdp } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createSafely } from "./lifecycle";
+import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
@@ -147,14 +147,7 @@ export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, Iden
       logInfo(`adopted identity provider ${existing.uid}`);
       return { id: p.uid, outs: outputs(p, inputs) };
     }
-    const p = await createSafely({
-      what: `identity provider "${inputs.name}"`,
-      parentUid: inputs.parentUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.identityProviders.create(inputs.parentUid, body(inputs)),
-      candidates: () => client.identityProviders.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect(),
-    });
+    const p = await createNamedSafely(client.identityProviders, "identity provider", inputs.parentUid, inputs.name, body(inputs), logInfo);
     return { id: p.uid, outs: outputs(p, inputs) };
   },
 

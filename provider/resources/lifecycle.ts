@@ -18,7 +18,8 @@
  * strings). When it gives up, the error lists the children left, by kind and uid.
  */
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
-import type { PlatformClient } from "../client/client";
+import type { Collection, PlatformClient } from "../client/client";
+import type { z } from "zod";
 import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
@@ -108,6 +109,29 @@ export async function createSafely<T extends { uid: string; createTime?: string 
       await sleep(wait);
     }
   }
+}
+
+/**
+ * {@link createSafely} for an object with a name under a parent (groups, identities, roles, identity providers):
+ * the candidates after an ambiguous failure are the parent's children with that exact name.
+ * @param kind for messages, e.g. `group`.
+ */
+export function createNamedSafely<T extends { uid: string; createTime?: string | undefined }>(
+  collection: Collection<z.ZodType<T>, object>,
+  kind: string,
+  parentUid: string,
+  name: string,
+  body: object,
+  log?: (message: string) => void,
+): Promise<T> {
+  return createSafely({
+    what: `${kind} "${name}"`,
+    parentUid,
+    policy: collection.retryPolicy,
+    ...(log ? { log } : {}),
+    post: () => collection.create(parentUid, body),
+    candidates: () => collection.list({ childrenOf: parentUid, name, pageSize: 200 }).collect(),
+  });
 }
 
 /** Parses a Pulumi custom timeout (`"5m"`, `"30s"`, `"1h30m"`, `"90"` seconds) to seconds, or undefined. */

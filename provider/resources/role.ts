@@ -12,7 +12,7 @@ import type { Role as ApiRole } from "../client/schemas";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createSafely } from "./lifecycle";
+import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
@@ -114,14 +114,7 @@ export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
       logInfo(`adopted role ${existing.uid}`);
       return { id: r.uid, outs: r };
     }
-    const r = await createSafely({
-      what: `role "${inputs.name}"`,
-      parentUid: inputs.parentUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.roles.create(inputs.parentUid, body),
-      candidates: () => client.roles.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect(),
-    });
+    const r = await createNamedSafely(client.roles, "role", inputs.parentUid, inputs.name, body, logInfo);
     return { id: r.uid, outs: outputs(r, inputs) };
   },
 
