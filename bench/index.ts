@@ -16,6 +16,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
+import { spawn } from "node:child_process";
 import { Agent, request } from "undici";
 import { startEmulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
@@ -68,7 +69,7 @@ interface EngineFigures {
   resources: number;
 }
 
-async function engineBench(): Promise<EngineFigures> {
+export async function engineBench(): Promise<EngineFigures> {
   const emu = await startEmulator();
   const viewer = (await new PlatformClient({ apiUrl: emu.url, token: emu.token }).roles.list({ name: "viewer" }).collect())[0]!.uid;
   const backend = mkdtempSync(path.join(tmpdir(), "bench-engine-"));
@@ -120,8 +121,28 @@ async function engineBench(): Promise<EngineFigures> {
   return f;
 }
 
-async function listBench(): Promise<{ requests: number; client: number[]; raw: number[]; rawRequests: number }> {
-  const emu = await startEmulator({ seed: { repos: 10_000 } });
+/** A standalone emulator in its own process (so server work does not share this process's event loop). */
+async function emulatorProcess(args: string[]): Promise<{ url: string; token: string; orgUid: string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "emulator", "cli.js"), "--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+      const lines = out.split("\n");
+      if (lines.length > 3) resolve(Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)])));
+    });
+    child.on("exit", (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  return {
+    url: env["PLATFORM_API_URL"]!,
+    token: env["PLATFORM_TOKEN"]!,
+    orgUid: env["PLATFORM_ORG_UID"]!,
+    close: () => new Promise((resolve) => { child.once("exit", () => resolve()); child.kill("SIGTERM"); }),
+  };
+}
+
+export async function listBench(): Promise<{ requests: number; client: number[]; raw: number[]; rawRequests: number }> {
+  const emu = await emulatorProcess(["--seed-repos", "10000"]);
   const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
   const headers = { authorization: `Bearer ${emu.token}`, accept: "application/json" };
@@ -142,15 +163,23 @@ async function listBench(): Promise<{ requests: number; client: number[]; raw: n
   try {
     await rawLoop(); // warm both paths once
     await getRepos({}, client);
+    // Requests one getRepos makes, counted at the transport.
+    let requests = 0;
+    const send = client.transport.send.bind(client.transport);
+    client.transport.send = ((...a: Parameters<typeof send>) => {
+      requests++;
+      return send(...a);
+    }) as typeof send;
+    await getRepos({}, client);
+    out.requests = requests;
+    client.transport.send = send;
     for (let i = 0; i < LIST_PAIRS; i++) {
       for (const side of i % 2 === 0 ? ["client", "raw"] : ["raw", "client"]) {
-        const before = emu.requests.length;
         const t = performance.now();
         if (side === "client") {
           const repos = await getRepos({}, client);
           if (repos.length !== 10_000) throw new Error(`getRepos returned ${repos.length} repos`);
           out.client.push(performance.now() - t);
-          out.requests = emu.requests.length - before;
         } else {
           const { n, pages } = await rawLoop();
           if (n !== 10_000) throw new Error(`raw loop read ${n} repos`);
@@ -167,8 +196,8 @@ async function listBench(): Promise<{ requests: number; client: number[]; raw: n
   return out;
 }
 
-async function getBench(): Promise<{ client: number[]; raw: number[] }> {
-  const emu = await startEmulator();
+export async function getBench(): Promise<{ client: number[]; raw: number[] }> {
+  const emu = await emulatorProcess([]);
   const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
   const headers = { authorization: `Bearer ${emu.token}`, accept: "application/json", "user-agent": "bench" };
@@ -249,7 +278,9 @@ async function main(): Promise<void> {
   process.stdout.write(`\nwritten to bench/results.json\n`);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -352,7 +352,7 @@ const GROUPS_SPEC: ArgSpec = { name: "string", ...UIDP, ...PAGING };
 export async function getGroups(args: GetGroupsArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Group[]> {
   const a = checkArgs("getGroups", args, GROUPS_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(client.groups.list(listParams(a)).pages(), a.limit);
+  return take(client.groups.list(listParams(a)).pages(a.limit === undefined), a.limit);
 }
 
 /** {@link getGroups} with `Input` arguments and an `Output` result. */
@@ -413,7 +413,7 @@ export interface GetIdentitiesArgs extends PagingArgs, UidpFilterArgs {
 export async function getIdentities(args: GetIdentitiesArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Identity[]> {
   const a = checkArgs("getIdentities", args, GROUPS_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(client.identities.list(listParams(a)).pages(), a.limit);
+  return take(client.identities.list(listParams(a)).pages(a.limit === undefined), a.limit);
 }
 
 /** {@link getIdentities} with `Input` arguments and an `Output` result. */
@@ -471,7 +471,7 @@ export interface GetRolesArgs extends PagingArgs, UidpFilterArgs {
 export async function getRoles(args: GetRolesArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Role[]> {
   const a = checkArgs("getRoles", args, GROUPS_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(client.roles.list(listParams(a)).pages(), a.limit);
+  return take(client.roles.list(listParams(a)).pages(a.limit === undefined), a.limit);
 }
 
 /** {@link getRoles} with `Input` arguments and an `Output` result. */
@@ -543,7 +543,7 @@ export async function getRoleBindings(args: GetRoleBindingsArgs = {}, client: Pl
   const a = checkArgs("getRoleBindings", args, BINDINGS_SPEC);
   if (emptySet(a.ids)) return [];
   const keep = bindingFilter(a);
-  return take(client.roleBindings.list(listParams(a, keep === undefined)).pages(), a.limit, keep);
+  return take(client.roleBindings.list(listParams(a, keep === undefined)).pages(a.limit === undefined), a.limit, keep);
 }
 
 /** {@link getRoleBindings} with `Input` arguments and an `Output` result. */
@@ -604,7 +604,7 @@ export interface GetReposArgs extends PagingArgs, UidpFilterArgs {
 export async function getRepos(args: GetReposArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Repo[]> {
   const a = checkArgs("getRepos", args, GROUPS_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(client.repos.list(listParams(a)).pages(), a.limit);
+  return take(client.repos.list(listParams(a)).pages(a.limit === undefined), a.limit);
 }
 
 /** {@link getRepos} with `Input` arguments and an `Output` result. */

@@ -209,6 +209,9 @@ export class Transport {
   }
 }
 
+/** Accepts any JSON value (the first step of a two-step page fetch; validation follows). */
+const ANY_JSON: S.Parser<unknown> = { safeParse: (value) => ({ success: true, data: value }) };
+
 /** List parameters as the API names them (snake_case on the wire), with the page token of the page wanted. */
 export function listQuery(p: ListParams, pageToken: string | undefined): Record<string, string | number | readonly string[] | undefined> {
   return {
@@ -247,7 +250,15 @@ export class ReadableCollection<T extends z.ZodType> {
    * @example for await (const g of client.groups.list({ childrenOf: orgUid, orderBy: "name" })) ...
    */
   list(params: ListParams = {}): Paginator<z.infer<T>> {
-    return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, { query: listQuery(params, token) }), params);
+    const query = (token: string | undefined) => ({ query: listQuery(params, token) });
+    return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, query(token)), params, {
+      raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
+      validate: (raw) => {
+        const r = this.envelope.safeParse(raw);
+        if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+        return r.data;
+      },
+    });
   }
 
   /** The retry policy this collection's requests follow. */
