@@ -16,7 +16,6 @@ export function clientFromSettings(s: Settings, extra: Partial<ClientOptions> = 
 function tokenFor(s: Settings): ClientOptions["token"] {
   if (s.token) return s.token;
   // Workload identity: the credentials module exchanges and refreshes (loaded here so the shim stays small).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { tokenSource } = require("./credentials") as typeof import("./credentials");
   const source = tokenSource({
     apiUrl: s.apiUrl,

@@ -5,7 +5,7 @@ import type { Emulator } from "../emulator";
 /** A raw response: HTTP status and parsed JSON body. */
 export interface Raw {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test code inspects arbitrary JSON
+  body: any;
 }
 
 /**

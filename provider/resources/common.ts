@@ -113,8 +113,7 @@ export function useIdAsUid(resource: pulumi.CustomResource & { uid: pulumi.Outpu
 /** Sends a progress line to the Pulumi engine (shown in the update's output); never throws. */
 export function logInfo(message: string): void {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require("@pulumi/pulumi") as typeof import("@pulumi/pulumi")).log.info(message);
+      (require("@pulumi/pulumi") as typeof import("@pulumi/pulumi")).log.info(message);
   } catch {
     // No engine to log to (e.g. unit tests): stay quiet.
   }
@@ -129,7 +128,7 @@ export async function adoptExisting<T extends { uid: string }>(what: string, uid
   try {
     row = await get(uid);
   } catch (err) {
-    if (isNotFound(err)) throw new Error(`adoptUid: there is no ${what} with uid ${uid} to adopt`);
+    if (isNotFound(err)) throw new Error(`adoptUid: there is no ${what} with uid ${uid} to adopt`, { cause: err });
     throw err;
   }
   const parent = parentOfUid(row.uid);

@@ -101,6 +101,7 @@ export async function createSafely<T extends { uid: string; createTime?: string 
       if (found.length > 1) {
         throw new Error(
           `${c.what}: the create failed ambiguously (${(err as Error).message}) and ${found.length} matching objects created since the attempt exist under ${c.parentUid}: ${found.map((x) => x.uid).join(", ")}; adopt one with adoptUid and delete the others`,
+          { cause: err },
         );
       }
       if (attempt + 1 >= c.policy.maxAttempts) throw err;

@@ -33,7 +33,7 @@ export const PRECONDITION_FAILURE = "type.googleapis.com/google.rpc.Precondition
 export const RESOURCE_INFO = "type.googleapis.com/google.rpc.ResourceInfo";
 
 /** Any JSON object the tests inspect. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code inspects arbitrary JSON
+
 export type Json = any;
 
 /** A raw HTTP answer. */
