@@ -82,10 +82,9 @@ export function table(violations: Violation[]): string {
  */
 export async function runGate(cli: PulumiCli, pack: string, config?: string): Promise<GateResult> {
   const args = ["preview", "--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : []), "--json"];
-  const saved = process.env["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"];
-  cli.opts.env = { ...cli.opts.env, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "1" };
-  const r = await cli.run(args, { echo: false });
-  if (saved === undefined) delete cli.opts.env["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"];
+  // Streamed JSON events carry the policy events; the caller's CLI object is left as it was.
+  const streaming = new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "1" } });
+  const r = await streaming.run(args, { echo: false });
   const { violations, errors } = readEvents(r.stdout);
   const mandatory = violations.some((v) => v.level === "mandatory");
   const other = errors.filter((e) => !/preview failed/.test(e));
