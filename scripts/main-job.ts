@@ -8,9 +8,10 @@
  * says.
  *
  * Against the embedded emulator (default) the state lives in a temporary folder. With PLATFORM_API_URL set it
- * uses that API (PLATFORM_TOKEN and PLATFORM_ORG_UID required) and keeps state in .pulumi-work/state.
+ * uses that API (PLATFORM_TOKEN and PLATFORM_ORG_UID required) and keeps state in .pulumi-work/state under the
+ * project folder, created when missing (a fresh clone has none) and reused by the next run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../emulator";
@@ -55,6 +56,8 @@ async function main(): Promise<number> {
   if (apiUrl) {
     if (!token || !orgUid) throw new Error("PLATFORM_API_URL is set, so PLATFORM_TOKEN and PLATFORM_ORG_UID must be set too");
     backendDir = path.join(REPO_ROOT, ".pulumi-work", "state");
+    // The file backend refuses a folder that does not exist; a fresh clone has none (issue 9).
+    mkdirSync(backendDir, { recursive: true });
     process.stdout.write(`Using the Platform API at ${apiUrl} (org ${orgUid}); state in ${backendDir}\n`);
   } else {
     emu = await startEmulator();

@@ -3,10 +3,13 @@
  * `npm start` (compiled, through the real Pulumi CLI, on the example org).
  */
 import { spawn } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PlatformClient } from "../provider/client/client";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { startStandalone } from "./standalone";
 
 describe("npm run emulator -- --port 0 --control", () => {
   it("prints exactly three KEY=value lines, then answers the API with that token, and serves the control surface", async () => {
@@ -66,5 +69,61 @@ describe("the main job (npm start)", () => {
     expect(out).toMatch(/"groups": 13,?\s/);
     expect(out).toMatch(/~ 1 to update\s+22 unchanged/);
     expect(out).toContain("All 7 steps did what they say");
+  }, 600_000);
+});
+
+/**
+ * The README's "Pointing at a real API": `PLATFORM_API_URL=… PLATFORM_TOKEN=… PLATFORM_ORG_UID=… npm start`
+ * against an API in another process (the standalone emulator), from a folder laid out as a fresh clone after
+ * `npm ci` (package.json, Pulumi.yaml, the org file, the build, node_modules and the CLI marker that
+ * ensure-pulumi writes) and no `.pulumi-work/state`. Issue 9: this stopped at once on the missing state folder.
+ */
+describe("the main job against an external API (npm start with PLATFORM_API_URL)", () => {
+  it("creates the state folder on a fresh clone, exits 0, and exits 0 again reusing it", async () => {
+    const clone = mkdtempSync(path.join(tmpdir(), "platform-pulumi-clone-"));
+    const api = await startStandalone();
+    try {
+      for (const f of ["package.json", "Pulumi.yaml", "examples/org-setup/org.yaml"]) {
+        mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
+        copyFileSync(path.join(REPO_ROOT, f), path.join(clone, f));
+      }
+      cpSync(path.join(REPO_ROOT, "dist"), path.join(clone, "dist"), { recursive: true });
+      symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(clone, "node_modules"), "dir");
+      mkdirSync(path.join(clone, ".pulumi-work"));
+      copyFileSync(path.join(REPO_ROOT, ".pulumi-work", "cli-bin"), path.join(clone, ".pulumi-work", "cli-bin"));
+      const state = path.join(clone, ".pulumi-work", "state");
+      expect(existsSync(state)).toBe(false);
+
+      const run = async () => {
+        const child = spawn(process.execPath, [path.join(clone, "dist", "scripts", "main-job.js")], {
+          cwd: clone,
+          env: { ...process.env, ...api.env },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d));
+        child.stderr.on("data", (d: Buffer) => (out += d));
+        const code = await new Promise<number | null>((r) => child.on("close", r));
+        return { code, out };
+      };
+      const first = await run();
+      expect(first.code, first.out.slice(-3000)).toBe(0);
+      expect(first.out).toContain(`Using the Platform API at ${api.env.PLATFORM_API_URL} (org ${api.env.PLATFORM_ORG_UID}); state in ${state}`);
+      expect(first.out).toContain("All 7 steps did what they say");
+      expect(existsSync(path.join(state, ".pulumi", "stacks"))).toBe(true);
+
+      const second = await run();
+      expect(second.code, second.out.slice(-3000)).toBe(0);
+      expect(second.out).toContain("All 7 steps did what they say");
+      // The API token never lands in the state folder or the stack settings file.
+      const files = readdirSync(clone, { recursive: true, encoding: "utf8" }).filter((f) => f.startsWith(".pulumi-work") || f.startsWith("Pulumi."));
+      for (const f of files) {
+        const p = path.join(clone, f);
+        if (statSync(p).isFile()) expect(readFileSync(p, "utf8").includes(api.env.PLATFORM_TOKEN), f).toBe(false);
+      }
+    } finally {
+      await api.stop();
+      rmSync(clone, { recursive: true, force: true });
+    }
   }, 600_000);
 });
