@@ -19,7 +19,7 @@
 import type { JSONWebKeySet } from "jose";
 import { Access } from "./access";
 import { TokenAuthority } from "./auth";
-import { registerCollection } from "./collection";
+import { registerCollection, registerV1Collection } from "./collection";
 import { Control, type ControlSettings } from "./control";
 import { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain, injectedFault, invalidArgument } from "./errors";
 import { accountAssociations } from "./handlers/accountAssociations";
@@ -184,6 +184,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   for (const spec of SPECS) registerCollection(app, ctx, spec);
+  // Seed §9 rule 2 names `/iam/v1/...` and `/registry/v1/...`; advisories have no v1 form in the contract.
+  for (const spec of SPECS) if (spec.api !== "vulnerabilities") registerV1Collection(app, ctx, spec);
   registerSts(authApp, {
     ctx,
     authority: () => authority,

@@ -90,6 +90,18 @@ export function checkPattern(field: string, value: unknown, violations: FieldVio
 }
 
 /**
+ * The request's body, which must be JSON when there is one (seed §4: "Request bodies are JSON with
+ * `Content-Type: application/json`"); the form encoding the token exchange also takes is refused here.
+ * @throws StatusError INVALID_ARGUMENT naming `body` for another content type.
+ */
+export function jsonBody(req: FastifyRequest): unknown {
+  if (req.body === undefined) return undefined;
+  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw invalidArgument([{ field: "body", description: `must be JSON (Content-Type: application/json), got "${type}"` }]);
+  return req.body;
+}
+
+/**
  * Reads a JSON request body and keeps the writable fields.
  * Read-only fields are ignored (contract: "read-only fields in a request are ignored"); any other field adds a
  * violation naming it to `violations`, unless `ignoreUnknown` (role bindings: "other fields ignored"), so the
