@@ -10,12 +10,12 @@
  * | `PATCH /<api>/<v>/<c>/<uid>`   | `caps.update`                  | updateMask, `*`, or the fields present        |
  * | `DELETE /<api>/<v>/<c>/<uid>`  | `caps.delete`                  | NOT_FOUND when missing (unless idempotent)    |
  *
- * A method a spec leaves out answers UNIMPLEMENTED (the registry and advisories are read-only here).
+ * A method a spec leaves out answers UNIMPLEMENTED with HTTP 405 (the registry and advisories are read-only here).
  * Authorization is checked before existence, so a caller without access cannot probe which uids exist.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Capability } from "./access";
-import { StatusError, failedPrecondition, invalidArgument, permissionDenied, unimplemented, type FieldViolation } from "./errors";
+import { failedPrecondition, invalidArgument, permissionDenied, unimplemented, type FieldViolation } from "./errors";
 import { callerOf, applyMask, jsonBody, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
 import { envelope, listPage, parseListQuery, type ListQuery, type RawQuery } from "./list";
 import type { CollectionName, Row, Table } from "./store";
@@ -206,12 +206,10 @@ export function registerV1Collection(app: FastifyInstance, ctx: HandlerContext, 
     return render(mustGet(table(ctx, spec).get(uid), spec.resourceType, uid));
   });
   for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
-    app.route({ method, url: base, handler: async () => { throw unimplementedV1(method, base); } });
-    app.route({ method, url: `${base}/*`, handler: async () => { throw unimplementedV1(method, base); } });
+    const refuse = async () => {
+      throw unimplemented(method, base, "is not emulated: v1 writes are not part of the contract; use the v2 path");
+    };
+    app.route({ method, url: base, handler: refuse });
+    app.route({ method, url: `${base}/*`, handler: refuse });
   }
-}
-
-function unimplementedV1(method: string, base: string) {
-  const e = unimplemented(method, base);
-  return new StatusError(e.code, `Unimplemented: ${method} ${base}: v1 writes are not emulated; use the v2 path`, e.details);
 }

@@ -95,14 +95,16 @@ export class StatusError extends Error {
     readonly code: CodeValue,
     message: string,
     readonly details: Array<Record<string, unknown>> = [],
+    /** The HTTP status when it is not the standard mapping of `code` (e.g. 405 for a method not routed). */
+    readonly httpOverride?: number,
   ) {
     super(message);
     this.name = "StatusError";
   }
 
-  /** The HTTP status the gateway sends with this error. */
+  /** The HTTP status the gateway sends with this error: `httpOverride`, else the standard mapping of `code`. */
   get httpStatus(): number {
-    return httpStatusOf(this.code);
+    return this.httpOverride ?? httpStatusOf(this.code);
   }
 
   /**
@@ -179,9 +181,14 @@ export function alreadyExists(resourceType: string, uid: string): StatusError {
   ]);
 }
 
-/** UNIMPLEMENTED: a documented method this emulator does not serve (registry and advisory writes). */
-export function unimplemented(method: string, path: string): StatusError {
-  return new StatusError(Code.UNIMPLEMENTED, `Unimplemented: ${method} ${path} is read-only in this emulator`, [errorInfo(Code.UNIMPLEMENTED)]);
+/**
+ * UNIMPLEMENTED with HTTP 405: a method the emulator does not route on an existing collection path (registry and
+ * advisory writes, PATCH of group invites, v1 writes). This is how the vendor's HTTP gateway (grpc-gateway's
+ * routing error handler) answers a path that exists with another method: code 12 in the body, HTTP 405 Method
+ * Not Allowed, never a 5xx.
+ */
+export function unimplemented(method: string, path: string, why = "is read-only in this emulator"): StatusError {
+  return new StatusError(Code.UNIMPLEMENTED, `Unimplemented: ${method} ${path} ${why}`, [errorInfo(Code.UNIMPLEMENTED)], 405);
 }
 
 /**
