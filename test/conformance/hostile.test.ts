@@ -127,6 +127,9 @@ describe("issue 9: tokens signed with another algorithm are UNAUTHENTICATED, nev
       ["alg none", `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claims(), iat: now, exp: now + 600 })}.`],
       ["alg none with a signature", `${b64({ alg: "none" })}.${b64(claims())}.c2ln`],
       ["unknown alg", `${b64({ alg: "XX999" })}.${b64(claims())}.c2ln`],
+      // Found by the fuzz suite: an EdDSA header made jose throw about the key type (a 500).
+      ["EdDSA header", `${b64({ alg: "EdDSA", kid: "emulator-1" })}.${b64(claims())}.c2ln`],
+      ["PS256 header", `${b64({ alg: "PS256", kid: "emulator-1" })}.${b64(claims())}.c2ln`],
     ];
   };
 
@@ -285,5 +288,32 @@ describe("issue 9: odd bodies are INVALID_ARGUMENT, never 500", () => {
     expectOk(await api(emu, "DELETE", `${base("accountAssociations")}/${g}`), Empty);
     expectOk(await api(emu, "DELETE", `${base("groups")}/${g}`), Empty);
     expect((await api(emu, "GET", `${base("accountAssociations")}/${g}`)).status).toBe(404);
+  });
+});
+
+describe("issue 9: found by the fuzz suite", () => {
+  it("a method the emulator does not route on a collection path is code 12 with HTTP 405, never a 5xx", async () => {
+    const g = await fresh();
+    const invite = await create(emu, "groupInvites", g, { roleUid: (await api(emu, "GET", `${base("roles")}${qs({ name: "viewer" })}`)).body.roles[0].uid, ttl: "3600s" });
+    expectStatus(await api(emu, "PATCH", `${base("groupInvites")}/${invite.uid}`, { email: "a@example.com" }), 12, 405);
+    expectStatus(await api(emu, "DELETE", `${base("repos")}/${emu.orgUid}/0123456789abcdef`), 12, 405);
+    expectStatus(await api(emu, "PUT", `/iam/v1/groups/${g}`, { name: "v1-put" }), 12, 405);
+  });
+
+  it("a PATCH mask path into Object.prototype (amazon.constructor) is refused or ignored, never a 500", async () => {
+    const g = await fresh();
+    await create(emu, "accountAssociations", g, { amazon: { account: "123456789012" } });
+    for (const mask of ["amazon.constructor", "amazon.__proto__", "amazon.toString"]) {
+      const res = await api(emu, "PATCH", `${base("accountAssociations")}/${g}?updateMask=${mask}`, { amazon: { account: "123456789012" } });
+      expect(res.status, `${mask}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+    }
+    expect((await api(emu, "GET", `${base("accountAssociations")}/${g}`)).body.amazon).toEqual({ account: "123456789012" });
+  });
+
+  it("a repeated updateMask parameter is read as one comma-separated mask, not a 500", async () => {
+    const g = await fresh();
+    const res = await api(emu, "PATCH", `${base("groups")}/${g}?updateMask=description&updateMask=name`, { name: "two-masks", description: "both" });
+    const body = expectOk(res, Group);
+    expect([body.name, body.description]).toEqual(["two-masks", "both"]);
   });
 });
