@@ -11,6 +11,7 @@
 import type { Reporter, TestModule } from "vitest/node";
 import { coverageLine, namesRule, seedCoverage } from "./conformance/seed-rules";
 
+/** Prints the seed coverage line (when the seed suite ran) and then `N passed, N failed` as the run's last line. */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
