@@ -37,7 +37,7 @@ export default class SummaryReporter implements Reporter {
     failed += unhandledErrors.length;
     let coverage = "";
     if (seedSuiteRan) {
-      coverage = `\n${coverageLine(passedNames)}`;
+      coverage = `\n${coverageLine(passedNames, undefined, allNames)}`;
       // A rule whose test failed is already counted; one with no test at all and no reason is a failure of its own.
       const untested = seedCoverage(passedNames).missing.filter((r) => !allNames.some((name) => namesRule(name, r.id)));
       failed += untested.length;

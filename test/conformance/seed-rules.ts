@@ -166,9 +166,13 @@ export function seedCoverage(passedNames: readonly string[], rules: readonly See
   return { covered, excused, missing };
 }
 
-/** The one-line figure the reporter prints: `seed coverage: N/M rules covered; uncovered: <id> (<reason>), …`. */
-export function coverageLine(passedNames: readonly string[], rules: readonly SeedRule[] = SEED_RULES): string {
+/**
+ * The one-line figure the reporter prints: `seed coverage: N/M rules covered; uncovered: <id> (<reason>), …`.
+ * @param allNames every test that ran, to tell a rule whose test failed from one with no test at all.
+ */
+export function coverageLine(passedNames: readonly string[], rules: readonly SeedRule[] = SEED_RULES, allNames: readonly string[] = passedNames): string {
   const { covered, excused, missing } = seedCoverage(passedNames, rules);
-  const uncovered = [...missing.map((r) => `${r.id} (NO TEST AND NO REASON)`), ...excused.map((r) => `${r.id} (${r.reason})`)];
+  const why = (r: SeedRule) => (allNames.some((n) => namesRule(n, r.id)) ? "its test did not pass" : "NO TEST AND NO REASON");
+  const uncovered = [...missing.map((r) => `${r.id} (${why(r)})`), ...excused.map((r) => `${r.id} (${r.reason})`)];
   return `seed coverage: ${covered.length}/${rules.length} rules covered${uncovered.length ? `; uncovered: ${uncovered.join(", ")}` : ""}`;
 }

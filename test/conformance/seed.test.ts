@@ -388,7 +388,11 @@ describe("§4 Endpoints", () => {
     beforeAll(async () => {
       g = await fresh();
       kids = [];
-      for (const name of ["p-b", "p-a", "p-c"]) kids.push((await mkGroup(emu, g, name)).uid);
+      // One millisecond apart at least, so created_at orders them without ties (ties fall back to the random uid).
+      for (const name of ["p-b", "p-a", "p-c"]) {
+        kids.push((await mkGroup(emu, g, name)).uid);
+        await sleep(3);
+      }
       grandkid = await fresh(kids[0]);
     });
     rule("§4 param uidp.descendants_of", "restricts a List to resources under the group at any depth", async () => {
