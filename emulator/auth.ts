@@ -5,7 +5,7 @@
  * badly signed, wrong-audience or expired token is UNAUTHENTICATED (code 16).
  */
 import { SignJWT, errors as joseErrors, exportJWK, generateKeyPair, jwtVerify, type CryptoKey, type JWK } from "jose";
-import { unauthenticated } from "./errors";
+import { StatusError, unauthenticated } from "./errors";
 
 /** Default API token lifetime in seconds (1 hour). */
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
@@ -57,8 +57,10 @@ export class TokenAuthority {
 
   /**
    * Verifies an `Authorization` header value and returns the caller's identity uid.
+   * Only ES256, the emulator's own algorithm, is accepted: a token signed with anything else (HS256, HS256 keyed
+   * with a public key, RS256, `alg: none`) is UNAUTHENTICATED like any bad signature (issue 9: it was a 500).
    * @throws StatusError UNAUTHENTICATED when the header is missing or not `Bearer <jwt>`, or the token does not
-   *   verify (signature, issuer, audience, expiry). The token itself never appears in the message.
+   *   verify (algorithm, signature, issuer, audience, expiry). The token itself never appears in the message.
    */
   async verify(authorization: string | undefined): Promise<string> {
     if (!authorization) throw unauthenticated("missing Authorization header");
@@ -71,15 +73,17 @@ export class TokenAuthority {
       return cached.sub;
     }
     try {
-      const { payload } = await jwtVerify(m[1], this.publicKey, { issuer: this.issuer, audience: this.baseUrl, currentDate: this.now() });
+      const { payload } = await jwtVerify(m[1], this.publicKey, { algorithms: ["ES256"], issuer: this.issuer, audience: this.baseUrl, currentDate: this.now() });
       if (!payload.sub) throw unauthenticated("token has no subject");
       if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
       this.verified.set(m[1], { sub: payload.sub, exp: payload.exp ?? 0 });
       return payload.sub;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw unauthenticated("token expired");
-      if (err instanceof joseErrors.JOSEError) throw unauthenticated(`token rejected (${err.code})`);
-      throw err;
+      if (err instanceof StatusError) throw err;
+      // Whatever else a hostile token makes the JOSE library throw (e.g. a TypeError for a key of the wrong
+      // kind) is a token that does not verify, never an internal error.
+      throw unauthenticated(`token rejected (${err instanceof joseErrors.JOSEError ? err.code : "invalid token"})`);
     }
   }
 }

@@ -28,6 +28,7 @@ const USAGE = `usage: npm run emulator -- [options]
   --seed-tags <n>           tags per seeded repo
   --seed-advisories <n>     add n advisories
   --trust-jwks <issuer>=<file>   trust another OIDC issuer's JWKS (repeatable)
+  --service-domain <domain> errors name ErrorInfo.domain iam.<domain> (default platform.local)
   --log                     log every request to stderr`;
 
 function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
       "seed-tags": { type: "string" },
       "seed-advisories": { type: "string" },
       "trust-jwks": { type: "string", multiple: true },
+      "service-domain": { type: "string" },
       log: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
     trustedIssuers,
     logRequests: values.log,
     ...(authPort !== undefined ? { authPort } : {}),
+    ...(values["service-domain"] !== undefined ? { serviceDomain: values["service-domain"] } : {}),
     ...(ttl !== undefined ? { tokenTtlSeconds: ttl } : {}),
   });
   process.stdout.write(`PLATFORM_API_URL=${emu.url}\nPLATFORM_TOKEN=${emu.token}\nPLATFORM_ORG_UID=${emu.orgUid}\n`);

@@ -10,14 +10,14 @@
  * | `PATCH /<api>/<v>/<c>/<uid>`   | `caps.update`                  | updateMask, `*`, or the fields present        |
  * | `DELETE /<api>/<v>/<c>/<uid>`  | `caps.delete`                  | NOT_FOUND when missing (unless idempotent)    |
  *
- * A method a spec leaves out answers UNIMPLEMENTED (the registry and advisories are read-only here).
+ * A method a spec leaves out answers UNIMPLEMENTED with HTTP 405 (the registry and advisories are read-only here).
  * Authorization is checked before existence, so a caller without access cannot probe which uids exist.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Capability } from "./access";
 import { failedPrecondition, invalidArgument, permissionDenied, unimplemented, type FieldViolation } from "./errors";
-import { callerOf, applyMask, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
-import { envelope, listPage, parseListQuery, type RawQuery } from "./list";
+import { callerOf, applyMask, jsonBody, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
+import { envelope, listPage, parseListQuery, type ListQuery, type RawQuery } from "./list";
 import type { CollectionName, Row, Table } from "./store";
 
 /** How one collection behaves; every hook is optional unless stated. */
@@ -112,7 +112,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
         throw permissionDenied(`${parentUid} is not yet visible to the permission check (eventual consistency)`);
       }
       const violations: FieldViolation[] = [];
-      const body = pickBody(req.body, writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
+      const body = pickBody(jsonBody(req), writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
       validateOrThrow(body, violations, "create");
       const row = spec.build(ctx, parentUid, body);
       table(ctx, spec).put(row);
@@ -137,7 +137,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       const why = spec.immutable?.(current);
       if (why) throw failedPrecondition("IMMUTABLE", uid, why);
       const violations: FieldViolation[] = [];
-      const body = pickBody(req.body, writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
+      const body = pickBody(jsonBody(req), writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
       let next = applyMask(current, body, maskPaths(updateMaskOf(req), body, writable));
       if (spec.merge) next = spec.merge(current, next);
       validateOrThrow(next, violations, "update");
@@ -165,5 +165,51 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       spec.afterDelete?.(ctx, current!);
       return {};
     });
+  }
+}
+
+/**
+ * The v1 form of a row (seed §9 rule 3, read backwards): `uid` → `id`, `createTime` → `createdAt`,
+ * `updateTime` → `updatedAt`, at the top level; every other field as in v2.
+ */
+export function toV1(row: unknown): unknown {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) return row;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) out[k === "uid" ? "id" : k === "createTime" ? "createdAt" : k === "updateTime" ? "updatedAt" : k] = v;
+  return out;
+}
+
+/**
+ * Registers the v1 read routes of `spec` (seed §1 rule 5, §9 rules 2–4: "v1 paths (for example `/iam/v1/...`,
+ * `/registry/v1/...`) remain available"): `GET /<api>/v1/<c>` lists every visible row under the key `items`
+ * (v1 has no pagination; the scoping filters `uidp.*` and `name` apply), `GET /<api>/v1/<c>/<id>` returns one
+ * row; rows are in v1 form ({@link toV1}). v1 writes are not served: their methods and bodies are not part of
+ * the contract (seed §9 rule 5 says only that they replace the whole resource), so they answer UNIMPLEMENTED.
+ */
+export function registerV1Collection(app: FastifyInstance, ctx: HandlerContext, spec: CollectionSpec): void {
+  const base = `/${spec.api}/v1/${spec.collection}`;
+  const render = (row: Row) => toV1(spec.render ? spec.render(row, ctx) : row);
+  app.get(base, async (req) => {
+    const raw = req.query as RawQuery;
+    const parsed = parseListQuery({ ...raw, page_size: undefined, pageSize: undefined, page_token: undefined, pageToken: undefined, skip: undefined }, spec.orderFields);
+    const q: ListQuery = { ...parsed, pageSize: Number.MAX_SAFE_INTEGER, pageToken: undefined, skip: 0 };
+    const visible = ctx.access.visibility(callerOf(req), spec.caps.list, ctx.orgUid, spec.scopeOf);
+    const extra = spec.listFilter?.(raw) ?? { predicate: null, key: "" };
+    const preds = [visible, extra.predicate].filter((p): p is (row: Row) => boolean => p !== null);
+    const predicate = preds.length === 0 ? null : (row: Row) => preds.every((p) => p(row));
+    return { items: listPage(table(ctx, spec), q, predicate, extra.key, ctx.now().getTime()).rows.map(render) };
+  });
+  app.get(`${base}/*`, async (req) => {
+    const uid = uidParam(req, "id");
+    const scope = spec.scopeOf(uid);
+    if (scope !== undefined && uid !== callerOf(req)) ctx.access.require(callerOf(req), spec.caps.list, scope);
+    return render(mustGet(table(ctx, spec).get(uid), spec.resourceType, uid));
+  });
+  for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
+    const refuse = async () => {
+      throw unimplemented(method, base, "is not emulated: v1 writes are not part of the contract; use the v2 path");
+    };
+    app.route({ method, url: base, handler: refuse });
+    app.route({ method, url: `${base}/*`, handler: refuse });
   }
 }

@@ -16,13 +16,12 @@
  * await emu.close();
  * ```
  */
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import type { JSONWebKeySet } from "jose";
 import { Access } from "./access";
 import { TokenAuthority } from "./auth";
-import { registerCollection } from "./collection";
+import { registerCollection, registerV1Collection } from "./collection";
 import { Control, type ControlSettings } from "./control";
-import { Code, StatusError, injectedFault, invalidArgument, noRoute } from "./errors";
+import { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain, injectedFault, invalidArgument } from "./errors";
 import { accountAssociations } from "./handlers/accountAssociations";
 import { advisories } from "./handlers/advisories";
 import { timestamp, type HandlerContext } from "./handlers/common";
@@ -36,9 +35,11 @@ import { roles, seedBuiltinRoles } from "./handlers/roles";
 import { DEFAULT_SEED, seed, type SeedData } from "./seed";
 import { Store, type CollectionName, type Row } from "./store";
 import { registerSts, TestIssuer } from "./sts";
+import { createApp } from "./transport";
 import { newChildUid, newRootUid } from "./uidp";
 
-export { Code, StatusError } from "./errors";
+export { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain } from "./errors";
+export { MAX_JSON_DEPTH } from "./transport";
 export type { ControlSettings } from "./control";
 export type { SeedData, RepoSeed, AdvisorySeed } from "./seed";
 export { Store } from "./store";
@@ -68,6 +69,11 @@ export interface EmulatorOptions {
   trustedIssuers?: Record<string, JSONWebKeySet>;
   /** Log every request to stderr (fastify's logger); default false. */
   logRequests?: boolean;
+  /**
+   * The service domain errors name: every ErrorInfo.domain is `iam.<serviceDomain>` (seed §7 "Detail types");
+   * default `platform.local` ({@link DEFAULT_SERVICE_DOMAIN}).
+   */
+  serviceDomain?: string;
 }
 
 /** One request the emulator served: method, path and query (never headers, so never a credential). */
@@ -117,26 +123,8 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** Paths that need an API token: everything under the three API prefixes (seed §1 rule 1). */
 const API_PATH = /^\/(iam|registry|vulnerabilities)\//;
-
-function baseApp(logRequests: boolean): FastifyInstance {
-  const app = Fastify({ logger: logRequests, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
-  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-  app.setErrorHandler((err: FastifyError | StatusError, _req, reply) => {
-    let status: StatusError;
-    if (err instanceof StatusError) status = err;
-    else if (err.code?.startsWith("FST_ERR_CTP") || err.statusCode === 400) status = invalidArgument([{ field: "body", description: err.message }]);
-    else status = new StatusError(Code.INTERNAL, `Internal error: ${err.message}`);
-    void reply.code(status.httpStatus).type("application/json").send(status.toBody());
-  });
-  app.setNotFoundHandler((req, reply) => {
-    const status = noRoute(req.method, req.url.split("?")[0] ?? "");
-    void reply.code(status.httpStatus).send(status.toBody());
-  });
-  return app;
-}
 
 /**
  * Starts an emulator on loopback with a fresh org.
@@ -153,8 +141,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const requests: RecordedRequest[] = [];
   const logRequests = options.logRequests ?? false;
 
-  const app = baseApp(logRequests);
-  const authApp = options.authPort === undefined ? app : baseApp(logRequests);
+  const appOptions = { logRequests, domain: errorDomain(options.serviceDomain ?? DEFAULT_SERVICE_DOMAIN) };
+  const app = createApp(appOptions);
+  const authApp = options.authPort === undefined ? app : createApp(appOptions);
 
   /** Records a request whose connection was reset instead of answered (onResponse never runs for those). */
   const recordReset = (method: string, url: string) => {
@@ -195,6 +184,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   for (const spec of SPECS) registerCollection(app, ctx, spec);
+  // Seed §9 rule 2 names `/iam/v1/...` and `/registry/v1/...`; advisories have no v1 form in the contract.
+  for (const spec of SPECS) if (spec.api !== "vulnerabilities") registerV1Collection(app, ctx, spec);
   registerSts(authApp, {
     ctx,
     authority: () => authority,
@@ -239,7 +230,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   store.groups.put({ uid: orgUid, name: "emulated-org", description: "Root group of the emulated organization", createTime: t, updateTime: t });
   const builtins = seedBuiltinRoles(store, t);
   const ownerUid = newRootUid();
-  store.identities.put({ uid: ownerUid, name: "owner", description: "Organization owner (emulator bootstrap user)", email: "owner@example.com", createTime: t, updateTime: t });
+  store.identities.put({ uid: ownerUid, name: "owner", description: "Organization owner (emulator bootstrap user)", email: "owner@example.com", createTime: t, updateTime: t, lastSeenTime: t });
   store.roleBindings.put({ uid: newChildUid(orgUid), identityUid: ownerUid, roleUid: builtins.get("owner")!, createTime: t });
   seed(store, orgUid, options.seed ?? DEFAULT_SEED, t);
   snapshot = structuredClone(store.dump());

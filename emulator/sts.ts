@@ -15,7 +15,8 @@ import type { FastifyInstance } from "fastify";
 import { SignJWT, createLocalJWKSet, decodeJwt, errors as joseErrors, exportJWK, generateKeyPair, jwtVerify, type CryptoKey, type JSONWebKeySet, type JWTPayload } from "jose";
 import type { TokenAuthority } from "./auth";
 import { invalidArgument, permissionDenied, unauthenticated } from "./errors";
-import { fullMatch, type HandlerContext } from "./handlers/common";
+import type { HandlerContext } from "./handlers/common";
+import { fullMatch } from "./patterns";
 
 /** The emulator's own OIDC issuer (for tests that play a CI system). */
 export class TestIssuer {
@@ -114,7 +115,7 @@ export function registerSts(app: FastifyInstance, o: StsOptions): void {
     } catch {
       throw unauthenticated("the bearer token is not a JWT");
     }
-    const jwks = iss === issuer.url ? issuer.jwks : iss !== undefined ? o.trusted[iss] : undefined;
+    const jwks = iss === issuer.url ? issuer.jwks : typeof iss === "string" && Object.hasOwn(o.trusted, iss) ? o.trusted[iss] : undefined;
     if (!jwks) throw unauthenticated(`issuer ${String(iss)} is not trusted by this emulator`);
     let payload: JWTPayload;
     try {
@@ -128,6 +129,8 @@ export function registerSts(app: FastifyInstance, o: StsOptions): void {
     if (!identity || !cm) throw permissionDenied(`the token may not assume identity ${identityUid}`);
     const why = claimMismatch(cm, payload, o.authUrl());
     if (why) throw permissionDenied(`the token may not assume identity ${identityUid}: ${why}`);
+    // Seed §2 Identity lastSeenTime: "When the identity was last federated" (the vendor's field description).
+    o.ctx.store.identities.put({ ...identity, lastSeenTime: o.ctx.now().toISOString() });
     const ttl = o.ctx.control.get().tokenTtlSeconds;
     return { token: await authority.mint(identityUid, ttl), expiry: new Date(o.ctx.now().getTime() + ttl * 1000).toISOString() };
   };
@@ -150,10 +153,17 @@ export function registerSts(app: FastifyInstance, o: StsOptions): void {
   });
   app.get("/oidc/jwks", async () => o.issuer()?.jwks ?? { keys: [] });
   app.post("/oidc/token", async (req) => {
+    if (req.body !== undefined && (typeof req.body !== "object" || req.body === null || Array.isArray(req.body))) {
+      throw invalidArgument([{ field: "body", description: "must be a JSON object" }]);
+    }
     const b = (req.body as Record<string, unknown> | undefined) ?? {};
     const v = [];
     if (typeof b["subject"] !== "string" || b["subject"] === "") v.push({ field: "subject", description: "is required" });
-    if (b["claims"] !== undefined && (typeof b["claims"] !== "object" || b["claims"] === null)) v.push({ field: "claims", description: "must be an object" });
+    const aud = b["audience"];
+    if (aud !== undefined && typeof aud !== "string" && !(Array.isArray(aud) && aud.every((a) => typeof a === "string"))) {
+      v.push({ field: "audience", description: "must be a string or a list of strings" });
+    }
+    if (b["claims"] !== undefined && (typeof b["claims"] !== "object" || b["claims"] === null || Array.isArray(b["claims"]))) v.push({ field: "claims", description: "must be an object" });
     if (b["ttlSeconds"] !== undefined && (typeof b["ttlSeconds"] !== "number" || b["ttlSeconds"] <= 0)) v.push({ field: "ttlSeconds", description: "must be a positive number" });
     if (v.length > 0) throw invalidArgument(v);
     const token = await o.issuer()!.mint(b["subject"] as string, {

@@ -4,10 +4,70 @@
  * ALREADY_EXISTS), and DELETE of a missing one succeeds (AIP-135, as the API documents).
  */
 import type { CollectionSpec } from "../collection";
-import { alreadyExists } from "../errors";
-import { checkOptionalObject, checkOptionalString, timestamp } from "./common";
+import { alreadyExists, type FieldViolation } from "../errors";
+import { checkKnownKeys, checkOptionalObject, checkOptionalString, timestamp } from "./common";
 
 const PROVIDERS = ["amazon", "google", "azure", "github", "chainguard"] as const;
+
+/** Appends a violation when `value` is present and not an object whose every value is a string. */
+function checkStringMap(field: string, value: unknown, v: FieldViolation[]): void {
+  if (value === undefined) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.values(value).every((x) => typeof x === "string")) {
+    v.push({ field, description: "must be a map of string to string" });
+  }
+}
+
+/**
+ * Validates one provider's block: only its own fields (a nested unknown field such as `amazon.x` is
+ * INVALID_ARGUMENT, issue 9), each of its type. Field names per provider follow the vendor's API.
+ */
+function validateProvider(p: (typeof PROVIDERS)[number], o: Record<string, unknown>, v: FieldViolation[]): void {
+  switch (p) {
+    case "amazon":
+      checkKnownKeys(p, o, ["account"], v);
+      if (typeof o["account"] !== "string" || !/^\d{12}$/.test(o["account"])) v.push({ field: "amazon.account", description: "must be a 12-digit AWS account id" });
+      return;
+    case "google":
+      checkKnownKeys(p, o, ["projectId", "projectNumber"], v);
+      if (typeof o["projectId"] !== "string" || o["projectId"] === "") v.push({ field: "google.projectId", description: "is required" });
+      checkOptionalString("google.projectNumber", o["projectNumber"], v);
+      return;
+    case "azure":
+      checkKnownKeys(p, o, ["tenantId", "clientIds"], v);
+      if (typeof o["tenantId"] !== "string" || o["tenantId"] === "") v.push({ field: "azure.tenantId", description: "is required" });
+      checkStringMap("azure.clientIds", o["clientIds"], v);
+      return;
+    case "chainguard":
+      checkKnownKeys(p, o, ["serviceBindings"], v);
+      checkStringMap("chainguard.serviceBindings", o["serviceBindings"], v);
+      return;
+    case "github": {
+      checkKnownKeys(p, o, ["appInstallations"], v);
+      const apps = o["appInstallations"];
+      if (apps === undefined) return;
+      if (!checkOptionalObject("github.appInstallations", apps, v)) return;
+      for (const [appId, set] of Object.entries(apps as Record<string, unknown>)) {
+        const field = `github.appInstallations.${appId}`;
+        if (!checkOptionalObject(field, set, v) || set === undefined) continue;
+        checkKnownKeys(field, set as Record<string, unknown>, ["installations"], v);
+        const list = (set as Record<string, unknown>)["installations"];
+        if (list === undefined) continue;
+        if (!Array.isArray(list)) {
+          v.push({ field: `${field}.installations`, description: "must be a list" });
+          continue;
+        }
+        list.forEach((inst: unknown, i) => {
+          const at = `${field}.installations[${i}]`;
+          if (!checkOptionalObject(at, inst, v) || inst === undefined) return;
+          const r = inst as Record<string, unknown>;
+          checkKnownKeys(at, r, ["installationId", "name"], v);
+          if (typeof r["installationId"] !== "string" || r["installationId"] === "") v.push({ field: `${at}.installationId`, description: "is required" });
+          checkOptionalString(`${at}.name`, r["name"], v);
+        });
+      }
+    }
+  }
+}
 
 export const accountAssociations: CollectionSpec = {
   api: "iam",
@@ -27,14 +87,10 @@ export const accountAssociations: CollectionSpec = {
   validate(row, v) {
     checkOptionalString("name", row["name"], v);
     checkOptionalString("description", row["description"], v);
-    for (const p of PROVIDERS) checkOptionalObject(p, row[p], v);
     if (!PROVIDERS.some((p) => row[p] !== undefined)) v.push({ field: "amazon", description: `at least one of ${PROVIDERS.join(", ")} is required` });
-    const amazon = row["amazon"] as Record<string, unknown> | undefined;
-    if (amazon && !/^\d{12}$/.test(String(amazon["account"] ?? ""))) v.push({ field: "amazon.account", description: "must be a 12-digit AWS account id" });
-    const google = row["google"] as Record<string, unknown> | undefined;
-    if (google && !google["projectId"]) v.push({ field: "google.projectId", description: "is required" });
-    const azure = row["azure"] as Record<string, unknown> | undefined;
-    if (azure && !azure["tenantId"]) v.push({ field: "azure.tenantId", description: "is required" });
+    for (const p of PROVIDERS) {
+      if (checkOptionalObject(p, row[p], v) && row[p] !== undefined) validateProvider(p, row[p] as Record<string, unknown>, v);
+    }
   },
   build(ctx, groupUid, body) {
     if (ctx.store.tables.accountAssociations.get(groupUid)) throw alreadyExists("iam.accountAssociation", groupUid);

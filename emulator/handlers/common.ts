@@ -7,6 +7,7 @@ import type { Access } from "../access";
 import type { Control } from "../control";
 import { invalidArgument, notFound, type FieldViolation } from "../errors";
 import type { Store } from "../store";
+import { patternError } from "../patterns";
 import { isUidp } from "../uidp";
 
 /** What every handler needs. */
@@ -74,27 +75,30 @@ export function checkKnownKeys(prefix: string, obj: Record<string, unknown> | un
   }
 }
 
-/** Appends a violation when `value` is present and not a valid regular expression. */
+/**
+ * Appends a violation when `value` is present and not a pattern the real service accepts: a string in RE2
+ * syntax (Go's regexp: no backreferences, no lookaround; FACTS.md, issue 9).
+ */
 export function checkPattern(field: string, value: unknown, violations: FieldViolation[]): void {
   if (value === undefined) return;
   if (typeof value !== "string") {
     violations.push({ field, description: "must be a string" });
     return;
   }
-  try {
-    new RegExp(value);
-  } catch (err) {
-    violations.push({ field, description: `is not a valid regular expression: ${(err as Error).message}` });
-  }
+  const error = patternError(value);
+  if (error !== undefined) violations.push({ field, description: `is not a valid RE2 regular expression: ${error}` });
 }
 
-/** Whether `value` matches `pattern` as a whole (patterns are anchored at both ends). */
-export function fullMatch(pattern: string, value: string): boolean {
-  try {
-    return new RegExp(`^(?:${pattern})$`).test(value);
-  } catch {
-    return false;
-  }
+/**
+ * The request's body, which must be JSON when there is one (seed §4: "Request bodies are JSON with
+ * `Content-Type: application/json`"); the form encoding the token exchange also takes is refused here.
+ * @throws StatusError INVALID_ARGUMENT naming `body` for another content type.
+ */
+export function jsonBody(req: FastifyRequest): unknown {
+  if (req.body === undefined) return undefined;
+  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw invalidArgument([{ field: "body", description: `must be JSON (Content-Type: application/json), got "${type}"` }]);
+  return req.body;
 }
 
 /**
@@ -152,20 +156,23 @@ export function applyMask<T extends Record<string, unknown>>(current: T, body: R
       else next[head] = structuredClone(body[head]);
       continue;
     }
-    const src = body[head] as Record<string, unknown> | undefined;
-    const dst = (typeof next[head] === "object" && next[head] !== null ? next[head] : {}) as Record<string, unknown>;
+    const src = body[head];
+    const dst = (typeof next[head] === "object" && next[head] !== null && !Array.isArray(next[head]) ? next[head] : {}) as Record<string, unknown>;
     const leaf = rest.join(".");
-    if (src?.[leaf] === undefined) delete dst[leaf];
-    else dst[leaf] = structuredClone(src[leaf]);
+    // Own properties only: a mask path such as `amazon.constructor` must not reach Object.prototype.
+    const value = typeof src === "object" && src !== null && Object.hasOwn(src, leaf) ? (src as Record<string, unknown>)[leaf] : undefined;
+    if (value === undefined) delete dst[leaf];
+    else Object.defineProperty(dst, leaf, { value: structuredClone(value), enumerable: true, writable: true, configurable: true });
     next[head] = dst;
   }
   return next as T;
 }
 
-/** Reads `updateMask` (or `update_mask`) from the query. */
+/** Reads `updateMask` (or `update_mask`) from the query; a repeated parameter's values are joined with `,`. */
 export function updateMaskOf(req: FastifyRequest): string | undefined {
-  const q = req.query as Record<string, string | undefined>;
-  return q["updateMask"] ?? q["update_mask"];
+  const q = req.query as Record<string, string | string[] | undefined>;
+  const raw = q["updateMask"] ?? q["update_mask"];
+  return Array.isArray(raw) ? raw.join(",") : raw;
 }
 
 /** The `{uid=**}` tail of a wildcard route, validated as a UIDP. @throws StatusError INVALID_ARGUMENT. */

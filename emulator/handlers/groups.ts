@@ -2,7 +2,7 @@
  * `/iam/{version}/groups`: list, get, create under a parent, PATCH with and without updateMask, delete.
  *
  * A group cannot be deleted while anything lives under it (child groups, identities, role bindings, identity
- * providers, invites, custom roles, repos): FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation whose
+ * providers, invites, custom roles, repos, its account association): FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation whose
  * description names the kinds of children left. Duplicate names under one parent are allowed, as on the real
  * service (whose name lookups can return several).
  */
@@ -15,7 +15,13 @@ import { checkName, checkOptionalString, timestamp } from "./common";
 /** Collections whose rows live directly under a group, counted as its children. */
 const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "identityProviders", "groupInvites", "roles", "repos"];
 
-/** Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`; scans only the uid range. */
+/**
+ * Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`; scans only the uid range. The
+ * group's account association (whose uid is the group's own) counts too: seed §4 rule 4 ("Deleting a group that
+ * still has child resources (for example repos) fails with a precondition failure") and the vendor's DeleteGroup
+ * ("Fails if the group has child repos, child groups, or other child IAM resources") make it block the delete
+ * like any other child, rather than vanish with the group.
+ */
 export function childrenOf(store: Store, uid: string): string[] {
   const out: string[] = [];
   for (const kind of CHILD_KINDS) {
@@ -26,12 +32,17 @@ export function childrenOf(store: Store, uid: string): string[] {
     for (let i = lo; i < hi; i++) if (isChild(index.entries[i]!.u, uid)) n++;
     if (n > 0) out.push(`${kind} (${n})`);
   }
+  if (store.tables.accountAssociations.get(uid)) out.push("accountAssociations (1)");
   return out;
 }
 
-/** A group as the API returns it; subgroups inherit the root's provisioning status. */
+/**
+ * A group as the API returns it (seed §2 Group): `verified` (false unless set, and only the vendor sets it) and
+ * `resourceLimits` (an object, `{}` when no limits are set) are always present; subgroups inherit the root's
+ * provisioning `status`.
+ */
 export function renderGroup(g: Row): Record<string, unknown> {
-  return { ...g, status: "ORG_STATUS_READY", ...(parentOf(g.uid) === undefined ? { resourceLimits: { repos: 1000 } } : {}) };
+  return { ...g, status: "ORG_STATUS_READY", verified: g["verified"] === true, resourceLimits: g["resourceLimits"] ?? {} };
 }
 
 export const groups: CollectionSpec = {

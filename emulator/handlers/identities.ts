@@ -62,7 +62,7 @@ function validateStaticKeys(o: Record<string, unknown>, v: FieldViolation[]): vo
     if (!has(o, k)) v.push({ field: `staticKeys.${k}`, description: "is required" });
     else checkOptionalString(`staticKeys.${k}`, o[k], v);
   }
-  if (o["expirationTime"] !== undefined && Number.isNaN(Date.parse(String(o["expirationTime"])))) {
+  if (o["expirationTime"] !== undefined && (typeof o["expirationTime"] !== "string" || Number.isNaN(Date.parse(o["expirationTime"])))) {
     v.push({ field: "staticKeys.expirationTime", description: "must be an RFC 3339 timestamp" });
   }
   if (o["audiences"] !== undefined && !(Array.isArray(o["audiences"]) && o["audiences"].every((a) => typeof a === "string"))) {
@@ -78,6 +78,10 @@ function validateAws(o: Record<string, unknown>, v: FieldViolation[]): void {
     v.push({ field: "awsIdentity.arn", description: "one of arn, arnPattern, userId, userIdPattern is required" });
   }
   if (!has(o, "awsAccount")) v.push({ field: "awsIdentity.awsAccount", description: "is required" });
+  else if (typeof o["awsAccount"] !== "string" || !/^\d{12}$/.test(o["awsAccount"])) {
+    v.push({ field: "awsIdentity.awsAccount", description: "must be a 12-digit AWS account id (a string)" });
+  }
+  for (const k of ["arn", "userId"]) checkOptionalString(`awsIdentity.${k}`, o[k], v);
   for (const k of ["arnPattern", "userIdPattern"]) checkPattern(`awsIdentity.${k}`, o[k], v);
 }
 
@@ -105,9 +109,11 @@ export const identities: CollectionSpec = {
       v.push({ field: "servicePrincipal", description: `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}` });
     }
   },
+  // Seed §2 Identity: lastSeenTime is "set by the server (present in the create response)"; it starts at the
+  // create time and moves each time the identity is assumed through the token exchange (sts.ts).
   build(ctx, parentUid, body) {
     const t = timestamp(ctx.now());
-    return { ...structuredClone(body), uid: newChildUid(parentUid), description: body["description"] ?? "", createTime: t, updateTime: t };
+    return { ...structuredClone(body), uid: newChildUid(parentUid), description: body["description"] ?? "", createTime: t, updateTime: t, lastSeenTime: t };
   },
   merge: (_current, next) => ({ ...next, description: next["description"] ?? "" }),
   afterDelete(ctx, row) {

@@ -127,7 +127,7 @@ describe("UIDP, timestamps and error bodies", () => {
     }
   });
 
-  it("errors are google.rpc.Status bodies mapped to HTTP: 3->400, 5->404, 6->409, 9->400, 12->501, 16->401", async () => {
+  it("errors are google.rpc.Status bodies mapped to HTTP: 3->400, 5->404, 6->409, 9->400, 12->405 (method not routed), 16->401", async () => {
     const g = await fresh("errs");
     await create(emu, "accountAssociations", g.uid, { amazon: { account: "123456789012" } });
     const viewer = await builtinRole(emu, "viewer");
@@ -135,7 +135,7 @@ describe("UIDP, timestamps and error bodies", () => {
     expectStatus(await api(emu, "GET", `/iam/v2beta1/groups/${g.uid}/0123456789abcdef`), 5, 404);
     expectStatus(await api(emu, "POST", `/iam/v2beta1/accountAssociations/${g.uid}`, { amazon: { account: "123456789012" } }), 6, 409);
     expectStatus(await api(emu, "DELETE", `/iam/v2beta1/roles/${viewer}`), 9, 400);
-    expectStatus(await api(emu, "POST", `/registry/v2beta1/repos/${emu.orgUid}`, { name: "new-repo" }), 12, 501);
+    expectStatus(await api(emu, "POST", `/registry/v2beta1/repos/${emu.orgUid}`, { name: "new-repo" }), 12, 405);
     expectStatus(await api(emu, "GET", "/iam/v2beta1/groups", undefined, null), 16, 401);
   });
 });
@@ -462,7 +462,7 @@ describe("groupInvites", () => {
     const g = await fresh("inv");
     const viewer = await builtinRole(emu, "viewer");
     const inv = await create(emu, "groupInvites", g.uid, { roleUid: viewer, ttl: "3600s" });
-    expectStatus(await api(emu, "PATCH", `${base("groupInvites")}/${inv.uid}`, { email: "b@example.com" }), 12, 501);
+    expectStatus(await api(emu, "PATCH", `${base("groupInvites")}/${inv.uid}`, { email: "b@example.com" }), 12, 405);
     expectOk(await api(emu, "DELETE", `${base("groupInvites")}/${inv.uid}`), Empty);
     expectNotFound(await api(emu, "GET", `${base("groupInvites")}/${inv.uid}`), inv.uid);
   });
@@ -499,11 +499,11 @@ describe("repos and tags (read-only, seeded)", () => {
     ["advisories", "POST"],
     ["advisories", "PATCH"],
     ["advisories", "DELETE"],
-  ] as Array<[CollectionName, string]>)("%s %s is UNIMPLEMENTED (code 12, HTTP 501)", async (c, method) => {
+  ] as Array<[CollectionName, string]>)("%s %s is UNIMPLEMENTED (code 12, HTTP 405 as the gateway answers a method it does not route)", async (c, method) => {
     const row = (await listPage(emu, c)).items[0];
     const before = await listAll(emu, c);
     const target = method === "POST" ? (c === "tags" ? row.uid.slice(0, row.uid.lastIndexOf("/")) : emu.orgUid) : row.uid;
-    expectStatus(await api(emu, method, `${base(c)}/${target}`, method === "DELETE" ? undefined : { name: "changed-name" }), 12, 501);
+    expectStatus(await api(emu, method, `${base(c)}/${target}`, method === "DELETE" ? undefined : { name: "changed-name" }), 12, 405);
     expect(await listAll(emu, c)).toEqual(before);
   });
 });

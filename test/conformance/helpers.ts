@@ -53,6 +53,8 @@ export interface HttpOptions {
   json?: unknown;
   /** An `application/x-www-form-urlencoded` body. */
   form?: Record<string, string>;
+  /** A body sent as is with `content-type: application/json` (for malformed or hostile JSON). */
+  raw?: string;
 }
 
 /** One request to any URL; the body is parsed as JSON when there is one. */
@@ -63,6 +65,9 @@ export async function http(url: string, o: HttpOptions = {}): Promise<Res> {
   if (o.json !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(o.json);
+  } else if (o.raw !== undefined) {
+    headers["content-type"] = "application/json";
+    body = o.raw;
   } else if (o.form !== undefined) {
     headers["content-type"] = "application/x-www-form-urlencoded";
     body = new URLSearchParams(o.form).toString();
