@@ -28,12 +28,11 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { listQuery } from "./client/client";
-import type { z } from "zod";
 import type { PlatformClient } from "./client/client";
 import type { ListParams, Page } from "./client/pagination";
 import { Paginator } from "./client/pagination";
 import * as S from "./client/schemas";
-import type { Advisory, Group, Identity, Repo, Role, RoleBinding, Tag } from "./client/schemas";
+import type { ApiAdvisory as Advisory, ApiGroup as Group, ApiIdentity as Identity, ApiRepo as Repo, ApiRole as Role, ApiRoleBinding as RoleBinding, ApiTag as Tag, Parser } from "./client/types";
 import { clientFromSettings } from "./clientFactory";
 import { resolveSettings } from "./config";
 
@@ -248,16 +247,16 @@ function emptySet(...filters: Array<readonly string[] | undefined>): boolean {
  * A lazy listing with query parameters the client's `list` does not send (collection-specific filters), built
  * on the client's transport.
  */
-function listWith<T extends z.ZodType>(
+function listWith<T>(
   client: PlatformClient,
   api: string,
   collection: string,
-  schema: T,
+  schema: Parser<T>,
   params: ListParams,
   extra: Record<string, string | readonly string[] | undefined>,
-): Paginator<z.infer<T>> {
+): Paginator<T> {
   const path = client.transport.base(api, collection);
-  const envelope = S.listEnvelope(collection, schema) as unknown as z.ZodType<Page<z.infer<T>>>;
+  const envelope: Parser<Page<T>> = S.listEnvelope(collection, schema);
   return new Paginator((token) => client.transport.send("GET", path, envelope, { query: { ...listQuery(params, token), ...extra } }), params);
 }
 

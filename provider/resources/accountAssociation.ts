@@ -6,7 +6,7 @@
  * management instead.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { AccountAssociation as ApiAssoc } from "../client/schemas";
+import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";

@@ -8,7 +8,7 @@
  * the delete timeout and treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Group as ApiGroup } from "../client/schemas";
+import type { ApiGroup } from "../client/types";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";

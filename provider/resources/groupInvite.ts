@@ -6,7 +6,7 @@
  * diff reports it); no check ever fails because of time, so previews keep working.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { GroupInvite as ApiInvite } from "../client/schemas";
+import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";

@@ -7,7 +7,7 @@
  * drift shows; delete treats NOT_FOUND as done (the server also removes the identity's role bindings).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../client/schemas";
+import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
@@ -159,7 +159,8 @@ export function kindOf(o: Partial<Record<(typeof RELATIONSHIP_KINDS)[number], un
   return RELATIONSHIP_KINDS.find((k) => o[k] !== undefined && o[k] !== null);
 }
 
-function relationshipOf(i: Record<string, unknown>): Partial<IdentityInputs> {
+function relationshipOf(o: object): Partial<IdentityInputs> {
+  const i = o as Record<string, unknown>;
   const kind = kindOf(i);
   if (!kind) return {};
   if (kind === "servicePrincipal") return { servicePrincipal: i[kind] as string };
@@ -228,13 +229,13 @@ function inputsOf(o: IdentityOutputs): IdentityInputs {
     parentUid: o.parentUid,
     name: o.name,
     description: o.description ?? "",
-    ...relationshipOf(o as unknown as Record<string, unknown>),
+    ...relationshipOf(o),
     ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
   };
 }
 
 function body(i: IdentityInputs): Record<string, unknown> {
-  return { name: i.name, description: i.description, ...relationshipOf(i as unknown as Record<string, unknown>) };
+  return { name: i.name, description: i.description, ...relationshipOf(i) };
 }
 
 /** The Identity provider implementation (runs in the provider process). */

@@ -6,7 +6,7 @@
  * of `parentUid` replaces; the other fields PATCH in place.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { IdentityProvider as ApiIdp } from "../client/schemas";
+import type { ApiIdentityProvider as ApiIdp } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
@@ -67,8 +67,8 @@ export interface IdentityProviderOutputs extends IdentityProviderInputs {
 
 const MUTABLE = ["name", "description", "oidc", "clientSecret", "defaultRole"] as const;
 
-function normalizeOidc(o: Record<string, unknown> | undefined): IdentityProviderInputs["oidc"] {
-  const { clientSecret: _secret, ...rest } = o ?? {};
+function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
+  const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
     if (v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0) || v === false) continue;

@@ -19,7 +19,6 @@
  */
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient } from "../client/client";
-import type { z } from "zod";
 import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
@@ -118,7 +117,7 @@ export async function createSafely<T extends { uid: string; createTime?: string 
  * @param kind for messages, e.g. `group`.
  */
 export function createNamedSafely<T extends { uid: string; createTime?: string | undefined }>(
-  collection: Collection<z.ZodType<T>, object>,
+  collection: Collection<T, object>,
   kind: string,
   parentUid: string,
   name: string,

@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { dottedNames, wireName } from "../capabilities";
-import type { Role as ApiRole } from "../client/schemas";
+import type { ApiRole } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";

@@ -7,7 +7,7 @@
  * group and role; read returns the server's values as inputs so drift shows; delete treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { RoleBinding as ApiRoleBinding } from "../client/schemas";
+import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
@@ -35,13 +35,12 @@ export interface RoleBindingInputs {
   adoptUid?: string | undefined;
 }
 
-/** A reference the server hydrates into a binding. */
-export interface BindingRef {
-  uid: string;
-  name: string;
-  description: string;
-  [field: string]: unknown;
-}
+/**
+ * A reference the server hydrates into a binding: `{uid, name, description}`, plus `subject`, `issuer` (and
+ * `email` for users) on the identity. A plain interface (no index signature), so `binding.role.name` lifts to
+ * an `Output<string>`.
+ */
+export type BindingRef = ApiBindingIdentityRef;
 
 /** A binding's outputs: the inputs plus the server's fields, hydrated. */
 export interface RoleBindingOutputs extends RoleBindingInputs {
