@@ -8,7 +8,7 @@
  * the delete timeout and treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiGroup } from "../client/types";
+import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
@@ -47,6 +47,10 @@ export interface GroupOutputs extends GroupInputs {
   uid: string;
   createTime: string;
   updateTime: string;
+  /** Whether the group is verified (server-set; `false` when new or not sent). Output only. */
+  verified: boolean;
+  /** The group's limits (server-set; `{}` when none). Output only. */
+  resourceLimits: ApiResourceLimits;
   [serverField: string]: unknown;
 }
 
@@ -61,11 +65,14 @@ function outputs(g: ApiGroup, local: Partial<GroupInputs> = {}): GroupOutputs {
     description: g.description,
     createTime: g.createTime ?? "",
     updateTime: g.updateTime ?? "",
+    verified: g.verified,
+    resourceLimits: g.resourceLimits,
     ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
     ...(local.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: local.deleteTimeoutSeconds } : {}),
   };
 }
 
+/** The inputs that would produce `o`: output-only fields (uid, times, verified, resourceLimits) never become inputs. */
 function inputsOf(o: GroupOutputs): GroupInputs {
   return {
     parentUid: o.parentUid,
@@ -162,6 +169,13 @@ export class Group extends PlatformResource {
   declare readonly createTime: pulumi.Output<string>;
   /** Last update time, RFC 3339. */
   declare readonly updateTime: pulumi.Output<string>;
+  /** Whether the group is verified: `false` for a new group (contract §2). Server-set, output only; never a diff. */
+  declare readonly verified: pulumi.Output<boolean>;
+  /**
+   * The group's limits, e.g. `{ repositories: 100 }`: integer members `clusters`, `idps`, `repositories`;
+   * `{}` when none are set (contract §2). Server-set, output only; never a diff.
+   */
+  declare readonly resourceLimits: pulumi.Output<ApiResourceLimits>;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the group's name).
@@ -172,7 +186,7 @@ export class Group extends PlatformResource {
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
     super("Group", name,
-      { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
+      { uid: undefined, createTime: undefined, updateTime: undefined, verified: undefined, resourceLimits: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
       opts);
     useIdAsUid(this);
   }

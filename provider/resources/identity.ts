@@ -105,6 +105,8 @@ export interface IdentityOutputs extends IdentityInputs {
   uid: string;
   createTime: string;
   updateTime: string;
+  /** When a token for the identity was last seen (RFC 3339, server-set; `""` when the server sends none). Output only. */
+  lastSeenTime: string;
   [serverField: string]: unknown;
 }
 
@@ -220,10 +222,12 @@ function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityO
     description: i.description,
     createTime: i.createTime ?? "",
     updateTime: i.updateTime ?? "",
+    lastSeenTime: i.lastSeenTime,
     ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
   };
 }
 
+/** The inputs that would produce `o`: output-only fields (uid, times, lastSeenTime) never become inputs. */
 function inputsOf(o: IdentityOutputs): IdentityInputs {
   return {
     parentUid: o.parentUid,
@@ -351,6 +355,11 @@ export class Identity extends PlatformResource {
   declare readonly createTime: pulumi.Output<string>;
   /** Last update time, RFC 3339. */
   declare readonly updateTime: pulumi.Output<string>;
+  /**
+   * When a token for this identity was last seen, RFC 3339, set by the server (`""` when it sends none). Output
+   * only: it moves on its own, so it is never an input and a change of it never shows as a diff.
+   */
+  declare readonly lastSeenTime: pulumi.Output<string>;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the identity's name).
@@ -358,7 +367,7 @@ export class Identity extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts);
+    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, lastSeenTime: undefined, description: undefined, ...args }, opts);
     useIdAsUid(this);
   }
 }
