@@ -9,7 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { getClient } from "../state";
-import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
+import { Failures, isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
@@ -17,24 +17,25 @@ import { PlatformResource } from "./shim";
 
 /**
  * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
- * subject; audience is optional. Patterns are regular expressions matched against the whole claim.
+ * subject; audience is optional. Patterns are RE2 regular expressions (the service uses Go's regexp: no
+ * backreferences, no lookaround) matched against the whole claim; `check` rejects any pattern RE2 would reject.
  */
 export interface ClaimMatchArgs {
   /** Exact issuer URL, e.g. `https://token.actions.githubusercontent.com`. */
   issuer?: pulumi.Input<string>;
-  /** Issuer regular expression (instead of `issuer`). */
+  /** Issuer pattern, RE2 syntax (instead of `issuer`). */
   issuerPattern?: pulumi.Input<string>;
   /** Exact subject, e.g. `repo:my-org/my-repo:ref:refs/heads/main`. */
   subject?: pulumi.Input<string>;
-  /** Subject regular expression (instead of `subject`). */
+  /** Subject pattern, RE2 syntax (instead of `subject`). */
   subjectPattern?: pulumi.Input<string>;
   /** Exact audience; default: the API's own audience. */
   audience?: pulumi.Input<string>;
-  /** Audience regular expression (instead of `audience`). */
+  /** Audience pattern, RE2 syntax (instead of `audience`). */
   audiencePattern?: pulumi.Input<string>;
   /** Further claims that must equal these values. */
   claims?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** Further claims that must match these regular expressions. */
+  /** Further claims that must match these patterns, RE2 syntax: claim name → pattern. */
   claimPatterns?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -145,14 +146,12 @@ function claimMatchFailures(cm: unknown, f: Failures): void {
     if (hasExact && hasPattern) f.add(`claimMatch.${exact}`, `set only one of ${exact} and ${pattern}`);
     else if (required && !hasExact && !hasPattern) f.add(`claimMatch.${exact}`, `one of ${exact} and ${pattern} is required`);
     f.add(`claimMatch.${exact}`, optionalStringProblem(o[exact]));
-    const p = o[pattern];
-    if (typeof p === "string" && !isUnknown(p)) {
-      try {
-        new RegExp(p);
-      } catch (err) {
-        f.add(`claimMatch.${pattern}`, `is not a valid regular expression: ${(err as Error).message}`);
-      }
-    }
+    f.add(`claimMatch.${pattern}`, optionalStringProblem(o[pattern]) ?? re2Problem(o[pattern]));
+  }
+  const cp = o["claimPatterns"];
+  if (cp !== undefined && cp !== null && !isUnknown(cp)) {
+    if (typeof cp !== "object" || Array.isArray(cp)) f.add("claimMatch.claimPatterns", "must be an object: claim name → RE2 pattern");
+    else for (const [claim, p] of Object.entries(cp)) f.add(`claimMatch.claimPatterns[${JSON.stringify(claim)}]`, optionalStringProblem(p) ?? re2Problem(p));
   }
 }
 
@@ -202,15 +201,7 @@ function awsFailures(v: unknown, f: Failures): void {
   if (has("arn") && has("arnPattern")) f.add("awsIdentity.arn", "set only one of arn and arnPattern");
   if (has("userId") && has("userIdPattern")) f.add("awsIdentity.userId", "set only one of userId and userIdPattern");
   if (!has("arn") && !has("arnPattern") && !has("userId") && !has("userIdPattern")) f.add("awsIdentity.arn", "one of arn, arnPattern, userId, userIdPattern is required");
-  for (const k of ["arnPattern", "userIdPattern"]) {
-    if (typeof o[k] === "string" && !isUnknown(o[k])) {
-      try {
-        new RegExp(o[k]);
-      } catch (err) {
-        f.add(`awsIdentity.${k}`, `is not a valid regular expression: ${(err as Error).message}`);
-      }
-    }
-  }
+  for (const k of ["arnPattern", "userIdPattern"]) f.add(`awsIdentity.${k}`, re2Problem(o[k]));
 }
 
 function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityOutputs {
