@@ -28,6 +28,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { listQuery } from "./client/client";
+import { PlatformError } from "./client/errors";
 import type { PlatformClient } from "./client/client";
 import type { ListParams, Page } from "./client/pagination";
 import { Paginator } from "./client/pagination";
@@ -109,7 +110,7 @@ export type LookupFailure = "NO_MATCH" | "AMBIGUOUS";
  * catch (e) { if (e instanceof LookupError && e.reason === "AMBIGUOUS") console.log(e.uids); }
  * ```
  */
-export class LookupError extends Error {
+export class LookupError extends PlatformError {
   /** `NO_MATCH` or `AMBIGUOUS`. */
   readonly reason: LookupFailure;
   /** The lookup that failed, e.g. `getGroup`. */

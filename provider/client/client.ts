@@ -17,6 +17,7 @@
  */
 import { Agent, request, type Dispatcher } from "undici";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
+import { registerSecret } from "./secrets";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, sleep, type RetryPolicy } from "./retry";
 import { Paginator, type ListParams, type Page } from "./pagination";
 import * as S from "./schemas";
@@ -112,6 +113,7 @@ export class Transport {
     const token = opts.token;
     this.token = typeof token === "function" ? token : () => token;
     this.staticToken = typeof token === "string" ? token : undefined;
+    registerSecret(this.staticToken);
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
@@ -160,7 +162,11 @@ export class Transport {
       qs = search.toString();
     }
     // A static token needs no await: one microtask less on every request.
-    const token = this.staticToken ?? (await this.token());
+    let token = this.staticToken;
+    if (token === undefined) {
+      token = await this.token();
+      registerSecret(token); // so an error that echoes it is scrubbed (a no-op once known)
+    }
     const headers: Record<string, string> = { ...this.baseHeaders, authorization: `Bearer ${token}` };
     if (opts.body !== undefined) headers["content-type"] = "application/json";
 
