@@ -14,7 +14,7 @@ import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../va
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link Group}. */
 export interface GroupArgs {
@@ -157,6 +157,28 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
  * ```
  */
 export class Group extends PlatformResource {
+  /**
+   * Reads an existing group by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the group alone. Built on
+   * `new Group(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the group's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no group has that uid.
+   * @example const org = Group.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Group {
+    return new Group(name, readArgs<GroupArgs>(["parentUid", "name", "description"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Group (type token `pulumi-nodejs:dynamic/platform:Group`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Group {
+    return isResourceOfKind(obj, "Group");
+  }
+
   /** The group's uid (UIDP: the parent's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the parent group. */

@@ -13,7 +13,7 @@ import { Failures, isUnknown, nameProblem, optionalStringProblem, re2Problem, ui
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /**
  * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
@@ -326,6 +326,28 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
  * ```
  */
 export class Identity extends PlatformResource {
+  /**
+   * Reads an existing identity by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the identity alone. Built on
+   * `new Identity(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the identity's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no identity has that uid.
+   * @example const org = Identity.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Identity {
+    return new Identity(name, readArgs<IdentityArgs>(["parentUid", "name", "description", "claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Identity (type token `pulumi-nodejs:dynamic/platform:Identity`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Identity {
+    return isResourceOfKind(obj, "Identity");
+  }
+
   /** The identity's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the identity lives in. */
