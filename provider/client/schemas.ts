@@ -257,3 +257,19 @@ export const RawToken = z.looseObject({
 
 /** The empty object DELETE returns (anything is accepted). */
 export const Empty = z.unknown();
+
+/*
+ * The objects' types under the schemas' names, for code inside the package that imports them from here. They
+ * are the plain interfaces of types.ts; the public entry points export those directly.
+ */
+export type Group = Api.ApiGroup;
+export type ClaimMatch = Api.ClaimMatch;
+export type Identity = Api.ApiIdentity;
+export type Role = Api.ApiRole;
+export type RoleBinding = Api.ApiRoleBinding;
+export type Repo = Api.ApiRepo;
+export type IdentityProvider = Api.ApiIdentityProvider;
+export type AccountAssociation = Api.ApiAccountAssociation;
+export type GroupInvite = Api.ApiGroupInvite;
+export type Tag = Api.ApiTag;
+export type Advisory = Api.ApiAdvisory;
