@@ -14,6 +14,7 @@ import { identityProvider } from "./resources/identity";
 import { roleBindingProvider } from "./resources/roleBinding";
 import type { ResourceKind } from "./resources/shim";
 import { setConfigLookup } from "./state";
+import { CREATE_TOKEN, newCreateToken } from "./resources/lifecycle";
 
 /** Receives the stack config (all namespaces) from the dynamic-provider host. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
@@ -29,12 +30,57 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   if (cached) return cached;
   const impl = providers[kind] as unknown as pulumi.dynamic.ResourceProvider | undefined;
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
-  const p: pulumi.dynamic.ResourceProvider = { ...impl, configure };
+  const p: pulumi.dynamic.ResourceProvider = { ...withCreateToken(impl), configure };
   cache.set(kind, p);
   return p;
 }
 
 const cache = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
+type Props = Record<string, unknown> | undefined;
+
+/** The `createToken` a resource already has (from its old inputs or outputs), when well-formed. */
+function tokenIn(...sources: Props[]): string | undefined {
+  for (const s of sources) {
+    const t = s?.["createToken"];
+    if (typeof t === "string" && CREATE_TOKEN.test(t)) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Gives every resource a `createToken` (16 random hex characters) in its checked inputs, kept for its life:
+ * `check` takes it from the old inputs or makes one, and create, read and update carry it into outputs (and
+ * read into the inputs it returns). Creates mark what they make with it (`resources/lifecycle.ts`), and because
+ * the engine records checked inputs in an interrupted update's pending create operations, `platform-pulumi
+ * recover` can prove which object such a create made. Not a field of any resource's diff: it never causes a
+ * change.
+ */
+function withCreateToken(impl: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+  return {
+    ...impl,
+    async check(olds: Props, news: Props) {
+      const r = impl.check ? await impl.check(olds, news) : { inputs: news };
+      return { ...r, inputs: { ...(r.inputs as object), createToken: tokenIn(olds, news) ?? newCreateToken() } };
+    },
+    async create(inputs: Props) {
+      const r = await impl.create(inputs);
+      const token = tokenIn(inputs);
+      return token ? { ...r, outs: { ...(r.outs as object), createToken: token } } : r;
+    },
+    async read(id: string, props: Props) {
+      const r = impl.read ? await impl.read(id, props) : { id, props };
+      const token = tokenIn(props);
+      if (!r.id || !token) return r;
+      return { ...r, props: { ...(r.props as object), createToken: token }, ...(r.inputs ? { inputs: { ...(r.inputs as object), createToken: token } } : {}) };
+    },
+    async update(id: string, olds: Props, news: Props) {
+      const r = impl.update ? await impl.update(id, olds, news) : {};
+      const token = tokenIn(news, olds);
+      return token ? { ...r, outs: { ...(r.outs as object), createToken: token } } : r;
+    },
+  };
+}
 
 /** Implementations by resource kind. */
 export const providers: Record<ResourceKind, ProviderImpl<never, never>> = {

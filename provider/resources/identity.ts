@@ -11,7 +11,7 @@ import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../cl
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely } from "./lifecycle";
+import { createNamedSafely, createTokenOf } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { PlatformResource } from "./shim";
 
@@ -294,7 +294,7 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
       logInfo(`adopted identity ${existing.uid}`);
       return { id: i.uid, outs: i };
     }
-    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), logInfo);
+    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), createTokenOf(inputs), logInfo);
     return { id: i.uid, outs: outputs(i, inputs) };
   },
 
