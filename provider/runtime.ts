@@ -14,6 +14,11 @@ import { identityProvider } from "./resources/identity";
 import { roleBindingProvider } from "./resources/roleBinding";
 import type { ResourceKind } from "./resources/shim";
 import { setConfigLookup } from "./state";
+import { startEngineWatch } from "./engineWatch";
+
+// This module is loaded only inside the dynamic-provider plugin (by the `__provider` shims), on the first provider
+// call: from then on the process exits when the engine that started it is gone (issue 11; see engineWatch.ts).
+startEngineWatch();
 
 /** Receives the stack config (all namespaces) from the dynamic-provider host. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
