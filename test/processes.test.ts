@@ -85,7 +85,8 @@ function role(p: Proc): string {
   if (exe === "pulumi-language-nodejs-vendor") return "vendor host";
   if (p.cmdline.some((a) => a.includes("cmd/dynamic-provider"))) return "plugin";
   if (p.cmdline.some((a) => a.endsWith("pulumi-resource-pulumi-nodejs"))) return "plugin wrapper";
-  if (p.cmdline.some((a) => /@pulumi[/]pulumi[/]cmd[/]run\b/.test(a))) return "program";
+  if (p.cmdline.some((a) => a.includes("cmd/run-policy-pack"))) return "policy pack";
+  if (p.cmdline.some((a) => /@pulumi[/]pulumi[/]cmd[/]run([/]|$)/.test(a))) return "program";
   return "other";
 }
 
@@ -96,61 +97,74 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
+/**
+ * Starts `pulumi up <extra>` on 40 groups created with 300 ms latency, SIGKILLs it once creates are in flight and
+ * every role in `expected` runs, and returns the descendants still alive 5 s later (none, once all is well).
+ */
+async function killMidUp(stack: string, extra: string[], expected: string[]): Promise<string[]> {
+  const emu = await startEmulator();
+  const backend = mkdtempSync(path.join(tmpdir(), "engine-kill-"));
+  const cwd = path.join(REPO_ROOT, "test", "programs", "many");
+  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, PLATFORM_TOKEN: emu.token } });
+  let engine: ChildProcess | undefined;
+  let recorded: Proc[] = [];
+  cleanups.push(async () => {
+    engine?.kill("SIGKILL");
+    for (const p of recorded) if (alive(p)) process.kill(p.pid, "SIGKILL");
+    await emu.close();
+    rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
+  });
+  await cli.initStack();
+  await cli.ok(["config", "set", "count", "40"]);
+  emu.control.set({ latencyMs: 300 });
+
+  const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack, ...extra], {
+    cwd,
+    env: cli.env(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  engine = child;
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d));
+  child.stderr.on("data", (d: Buffer) => (output += d));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+
+  // Wait until the plugin runs and creates are in flight: some answered, most not yet.
+  const posts = () => emu.requests.filter((r) => r.method === "POST").length;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`no creates in flight after 90 s; output so far:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`pulumi exited ${child.exitCode} before the kill:\n${output}`);
+    recorded = descendants(child.pid!);
+    if (posts() >= 2 && recorded.some((p) => role(p) === "plugin")) break;
+    await sleep(50);
+  }
+  const roles = new Set(recorded.map(role));
+  expect(posts()).toBeLessThan(40);
+  expect([...roles]).toEqual(expect.arrayContaining(expected));
+
+  child.kill("SIGKILL");
+  await exited;
+  const killedAt = Date.now();
+  let survivors = recorded.filter(alive);
+  while (survivors.length > 0 && Date.now() - killedAt < 5_000) {
+    await sleep(100);
+    survivors = survivors.filter(alive);
+  }
+  console.log(`after SIGKILL of pulumi (${recorded.length} descendants: ${[...roles].join(", ")}), ` +
+    `${survivors.length} alive after ${Date.now() - killedAt} ms`);
+  return survivors.map((p) => `${role(p)}: ${describeProc(p)}`);
+}
+
+const ROLES = ["front", "plugin", "plugin wrapper", "program", "vendor host"];
+
 describe.runIf(process.platform === "linux")("processes", () => {
   it("SIGKILL of `pulumi up` with creates in flight leaves no language host, program or plugin behind", async () => {
-    const emu = await startEmulator();
-    const backend = mkdtempSync(path.join(tmpdir(), "engine-kill-"));
-    const cwd = path.join(REPO_ROOT, "test", "programs", "many");
-    const stack = "kill";
-    const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, PLATFORM_TOKEN: emu.token } });
-    let engine: ChildProcess | undefined;
-    let recorded: Proc[] = [];
-    cleanups.push(async () => {
-      engine?.kill("SIGKILL");
-      for (const p of recorded) if (alive(p)) process.kill(p.pid, "SIGKILL");
-      await emu.close();
-      rmSync(backend, { recursive: true, force: true });
-      rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
-    });
-    await cli.initStack();
-    await cli.ok(["config", "set", "count", "40"]);
-    emu.control.set({ latencyMs: 300 });
+    expect(await killMidUp("kill", [], ROLES)).toEqual([]);
+  }, 180_000);
 
-    const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack], {
-      cwd,
-      env: cli.env(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    engine = child;
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d));
-    child.stderr.on("data", (d: Buffer) => (output += d));
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-
-    // Wait until the plugin runs and creates are in flight: some answered, most not yet.
-    const posts = () => emu.requests.filter((r) => r.method === "POST").length;
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (Date.now() > deadline) throw new Error(`no creates in flight after 90 s; output so far:\n${output}`);
-      if (child.exitCode !== null) throw new Error(`pulumi exited ${child.exitCode} before the kill:\n${output}`);
-      recorded = descendants(child.pid!);
-      if (posts() >= 2 && recorded.some((p) => role(p) === "plugin")) break;
-      await sleep(50);
-    }
-    const roles = new Set(recorded.map(role));
-    expect(posts()).toBeLessThan(40);
-    expect([...roles].sort()).toEqual(expect.arrayContaining(["front", "plugin", "plugin wrapper", "program", "vendor host"]));
-
-    child.kill("SIGKILL");
-    await exited;
-    const killedAt = Date.now();
-    let survivors = recorded.filter(alive);
-    while (survivors.length > 0 && Date.now() - killedAt < 5_000) {
-      await sleep(100);
-      survivors = survivors.filter(alive);
-    }
-    console.log(`after SIGKILL of pulumi (${recorded.length} descendants: ${[...roles].join(", ")}), ` +
-      `${survivors.length} alive after ${Date.now() - killedAt} ms`);
-    expect(survivors.map((p) => `${role(p)}: ${describeProc(p)}`)).toEqual([]);
+  it("... nor a policy pack started through the front's RunPlugin", async () => {
+    expect(await killMidUp("kill-policy", ["--policy-pack", path.join(REPO_ROOT, "policies")], [...ROLES, "policy pack"])).toEqual([]);
   }, 180_000);
 });
