@@ -7,7 +7,10 @@ import (
 )
 
 // parentPollInterval is how often the front checks that the engine that started it is still its parent.
-const parentPollInterval = 500 * time.Millisecond
+var parentPollInterval = 500 * time.Millisecond
+
+// getppid is os.Getppid, replaceable in tests.
+var getppid = os.Getppid
 
 // children are the processes this front started that must not outlive it: the vendor host and any policy
 // pack started through RunPlugin.
@@ -41,7 +44,7 @@ func watchParent(initial int, exit func()) {
 		return
 	}
 	for range time.Tick(parentPollInterval) {
-		if os.Getppid() != initial {
+		if getppid() != initial {
 			exit()
 			return
 		}
