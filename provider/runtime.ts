@@ -15,6 +15,7 @@ import { roleBindingProvider } from "./resources/roleBinding";
 import type { ResourceKind } from "./resources/shim";
 import { setConfigLookup } from "./state";
 import { CREATE_TOKEN, newCreateToken } from "./resources/lifecycle";
+import { startEngineWatch } from "./engineWatch";
 
 /** Receives the stack config (all namespaces) from the dynamic-provider host. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
@@ -26,6 +27,18 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  * implementation plus `configure`. Created once per kind and process.
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  // Only the `__provider` shims call this, inside the dynamic-provider plugin: from the first call on, the
+  // process exits when the engine that started it is gone (issue 11; see engineWatch.ts).
+  startEngineWatch();
+  return localProvider(kind);
+}
+
+/**
+ * The provider object of a kind for use in this process (e.g. by `platform-pulumi recover`), without the plugin's
+ * engine watch. Same object as {@link provider} returns.
+ * @throws Error naming the kind when this package does not know it.
+ */
+export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const cached = cache.get(kind);
   if (cached) return cached;
   const impl = providers[kind] as unknown as pulumi.dynamic.ResourceProvider | undefined;

@@ -32,7 +32,7 @@ import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { markerToken, stripMarker } from "../resources/lifecycle";
 import type { ResourceKind } from "../resources/shim";
-import { configure, provider } from "../runtime";
+import { configure, localProvider } from "../runtime";
 import {
   TYPE_PREFIX,
   StackCommandError,
@@ -204,7 +204,7 @@ async function findCreated(
 async function stateEntry(r: StateResource, uid: string, config: Record<string, string>): Promise<StateResource> {
   const kind = kindOf(r) as ResourceKind;
   await configure({ config: { get: (k: string) => config[k] } } as never);
-  const p = provider(kind);
+  const p = localProvider(kind);
   const got = await p.read!(uid, r.inputs ?? {});
   if (!got.id) throw new Error(`${r.urn}: ${uid} disappeared while recovering`);
   const outputs: Record<string, unknown> = { ...(got.props as Record<string, unknown>), __provider: r.inputs?.["__provider"] };
