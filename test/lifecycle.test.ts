@@ -10,6 +10,18 @@ import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from "../provider/client/re
 import { groupProvider, type GroupInputs } from "../provider/resources/group";
 import { identityProvider } from "../provider/resources/identity";
 import { roleBindingProvider } from "../provider/resources/roleBinding";
+import { groupInviteProvider } from "../provider/resources/groupInvite";
+import { accountAssociationProvider } from "../provider/resources/accountAssociation";
+import {
+  CLOCK_SKEW_MS,
+  SERVER_WINDOW_SLACK_MS,
+  adoptOnlyCandidate,
+  createdWithin,
+  markDescription,
+  markerToken,
+  serverWindow,
+  stripMarker,
+} from "../provider/resources/lifecycle";
 import { getClient, setConfigLookup } from "../provider/state";
 
 let emu: Emulator;
@@ -106,12 +118,70 @@ describe("creates", () => {
     expect(bindings.map((x) => x.uid)).toEqual([b.id]);
   });
 
-  it("fails, listing the uids, when a lost create leaves several candidates", async () => {
-    const first = await getClient().groups.create(emu.orgUid, { name: "twin" });
+  it("after a lost response adopts only the object carrying its own marker, never a same-named one of another writer", async () => {
+    const other = await getClient().groups.create(emu.orgUid, { name: "twin", description: "another stack's" });
     emu.control.set({ dropCreateResponses: 1 });
-    const err = await groupProvider.create({ parentUid: emu.orgUid, name: "twin", description: "" }).catch((e: unknown) => e);
-    expect(String(err)).toMatch(/2 matching objects/);
-    expect(String(err)).toContain(first.uid);
+    const made = await groupProvider.create({ parentUid: emu.orgUid, name: "twin", description: "mine" });
+    expect(made.id).not.toBe(other.uid);
+    const twins = await groupsNamed(emu.orgUid, "twin");
+    expect(twins.map((g) => g.uid).sort()).toEqual([other.uid, made.id].sort());
+    // The marker is gone once the create is settled: the declared description is what the server holds.
+    expect(twins.find((g) => g.uid === made.id)?.description).toBe("mine");
+    expect(made.outs.description).toBe("mine");
+  });
+
+  it("never takes over another writer's same-named object made while its own POST was lost before the server (issue 11)", async () => {
+    // The other writer's group appears while this create's POST is reset before it is handled: under the old
+    // rule (any same-named child created in the last 120 s) it was adopted, so two states held one object.
+    const other = await getClient().groups.create(emu.orgUid, { name: "contested", description: "x" });
+    emu.control.set({ resetRate: 0.5, seed: 138 }); // resets exactly the first request
+    const since = emu.requests.length;
+    const made = await groupProvider.create({ parentUid: emu.orgUid, name: "contested", description: "x" });
+    emu.control.set({ resetRate: 0 });
+    expect(made.id).not.toBe(other.uid);
+    expect(posts(since).map((r) => r.status)).toEqual([0, 200]);
+    expect((await groupsNamed(emu.orgUid, "contested")).map((g) => g.uid).sort()).toEqual([other.uid, made.id].sort());
+  });
+
+  it("deletes an invite whose create answer (and code) was lost, then creates it again: one live invite, with its code", async () => {
+    const [viewer] = await getClient().roles.list({ name: "viewer" }).collect();
+    const group = await getClient().groups.create(emu.orgUid, { name: "invites-lost" });
+    emu.control.set({ dropCreateResponses: 1 });
+    const made = await groupInviteProvider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "a@example.com", singleUse: false } as never);
+    const live = await getClient().groupInvites.list({ childrenOf: group.uid }).collect();
+    expect(live.map((i) => i.uid)).toEqual([made.id]);
+    expect(String((made.outs as { code?: string }).code)).not.toBe("");
+  });
+
+  it("adopts its own account association after a lost response, proven by the marker, with the declared description", async () => {
+    const group = await getClient().groups.create(emu.orgUid, { name: "assoc-lost" });
+    emu.control.set({ dropCreateResponses: 1 });
+    const made = await accountAssociationProvider.create({ groupUid: group.uid, name: "aws", description: "prod", amazon: { account: "123456789012" } } as never);
+    expect(made.id).toBe(group.uid);
+    expect((await getClient().accountAssociations.get(group.uid)).description).toBe("prod");
+  });
+
+  it("refuses, naming both, when a lost role binding create leaves two matching bindings in its window", () => {
+    const rows = [{ uid: "a/1", createTime: "2026-11-23T10:00:00.000Z" }, { uid: "a/2", createTime: "2026-11-23T10:00:00.100Z" }];
+    expect(() => adoptOnlyCandidate("role binding", "a", rows, new Error("reset"))).toThrow(/2 matching objects.*a\/1.*a\/2.*adoptUid/);
+    expect(adoptOnlyCandidate("role binding", "a", rows.slice(0, 1), new Error("reset"))).toEqual({ adopt: rows[0] });
+    expect(adoptOnlyCandidate("role binding", "a", [], new Error("reset"))).toEqual({ retry: true });
+  });
+
+  it("turns an attempt's local time window into server time with the Date header's offset", () => {
+    const w = serverWindow({ serverClockOffsetMs: () => 60_000 }, 1_000_000, 1_000_200);
+    expect(w).toEqual({ from: 1_000_000 + 60_000 - SERVER_WINDOW_SLACK_MS, to: 1_000_200 + 60_000 + SERVER_WINDOW_SLACK_MS });
+    expect(createdWithin(new Date(1_060_100).toISOString(), w)).toBe(true);
+    expect(createdWithin(new Date(1_000_100).toISOString(), w)).toBe(false); // local time, not server time
+    expect(createdWithin(undefined, w)).toBe(false);
+    expect(serverWindow({ serverClockOffsetMs: () => undefined }, 0, 10).from).toBe(-CLOCK_SKEW_MS);
+  });
+
+  it("marks and unmarks descriptions", () => {
+    expect(markDescription("", "0123456789abcdef")).toBe("[pulumi-create:0123456789abcdef]");
+    expect(markerToken(markDescription("team", "0123456789abcdef"))).toBe("0123456789abcdef");
+    expect(stripMarker(markDescription("team", "0123456789abcdef"))).toBe("team");
+    expect(markerToken("team [pulumi-create:xyz]")).toBeUndefined();
   });
 
   it("rides out injected HTTP 500s on creates: looks up, then resends, leaving exactly one object", async () => {

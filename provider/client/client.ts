@@ -103,6 +103,8 @@ export class Transport {
   /** The retry policy in force. */
   readonly retry: RetryPolicy;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  /** The newest response's `Date` header and this machine's clock when it arrived (for {@link serverClockOffsetMs}). */
+  private lastDate: { header: string; localMs: number } | undefined;
 
   constructor(opts: ClientOptions) {
     if (!/^https?:\/\/[^/]+/.test(opts.apiUrl)) {
@@ -185,6 +187,8 @@ export class Transport {
     } catch (err) {
       throw new ConnectionError(info, err);
     }
+    const date = res.headers["date"];
+    if (typeof date === "string") this.lastDate = { header: date, localMs: Date.now() };
     const requestId = [res.headers["x-request-id"]].flat()[0];
     let json: unknown;
     try {
@@ -208,6 +212,18 @@ export class Transport {
       throw new ResponseShapeError(info, res.statusCode, parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
     }
     return parsed.data;
+  }
+
+  /**
+   * The server's clock minus this machine's, in milliseconds, from the newest response's `Date` header (RFC 9110:
+   * whole seconds, so the value is exact to about ±1000 ms), or undefined before any response carried one.
+   * Create recovery uses it to turn its local time window into the server's `createTime` range.
+   */
+  serverClockOffsetMs(): number | undefined {
+    if (!this.lastDate) return undefined;
+    const server = Date.parse(this.lastDate.header);
+    // The header truncates to the second: the server's time was in [server, server + 1000).
+    return Number.isNaN(server) ? undefined : server + 500 - this.lastDate.localMs;
   }
 
   /** Closes the keep-alive connections if this transport created them. */

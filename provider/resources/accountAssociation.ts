@@ -10,7 +10,8 @@ import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { isAmbiguous } from "./lifecycle";
+import { isNotFound } from "../client/errors";
+import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -113,15 +114,33 @@ export const accountAssociationProvider: ProviderImpl<AccountAssociationInputs, 
       logInfo(`adopted the account association of group ${inputs.groupUid}`);
       return { id: a.uid, outs: a };
     }
-    // The uid is the group's, so an ambiguous failure is settled by one GET.
-    try {
-      const a = await client.accountAssociations.create(inputs.groupUid, body(inputs));
-      return { id: a.uid, outs: outputs(a, inputs) };
-    } catch (err) {
-      if (!isAmbiguous(err)) throw err;
-      const a = await client.accountAssociations.get(inputs.groupUid);
-      return { id: a.uid, outs: outputs(a, inputs) };
-    }
+    // The uid is the group's, so an ambiguous failure is settled by one GET; the ownership marker in the
+    // description tells this create's association from one another writer made in the same instant.
+    const what = `account association of group ${inputs.groupUid}`;
+    const token = createTokenOf(inputs);
+    const created = await createSafely({
+      what,
+      parentUid: inputs.groupUid,
+      policy: client.transport.retry,
+      log: logInfo,
+      post: () => client.accountAssociations.create(inputs.groupUid, { ...body(inputs), description: markDescription(inputs.description, token) }),
+      recover: async (_started, _ended, err) => {
+        let found: ApiAssoc;
+        try {
+          found = await client.accountAssociations.get(inputs.groupUid);
+        } catch (e) {
+          if (isNotFound(e)) return { retry: true };
+          throw e;
+        }
+        if (markerToken(found.description) === token) return { adopt: found };
+        throw new Error(
+          `${what}: the create failed ambiguously (${(err as Error).message}) and the group has an account association this create did not make (another writer's); declare it with adopt: true to manage it, or delete it, then run \`pulumi up\` again`,
+          { cause: err },
+        );
+      },
+    });
+    const a = await restoreDescription(client.accountAssociations, what, created, inputs.description, logInfo);
+    return { id: a.uid, outs: outputs(a, inputs) };
   },
 
   /** Current server state; NOT_FOUND reports it gone. */

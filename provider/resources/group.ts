@@ -12,7 +12,7 @@ import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
+import { createNamedSafely, createTokenOf, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -119,7 +119,7 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
       logInfo(`adopted group ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
       return { id: g.uid, outs: outputs(g, inputs) };
     }
-    const g = await createNamedSafely(client.groups, "group", inputs.parentUid, inputs.name, { name: inputs.name, description: inputs.description }, logInfo);
+    const g = await createNamedSafely(client.groups, "group", inputs.parentUid, inputs.name, { name: inputs.name, description: inputs.description }, createTokenOf(inputs), logInfo);
     noteCreated(g.uid);
     return { id: g.uid, outs: outputs(g, inputs) };
   },

@@ -10,7 +10,7 @@ import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createSafely } from "./lifecycle";
+import { candidatesInWindow, createSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -111,14 +111,39 @@ export const groupInviteProvider: ProviderImpl<GroupInviteInputs, GroupInviteOut
   async create(inputs) {
     const client = getClient();
     const body = { roleUid: inputs.roleUid, ttl: inputs.ttl, singleUse: inputs.singleUse, ...(inputs.email ? { email: inputs.email } : {}) };
+    const what = `group invite for role ${inputs.roleUid}${inputs.email ? ` to ${inputs.email}` : ""}`;
+    const ttlMs = (ttlSeconds(inputs.ttl) ?? 0) * 1000;
     const i = await createSafely({
-      what: `group invite for role ${inputs.roleUid}`,
+      what,
       parentUid: inputs.parentUid,
       policy: client.transport.retry,
       log: logInfo,
       post: () => client.groupInvites.create(inputs.parentUid, body),
-      // An invite adopted after an ambiguous failure has no code (it was only in the lost response): fail then.
-      candidates: async () => [],
+      // An invite's code is only in the create response, so a copy whose answer was lost can never be adopted:
+      // find it (same role, email and single-use flag, created during the attempt, expiring ttl after its
+      // creation) and delete it, then send the create again. Never two live invites for one declared invite.
+      recover: async (started, ended, err) => {
+        const lost = await candidatesInWindow(client.transport, started, ended, async () =>
+          (await client.groupInvites.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter(
+            (x) =>
+              x.roleUid === inputs.roleUid &&
+              (x.email ?? "") === (inputs.email ?? "") &&
+              (x.singleUse ?? false) === (inputs.singleUse ?? false) &&
+              Math.abs(Date.parse(x.expirationTime ?? "") - Date.parse(x.createTime ?? "") - ttlMs) <= 2000,
+          ),
+        );
+        if (lost.length > 1) {
+          throw new Error(
+            `${what}: the create failed ambiguously (${(err as Error).message}) and ${lost.length} matching invites were created under ${inputs.parentUid} during the attempt (${lost.map((x) => x.uid).join(", ")}); another writer may have made some, so none was deleted: delete the ones nobody holds a code for, then run \`pulumi up\` again`,
+            { cause: err },
+          );
+        }
+        for (const copy of lost) {
+          logInfo(`${what}: invite ${copy.uid} was created by an attempt whose answer (and code) was lost; deleting it before sending the create again`);
+          await client.groupInvites.delete(copy.uid);
+        }
+        return { retry: true };
+      },
     });
     return { id: i.uid, outs: outputs(i, inputs, i.code ?? "") };
   },

@@ -11,7 +11,7 @@ import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely } from "./lifecycle";
+import { createNamedSafely, createTokenOf } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -290,7 +290,7 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
       logInfo(`adopted identity ${existing.uid}`);
       return { id: i.uid, outs: i };
     }
-    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), logInfo);
+    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), createTokenOf(inputs), logInfo);
     return { id: i.uid, outs: outputs(i, inputs) };
   },
 

@@ -10,7 +10,7 @@ import type { ApiIdentityProvider as ApiIdp } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely } from "./lifecycle";
+import { createNamedSafely, createTokenOf } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -147,7 +147,7 @@ export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, Iden
       logInfo(`adopted identity provider ${existing.uid}`);
       return { id: p.uid, outs: outputs(p, inputs) };
     }
-    const p = await createNamedSafely(client.identityProviders, "identity provider", inputs.parentUid, inputs.name, body(inputs), logInfo);
+    const p = await createNamedSafely(client.identityProviders, "identity provider", inputs.parentUid, inputs.name, body(inputs), createTokenOf(inputs), logInfo);
     return { id: p.uid, outs: outputs(p, inputs) };
   },
 

@@ -1,16 +1,29 @@
 /**
- * Creates that never duplicate or orphan, and deletes that wait for children.
+ * Creates that never duplicate, never take over another writer's object, and deletes that wait for children.
  *
- * **Create.** A POST is never retried blindly. When it fails:
- * - with PERMISSION_DENIED or NOT_FOUND on a parent this process created less than
- *   {@link CONSISTENCY_WINDOW_MS} ago, the request was rejected (nothing was created) while the service caught
- *   up: it is sent again with backoff until the window ends;
- * - ambiguously (the connection broke, a transient code such as INTERNAL or UNAVAILABLE came back, a 5xx came
- *   without a Status body, or a 2xx body could not be read), the object may exist: objects of that kind under the parent that match the request and were
- *   created since the attempt began (less {@link CLOCK_SKEW_MS}) are looked up. One match is adopted as the
- *   result; several fail with their uids listed; none means nothing was created, and the POST is sent again
- *   (up to the retry policy's attempts);
- * - otherwise the error is final and nothing was created.
+ * The API has no idempotency key and names need not be unique (seed §2), so after a create whose outcome is
+ * unknown (the connection broke, a transient code such as INTERNAL or UNAVAILABLE came back, a 5xx came without
+ * a Status body, or a 2xx body could not be read) an object "like ours" under the parent may be ours, or another
+ * writer's made in the same instant (issue 11: two stacks creating same-named groups under one root took over
+ * each other's objects). So a create must *prove* an object is its own before adopting it:
+ *
+ * - **Named kinds with a description** (groups, identities, roles, identity providers, account associations):
+ *   the POST carries the declared description plus an ownership marker, `[pulumi-create:<createToken>]`, where
+ *   `createToken` is 16 random hex characters that `check` put in the resource's inputs (so the engine also
+ *   records it in the pending create operation of an interrupted update, where `platform-pulumi recover` reads
+ *   it). Once the uid is known, one PATCH (`updateMask=description`) restores the declared description. After an
+ *   ambiguous failure only a same-named child carrying this marker is adopted; no other writer can have made it.
+ *   Cost: one PATCH per create (measured by `npm run bench`, see README "Performance").
+ * - **Role bindings and group invites** have no free-text field: a candidate must match every field of the
+ *   request and have been created inside the attempt's own time window, turned into server time with the clock
+ *   offset from the server's `Date` header ({@link SERVER_WINDOW_SLACK_MS} of slack). A role binding in that
+ *   window is adopted when it is the only one; a lost group invite is deleted and sent again (its code was only
+ *   in the lost response). Two candidates are refused, naming them.
+ *
+ * In every case, with no candidate nothing was created and the POST is sent again (up to the retry policy's
+ * attempts); with PERMISSION_DENIED or NOT_FOUND on a parent this process created less than
+ * {@link CONSISTENCY_WINDOW_MS} ago, the request was rejected while the service caught up and is sent again until
+ * the window ends; any other error is final and nothing was created.
  *
  * Errors name the POST first (issue 9): when the lookup after an ambiguous failure fails too, the POST's own
  * error is thrown, its message extended with what the lookup saw, so a create that cannot reach the API reads
@@ -21,13 +34,19 @@
  * destroy succeeds when the engine deletes children in parallel (e.g. when a program wires them by plain
  * strings). When it gives up, the error lists the children left, by kind and uid.
  */
+import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
-import type { Collection, PlatformClient } from "../client/client";
+import type { Collection, PlatformClient, Transport } from "../client/client";
 import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
-/** Tolerance between this machine's clock and the server's when matching `createTime`. */
+/**
+ * Slack around a create attempt's window when matching server `createTime`s: the `Date` header's one-second
+ * resolution, plus request time on the wire.
+ */
+export const SERVER_WINDOW_SLACK_MS = 1_500;
+/** Tolerance used instead of a measured offset when no response has carried a `Date` header yet. */
 export const CLOCK_SKEW_MS = 120_000;
 /** Default delete timeout of a group, in seconds (5 minutes). */
 export const DEFAULT_DELETE_TIMEOUT_SECONDS = 300;
@@ -47,6 +66,40 @@ function inWindow(parentUid: string, now: number): boolean {
   return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
 }
 
+/** A fresh create token: 16 random lowercase hex characters (64 bits). `check` stores one per resource. */
+export function newCreateToken(): string {
+  return randomBytes(8).toString("hex");
+}
+
+/** Shape of a create token. */
+export const CREATE_TOKEN = /^[0-9a-f]{16}$/;
+
+/**
+ * The create token of checked inputs (`createToken`, put there by the runtime's `check`), or a fresh one when the
+ * inputs carry none (a provider method called directly, e.g. in unit tests).
+ */
+export function createTokenOf(inputs: object): string {
+  const t = (inputs as { createToken?: unknown }).createToken;
+  return typeof t === "string" && CREATE_TOKEN.test(t) ? t : newCreateToken();
+}
+
+const MARKER = /\s?\[pulumi-create:([0-9a-f]{16})\]$/;
+
+/** The description a marked create sends: the declared one plus ` [pulumi-create:<token>]`. */
+export function markDescription(description: string, token: string): string {
+  return `${description}${description ? " " : ""}[pulumi-create:${token}]`;
+}
+
+/** The create token in a description's ownership marker, or undefined when it carries none. */
+export function markerToken(description: string | undefined): string | undefined {
+  return description === undefined ? undefined : MARKER.exec(description)?.[1];
+}
+
+/** A description without its ownership marker (unchanged when it carries none). */
+export function stripMarker(description: string): string {
+  return description.replace(MARKER, "");
+}
+
 /**
  * Whether a failed create may nevertheless have created the object: the connection broke, the body could not be
  * read, the server answered a transient code (INTERNAL, UNKNOWN, UNAVAILABLE, DEADLINE_EXCEEDED,
@@ -59,16 +112,40 @@ export function isAmbiguous(err: unknown): boolean {
   return !err.hasStatusBody && err.httpStatus >= 500;
 }
 
+/**
+ * The range of server `createTime`s (epoch ms) an attempt that ran from `startedMs` to `endedMs` on this machine
+ * could have produced: shifted by the server's clock offset, widened by {@link SERVER_WINDOW_SLACK_MS} (or by
+ * {@link CLOCK_SKEW_MS} when no offset is known).
+ */
+export function serverWindow(transport: Pick<Transport, "serverClockOffsetMs">, startedMs: number, endedMs: number): { from: number; to: number } {
+  const offset = transport.serverClockOffsetMs();
+  const slack = offset === undefined ? CLOCK_SKEW_MS : SERVER_WINDOW_SLACK_MS;
+  return { from: startedMs + (offset ?? 0) - slack, to: endedMs + (offset ?? 0) + slack };
+}
+
+/** Whether an RFC 3339 `createTime` lies inside a {@link serverWindow}; a missing or unreadable one does not. */
+export function createdWithin(createTime: string | undefined, w: { from: number; to: number }): boolean {
+  const t = createTime === undefined ? Number.NaN : Date.parse(createTime);
+  return !Number.isNaN(t) && t >= w.from && t <= w.to;
+}
+
+/** What the outcome of one ambiguous attempt is, as a recovery strategy decides it. */
+export type Recovery<T> = { adopt: T } | { retry: true };
+
 /** What {@link createSafely} needs. */
-export interface SafeCreate<T extends { uid: string; createTime?: string | undefined }> {
+export interface SafeCreate<T extends { uid: string }> {
   /** For messages, e.g. `group "platform"`. */
   what: string;
   /** The parent the object is created under. */
   parentUid: string;
   /** Sends the POST, once. */
   post(): Promise<T>;
-  /** Objects under the parent that match the request (same name, or same identity and role, …). */
-  candidates(): Promise<T[]>;
+  /**
+   * Settles an ambiguous failure of the attempt that ran from `startedMs` to `endedMs` (this machine's clock):
+   * adopt an object proven to be this attempt's, or report that nothing was created (after cleaning up what can
+   * be proven to be a lost copy). Throws when it cannot tell, naming the candidates.
+   */
+  recover(startedMs: number, endedMs: number, err: unknown): Promise<Recovery<T>>;
   /** Retry policy (attempts, backoff). */
   policy: RetryPolicy;
   /** Progress messages (retries, adoption); default: none. */
@@ -76,11 +153,12 @@ export interface SafeCreate<T extends { uid: string; createTime?: string | undef
 }
 
 /**
- * Creates an object without ever leaving a duplicate or an orphan (see the module comment).
- * @throws the POST's own error when it is definite; an Error listing the uids when an ambiguous failure left
- *   several candidates; the last error when the attempts run out.
+ * Creates an object without ever leaving a duplicate or an orphan, and without adopting another writer's object
+ * (see the module comment).
+ * @throws the POST's own error when it is definite; the recovery's error when it cannot tell which object is
+ *   this create's; the last error when the attempts run out.
  */
-export async function createSafely<T extends { uid: string; createTime?: string | undefined }>(c: SafeCreate<T>): Promise<T> {
+export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const started = Date.now();
     try {
@@ -95,24 +173,20 @@ export async function createSafely<T extends { uid: string; createTime?: string 
         continue;
       }
       if (!isAmbiguous(err)) throw err;
-      const since = started - CLOCK_SKEW_MS;
-      let candidates: T[];
+      let outcome: Recovery<T>;
       try {
-        candidates = await c.candidates();
-      } catch (lookupErr) {
-        // Whether the POST created anything is unknown: stop, reporting the POST and then what the lookup saw.
-        throw withRecoveryNote(err as Error, c.what, lookupErr);
+        outcome = await c.recover(started, now, err);
+      } catch (recoveryErr) {
+        // A lookup that failed too: whether the POST created anything is unknown. Report the POST first, then what
+        // the lookup saw (issue 9). A refusal naming candidates is thrown as it is.
+        if (recoveryErr instanceof ApiError || recoveryErr instanceof ConnectionError || recoveryErr instanceof ResponseShapeError) {
+          throw withRecoveryNote(err as Error, c.what, recoveryErr);
+        }
+        throw recoveryErr;
       }
-      const found = candidates.filter((x) => !x.createTime || Date.parse(x.createTime) >= since);
-      if (found.length === 1) {
-        c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); adopted ${found[0]!.uid}, created by that attempt`);
-        return found[0]!;
-      }
-      if (found.length > 1) {
-        throw new Error(
-          `${c.what}: the create failed ambiguously (${(err as Error).message}) and ${found.length} matching objects created since the attempt exist under ${c.parentUid}: ${found.map((x) => x.uid).join(", ")}; adopt one with adoptUid and delete the others`,
-          { cause: err },
-        );
+      if ("adopt" in outcome) {
+        c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); ${outcome.adopt.uid} is this create's object, adopted`);
+        return outcome.adopt;
       }
       if (attempt + 1 >= c.policy.maxAttempts) throw err;
       const wait = backoffMs(c.policy, attempt);
@@ -120,6 +194,11 @@ export async function createSafely<T extends { uid: string; createTime?: string 
       await sleep(wait);
     }
   }
+}
+
+/** The candidates' uids for a refusal message, e.g. `a/b (created 2026-…), a/c (created …)`. */
+function listed(rows: ReadonlyArray<{ uid: string; createTime?: string | undefined }>): string {
+  return rows.map((r) => `${r.uid}${r.createTime ? ` (created ${r.createTime})` : ""}`).join(", ");
 }
 
 /**
@@ -138,26 +217,95 @@ function withRecoveryNote(postErr: Error, what: string, lookupErr: unknown): Err
 }
 
 /**
- * {@link createSafely} for an object with a name under a parent (groups, identities, roles, identity providers):
- * the candidates after an ambiguous failure are the parent's children with that exact name.
+ * {@link createSafely} for a named object with a description under a parent (groups, identities, roles,
+ * identity providers): the POST carries the ownership marker of `createToken`, a PATCH then restores the declared
+ * description, and after an ambiguous failure only a same-named child carrying the marker is adopted. Copies of
+ * this create made by attempts whose answers were lost carry the same marker: all but one are deleted.
  * @param kind for messages, e.g. `group`.
+ * @param body the create body; its `description` is replaced by the marked one on the wire.
+ * @returns the object with the declared description (or, when the restoring PATCH kept failing, with the marked
+ *   one: the next `pulumi up` then PATCHes it, and the object is never orphaned).
  */
-export function createNamedSafely<T extends { uid: string; createTime?: string | undefined }>(
+export async function createNamedSafely<T extends { uid: string; description?: string | undefined; createTime?: string | undefined }>(
   collection: Collection<T, object>,
   kind: string,
   parentUid: string,
   name: string,
-  body: object,
+  body: { description?: string | undefined; [field: string]: unknown },
+  createToken: string,
   log?: (message: string) => void,
 ): Promise<T> {
-  return createSafely({
-    what: `${kind} "${name}"`,
+  const declared = body.description ?? "";
+  const what = `${kind} "${name}"`;
+  const created = await createSafely<T>({
+    what,
     parentUid,
     policy: collection.retryPolicy,
     ...(log ? { log } : {}),
-    post: () => collection.create(parentUid, body),
-    candidates: () => collection.list({ childrenOf: parentUid, name, pageSize: 200 }).collect(),
+    post: () => collection.create(parentUid, { ...body, description: markDescription(declared, createToken) }),
+    recover: async () => {
+      const siblings = await collection.list({ childrenOf: parentUid, name, pageSize: 200 }).collect();
+      const mine = siblings.filter((x) => markerToken(x.description) === createToken);
+      if (mine.length === 0) return { retry: true };
+      for (const extra of mine.slice(1)) {
+        log?.(`${what}: ${extra.uid} is a second copy made by an attempt whose answer was lost (same create token); deleting it`);
+        await collection.delete(extra.uid);
+      }
+      return { adopt: mine[0]! };
+    },
   });
+  return restoreDescription(collection, what, created, declared, log);
+}
+
+/**
+ * PATCHes a freshly created object's description back from its marked form to `declared` (`updateMask=description`).
+ * A PATCH that keeps failing is logged, and the marked object returned as it is (never thrown: the object exists
+ * and must reach the state).
+ */
+export async function restoreDescription<T extends { uid: string; description?: string | undefined }>(
+  collection: Collection<T, object>,
+  what: string,
+  created: T,
+  declared: string,
+  log?: (message: string) => void,
+): Promise<T> {
+  if (created.description === declared) return created;
+  try {
+    return await collection.patch(created.uid, { description: declared }, ["description"]);
+  } catch (err) {
+    log?.(`${what}: created as ${created.uid}, but restoring its description failed (${(err as Error).message}); the next \`pulumi up\` sets it`);
+    return created;
+  }
+}
+
+/**
+ * The recovery of a kind with no free-text field (role bindings, group invites): the candidates that match every
+ * field of the request and were created inside the attempt's server-time window.
+ */
+export async function candidatesInWindow<T extends { uid: string; createTime?: string | undefined }>(
+  transport: Pick<Transport, "serverClockOffsetMs">,
+  startedMs: number,
+  endedMs: number,
+  all: () => Promise<T[]>,
+): Promise<T[]> {
+  const rows = await all(); // first, so the offset comes from this very response when none was known
+  const w = serverWindow(transport, startedMs, endedMs);
+  return rows.filter((x) => createdWithin(x.createTime, w));
+}
+
+/**
+ * Settles an ambiguous role-binding-style create: one candidate in the window is adopted, none means nothing was
+ * created, several are refused with their uids.
+ * @throws Error naming the candidates and how to settle them (`adoptUid`, or delete the extra).
+ */
+export function adoptOnlyCandidate<T extends { uid: string; createTime?: string | undefined }>(what: string, parentUid: string, found: T[], err: unknown): Recovery<T> {
+  if (found.length === 0) return { retry: true };
+  if (found.length === 1) return { adopt: found[0]! };
+  throw new Error(
+    `${what}: the create failed ambiguously (${(err as Error).message}) and ${found.length} matching objects were created under ${parentUid} during the attempt: ${listed(found)}. ` +
+      "Another writer may have made one of them, so none was adopted: declare the one to keep with adoptUid and delete the others, then run `pulumi up` again",
+    { cause: err },
+  );
 }
 
 /** Parses a Pulumi custom timeout (`"5m"`, `"30s"`, `"1h30m"`, `"90"` seconds) to seconds, or undefined. */

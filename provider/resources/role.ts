@@ -12,7 +12,7 @@ import type { ApiRole } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely } from "./lifecycle";
+import { createNamedSafely, createTokenOf } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -114,7 +114,7 @@ export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
       logInfo(`adopted role ${existing.uid}`);
       return { id: r.uid, outs: r };
     }
-    const r = await createNamedSafely(client.roles, "role", inputs.parentUid, inputs.name, body, logInfo);
+    const r = await createNamedSafely(client.roles, "role", inputs.parentUid, inputs.name, body, createTokenOf(inputs), logInfo);
     return { id: r.uid, outs: outputs(r, inputs) };
   },
 

@@ -11,7 +11,7 @@ import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createSafely } from "./lifecycle";
+import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
@@ -111,15 +111,24 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
       logInfo(`adopted role binding ${existing.uid}`);
       return { id: b.uid, outs: { ...b, adoptUid: inputs.adoptUid } };
     }
+    const what = `role binding of ${inputs.identityUid} to ${inputs.roleUid}`;
     const b = await createSafely({
-      what: `role binding of ${inputs.identityUid} to ${inputs.roleUid}`,
+      what,
       parentUid: inputs.groupUid,
       policy: client.transport.retry,
       log: logInfo,
       post: () => client.roleBindings.create(inputs.groupUid, body),
-      candidates: async () =>
-        (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
-          (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
+      // No free-text field to mark: the same identity and role under the group, created during the attempt.
+      recover: async (started, ended, err) =>
+        adoptOnlyCandidate(
+          what,
+          inputs.groupUid,
+          await candidatesInWindow(client.transport, started, ended, async () =>
+            (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
+              (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
+            ),
+          ),
+          err,
         ),
     });
     return { id: b.uid, outs: outputs(b, inputs) };

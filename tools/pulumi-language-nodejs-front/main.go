@@ -43,6 +43,7 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 func (rawCodec) Name() string { return "proto" }
 
 func main() {
+	go watchParent(os.Getppid(), exitWithParent)
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs (front): %v\n", err)
 		os.Exit(1)
@@ -65,6 +66,7 @@ func run() error {
 	if err := child.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", vendorPath, err)
 	}
+	defer adopt(child.Process)()
 	reader := bufio.NewReader(out)
 	portLine, err := reader.ReadString('\n')
 	if err != nil {
@@ -199,8 +201,15 @@ func runPlugin(ss grpc.ServerStream) error {
 	}
 	cmd.Stdout = streamWriter{ss: ss}
 	cmd.Stderr = streamWriter{ss: ss, stderr: true}
+	setParentDeathSignal(cmd)
 	code := int32(0)
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	forget := adopt(cmd.Process)
+	err = cmd.Wait()
+	forget()
+	if err != nil {
 		var exitErr *exec.ExitError
 		if !errors.As(err, &exitErr) {
 			return err

@@ -1,0 +1,358 @@
+/**
+ * `platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]`: settles the creates an interrupted
+ * `pulumi up` left pending, so the next `pulumi up` neither duplicates nor orphans (issue 11).
+ *
+ * A killed update leaves `pending_operations` of type `creating` in the stack's state: the engine asked for a
+ * create and never heard back, so the object may exist on the server while the state does not know it. `pulumi
+ * refresh` keeps them; `--clear-pending-creates` forgets them and leaves the objects behind (orphans, then
+ * duplicates at the next up); `--import-pending-creates` needs `pulumi import`, which dynamic resources cannot do
+ * (pulumi/pulumi#16175). This command finds, for each pending create of this package's resources, the object it
+ * made, and proves it:
+ *
+ * - groups, identities, roles, identity providers: a same-named child of the parent whose description carries
+ *   the create's ownership marker (`[pulumi-create:<token>]`, token from the pending operation's inputs); else,
+ *   since a server completes the requests of a killed client and the create may have restored the description,
+ *   the one child of that name created since the stack's last completed update that no stack of the project
+ *   holds (several are reported, not adopted);
+ * - account associations: the group's association when it carries the marker;
+ * - role bindings: the same identity and role under the group, created since the stack's last completed update,
+ *   held by no stack of the project, and the only one;
+ * - group invites: matching invites made since the last completed update and held by no stack; their codes were
+ *   only in the lost response, so they are always deleted and the next up creates a fresh one;
+ * - a create with `adoptUid` (or an account association with `adopt`) adopted that object.
+ *
+ * Without `--yes` it prints the plan as a table and changes nothing. With `--yes` it writes each proven object
+ * into the state as the resource it belongs to (id = uid, outputs read from the API with the provider's own
+ * read, the resource's serialized provider kept) and removes the pending operations, through `pulumi stack
+ * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
+ * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
+ */
+import { parseArgs } from "node:util";
+import type { PlatformClient } from "../client/client";
+import { isNotFound } from "../client/errors";
+import { markerToken, stripMarker } from "../resources/lifecycle";
+import type { ResourceKind } from "../resources/shim";
+import { configure, localProvider } from "../runtime";
+import {
+  TYPE_PREFIX,
+  StackCommandError,
+  clientFor,
+  exportStack,
+  held,
+  importStack,
+  referencedUids,
+  runPulumi,
+  stackConfig,
+  table,
+  type PendingOperation,
+  type StackExport,
+  type StackRef,
+  type StateResource,
+} from "./stack";
+
+/** What recover does with one pending operation. */
+export type RecoverAction = "adopt" | "delete" | "forget" | "refuse";
+
+/** One row of the recovery plan. */
+export interface RecoverRow {
+  /** The resource's URN and its Pulumi name (the URN's last segment). */
+  urn: string;
+  name: string;
+  /** Resource kind (`Group`, …) or the foreign type token. */
+  kind: string;
+  /** The pending operation's type (`creating`, `updating`, …). */
+  operation: string;
+  /** uid of the object found (adopt) or of the copies to delete. */
+  uids: string[];
+  /** How the object was proven to be this create's, or why nothing was. */
+  proof: string;
+  action: RecoverAction;
+}
+
+/** The plan: the state it was made from and a row per pending operation. */
+export interface RecoverPlan {
+  state: StackExport;
+  rows: RecoverRow[];
+}
+
+const NAMED: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "IdentityProvider"]);
+
+function kindOf(r: StateResource): string {
+  return r.type.startsWith(TYPE_PREFIX) ? r.type.slice(TYPE_PREFIX.length) : r.type;
+}
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+/** The end of the stack's last completed update (epoch ms), from `pulumi stack history`; 0 when unknown. */
+async function lastUpdateEnd(ref: StackRef): Promise<number> {
+  const r = await runPulumi(ref, ["stack", "history", "--json"]);
+  if (r.code !== 0) return 0;
+  let best = 0;
+  for (const u of JSON.parse(r.stdout || "[]") as Array<{ endTime?: string | number }>) {
+    const t = typeof u.endTime === "number" ? u.endTime * 1000 : Date.parse(u.endTime ?? "");
+    if (!Number.isNaN(t) && t > best) best = t;
+  }
+  return best;
+}
+
+function collectionOf(client: PlatformClient, kind: string) {
+  switch (kind) {
+    case "Group": return client.groups;
+    case "Identity": return client.identities;
+    case "Role": return client.roles;
+    case "IdentityProvider": return client.identityProviders;
+    case "RoleBinding": return client.roleBindings;
+    case "GroupInvite": return client.groupInvites;
+    case "AccountAssociation": return client.accountAssociations;
+    default: return undefined;
+  }
+}
+
+/**
+ * Decides what to do with each pending operation (reads the API, changes nothing).
+ * @throws StackCommandError when the state cannot be read (with what to do), SettingsError when the API settings
+ *   are missing.
+ */
+export async function planRecovery(ref: StackRef, client: PlatformClient): Promise<RecoverPlan> {
+  const state = await exportStack(ref);
+  const pending = state.deployment.pending_operations ?? [];
+  const rows: RecoverRow[] = [];
+  if (pending.length === 0) return { state, rows };
+  const holders = await referencedUids(ref);
+  const since = await lastUpdateEnd(ref);
+  const createdSince = (t: string | undefined) => since === 0 || Date.parse(t ?? "") >= since - 1000;
+  for (const op of pending) {
+    const r = op.resource;
+    const kind = kindOf(r);
+    const base = { urn: r.urn, name: r.urn.split("::").pop() ?? r.urn, kind, operation: op.type };
+    if (!r.type.startsWith(TYPE_PREFIX)) {
+      rows.push({ ...base, uids: [], proof: "not a platform-pulumi resource", action: "refuse" });
+      continue;
+    }
+    if (op.type !== "creating") {
+      rows.push({ ...base, uids: r.id ? [r.id] : [], proof: "the object is in the state already; `pulumi refresh` settles it", action: "forget" });
+      continue;
+    }
+    rows.push({ ...base, ...(await findCreated(client, kind, r.inputs ?? {}, holders, createdSince)) });
+  }
+  return { state, rows };
+}
+
+async function findCreated(
+  client: PlatformClient,
+  kind: string,
+  inputs: Record<string, unknown>,
+  holders: Set<string>,
+  createdSince: (t: string | undefined) => boolean,
+): Promise<Pick<RecoverRow, "uids" | "proof" | "action">> {
+  const token = str(inputs["createToken"]);
+  const adoptUid = str(inputs["adoptUid"]);
+  if (adoptUid) return { uids: [adoptUid], proof: "adoptUid", action: "adopt" };
+  if (NAMED.has(kind)) {
+    const coll = collectionOf(client, kind)!;
+    const siblings = await coll.list({ childrenOf: str(inputs["parentUid"]), name: str(inputs["name"]), pageSize: 200 }).collect();
+    const mine = token ? siblings.filter((x) => markerToken((x as { description?: string }).description) === token) : [];
+    if (mine.length > 0) return { uids: mine.map((x) => x.uid), proof: `ownership marker ${token}`, action: "adopt" };
+    // The create finished and restored the description (a server completes requests whose client was killed),
+    // so no marker is left: the object is the one of that kind, parent and name created during the interrupted
+    // update that no stack holds, when there is exactly one.
+    const loose = siblings.filter((x) => !holders.has(held(kind, x.uid)) && createdSince((x as { createTime?: string }).createTime));
+    if (loose.length === 1) return { uids: [loose[0]!.uid], proof: "same kind, parent and name, created during the interrupted update, held by no stack", action: "adopt" };
+    if (loose.length > 1) {
+      return { uids: loose.map((x) => x.uid), proof: "several same-named objects held by no stack: not adopted; `platform-pulumi unmanaged` lists them", action: "forget" };
+    }
+    return { uids: [], proof: "nothing was created", action: "forget" };
+  }
+  if (kind === "AccountAssociation") {
+    const group = str(inputs["groupUid"]);
+    try {
+      const a = await client.accountAssociations.get(group);
+      if (inputs["adopt"] === true) return { uids: [a.uid], proof: "adopt: true", action: "adopt" };
+      if (token && markerToken(a.description) === token) return { uids: [a.uid], proof: `ownership marker ${token}`, action: "adopt" };
+      return { uids: [], proof: `group ${group} has an association this create did not make`, action: "forget" };
+    } catch (err) {
+      if (isNotFound(err)) return { uids: [], proof: "nothing was created", action: "forget" };
+      throw err;
+    }
+  }
+  if (kind === "RoleBinding") {
+    const rows = (await client.roleBindings.list({ childrenOf: str(inputs["groupUid"]), pageSize: 200 }).collect()).filter(
+      (x) => x.identityUid === inputs["identityUid"] && x.roleUid === inputs["roleUid"] && !holders.has(held(kind, x.uid)) && createdSince(x.createTime),
+    );
+    if (rows.length === 1) return { uids: [rows[0]!.uid], proof: "same identity and role, created during the update, held by no stack", action: "adopt" };
+    if (rows.length > 1) return { uids: rows.map((x) => x.uid), proof: "several matching bindings: not proven; adopt one with adoptUid", action: "forget" };
+    return { uids: [], proof: "nothing was created", action: "forget" };
+  }
+  if (kind === "GroupInvite") {
+    const rows = (await client.groupInvites.list({ childrenOf: str(inputs["parentUid"]), pageSize: 200 }).collect()).filter(
+      (x) =>
+        x.roleUid === inputs["roleUid"] &&
+        (x.email ?? "") === str(inputs["email"]) &&
+        (x.singleUse ?? false) === (inputs["singleUse"] === true) &&
+        !holders.has(held(kind, x.uid)) &&
+        createdSince(x.createTime),
+    );
+    if (rows.length > 0) return { uids: rows.map((x) => x.uid), proof: "matching invite(s) created during the update; the code was lost with the answer", action: "delete" };
+    return { uids: [], proof: "nothing was created", action: "forget" };
+  }
+  return { uids: [], proof: `unknown kind ${kind}`, action: "refuse" };
+}
+
+/** The state entry of a pending create whose object is `uid`, with outputs read through the provider's read. */
+async function stateEntry(r: StateResource, uid: string, config: Record<string, string>): Promise<StateResource> {
+  const kind = kindOf(r) as ResourceKind;
+  await configure({ config: { get: (k: string) => config[k] } } as never);
+  const p = localProvider(kind);
+  const got = await p.read!(uid, r.inputs ?? {});
+  if (!got.id) throw new Error(`${r.urn}: ${uid} disappeared while recovering`);
+  const outputs: Record<string, unknown> = { ...(got.props as Record<string, unknown>), __provider: r.inputs?.["__provider"] };
+  const { propertyDependencies, dependencies, parent, provider: prov } = r;
+  return {
+    urn: r.urn,
+    custom: true,
+    id: uid,
+    type: r.type,
+    inputs: r.inputs ?? {},
+    outputs,
+    ...(parent ? { parent } : {}),
+    ...(prov ? { provider: prov } : {}),
+    dependencies: dependencies ?? [],
+    ...(propertyDependencies ? { propertyDependencies } : {}),
+  };
+}
+
+/** Applies a plan: adopts or deletes, then writes the state without its pending operations. */
+async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClient, config: Record<string, string>, deleteInstead: boolean, out: (s: string) => void): Promise<void> {
+  const added: StateResource[] = [];
+  const byUrn = new Map((plan.state.deployment.pending_operations ?? []).map((op) => [op.resource.urn, op] as const));
+  for (const row of plan.rows) {
+    const op = byUrn.get(row.urn)!;
+    const coll = collectionOf(client, row.kind);
+    if (row.action === "delete" || (row.action === "adopt" && deleteInstead)) {
+      for (const uid of row.uids) {
+        try {
+          await coll!.delete(uid);
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+        out(`deleted ${row.kind} ${uid} (${row.name})\n`);
+      }
+      continue;
+    }
+    if (row.action !== "adopt") continue;
+    const [keep, ...extra] = row.uids;
+    for (const uid of extra) {
+      await coll!.delete(uid); // a second copy carrying the same create's marker: provably this create's
+      out(`deleted ${row.kind} ${uid} (${row.name}): a second copy made by the same create\n`);
+    }
+    const obj = (await coll!.get(keep!)) as { description?: string };
+    const declared = str(op.resource.inputs?.["description"]);
+    if (obj.description !== undefined && markerToken(obj.description) !== undefined && stripMarker(obj.description) === declared) {
+      await coll!.patch(keep!, { description: declared } as never, ["description"]);
+    }
+    added.push(await stateEntry(op.resource, keep!, config));
+    out(`adopted ${row.kind} ${keep} as ${row.urn}\n`);
+  }
+  const next: StackExport = {
+    ...plan.state,
+    deployment: { ...plan.state.deployment, resources: [...(plan.state.deployment.resources ?? []), ...added] },
+  };
+  delete next.deployment.pending_operations;
+  await importStack(ref, next);
+}
+
+/** Options of {@link recover}. */
+export interface RecoverOptions extends StackRef {
+  /** Apply the plan (default: print it and change nothing). */
+  yes?: boolean;
+  /** Delete the proven objects instead of adopting them. */
+  delete?: boolean;
+  /** Where the table and messages go; default stdout. */
+  out?: (s: string) => void;
+}
+
+/**
+ * Prints the recovery plan for a stack's pending operations and, with `yes`, applies it.
+ * @returns the exit code: 0 when there was nothing to do, the plan was printed, or it was applied; 1 when a
+ *   pending operation cannot be settled by this command (a foreign resource type), nothing changed then.
+ * @throws StackCommandError (with what to run) when the state cannot be read or written; SettingsError when the
+ *   API settings are missing.
+ */
+export async function recover(opts: RecoverOptions): Promise<number> {
+  const out = opts.out ?? ((s: string) => void process.stdout.write(s));
+  const config = await stackConfig(opts);
+  const client = clientFor(config);
+  try {
+    const plan = await planRecovery(opts, client);
+    if (plan.rows.length === 0) {
+      out(`stack ${opts.stack}: no pending operations, nothing to recover\n`);
+      return 0;
+    }
+    const act = (r: RecoverRow) => (opts.delete && r.action === "adopt" ? "delete" : r.action);
+    out(
+      `${table(
+        ["resource", "kind", "operation", "object", "action", "proof"],
+        plan.rows.map((r) => [r.name, r.kind, r.operation, r.uids.join(", ") || "-", act(r), r.proof]),
+      )}\n`,
+    );
+    const refused = plan.rows.filter((r) => r.action === "refuse");
+    if (refused.length > 0) {
+      out(`\n${refused.length} pending operation(s) this command cannot settle (${refused.map((r) => r.name).join(", ")}): settle them first (e.g. \`pulumi refresh\`), then run recover again. Nothing changed.\n`);
+      return 1;
+    }
+    if (!opts.yes) {
+      out(`\nNothing changed. Run again with --yes to apply this plan${opts.delete ? "" : " (or --yes --delete to delete the objects instead of adopting them)"}.\n`);
+      return 0;
+    }
+    await applyPlan(opts, plan, client, config, opts.delete ?? false, out);
+    out(`\nstack ${opts.stack}: ${plan.rows.length} pending operation(s) settled; the next \`pulumi up\` neither duplicates nor orphans them.\n`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The `recover` subcommand's usage. */
+export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]
+  Settles the creates an interrupted \`pulumi up\` left pending (pulumi on PATH; settings from the stack's
+  platform:* config, then PLATFORM_* variables).
+  --stack <name>   the stack (required)
+  --cwd <dir>      the Pulumi project's folder (default: the current one)
+  --yes            apply the plan (default: print it, change nothing)
+  --delete         delete the objects found instead of adopting them`;
+
+/**
+ * `platform-pulumi recover …`: parses `argv` (the arguments after `recover`) and runs {@link recover}.
+ * @returns the exit code (2 for a usage error).
+ */
+export async function recoverCommand(argv: readonly string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { stack: { type: "string" }, cwd: { type: "string" }, yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${RECOVER_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${RECOVER_USAGE}\n`);
+    return 0;
+  }
+  if (!values.stack) {
+    process.stderr.write(`--stack is required\n${RECOVER_USAGE}\n`);
+    return 2;
+  }
+  try {
+    return await recover({ stack: values.stack, cwd: values.cwd ?? process.cwd(), yes: values.yes, delete: values.delete });
+  } catch (err) {
+    process.stderr.write(`platform-pulumi recover: ${err instanceof StackCommandError ? err.message : (err as Error).message}\n`);
+    return 1;
+  }
+}
+
+export type { PendingOperation };

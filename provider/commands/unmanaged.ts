@@ -1,0 +1,185 @@
+/**
+ * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json]`: the objects a stack's groups hold that no
+ * state references: what a failed or interrupted apply may have left, and grants nobody manages (issue 11).
+ *
+ * It looks at:
+ * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,
+ *   identity providers, group invites, and the account association of each group found);
+ * - under the stack's configured root (`platform:orgUid`, then `PLATFORM_ORG_UID`): the children of a kind and
+ *   name the stack declares there (the duplicates a lost create leaves), and the role bindings that grant one of
+ *   the stack's identities a role there.
+ *
+ * An object counts as managed when any stack of the project in the current backend holds it, so two stacks that
+ * share a root do not report each other. Each object comes with the line that adopts it (`adoptUid: "<uid>"`,
+ * `adopt: true` for an account association; an invite cannot be adopted, its code is gone: delete it).
+ * Exit code 1 when any are found, so a CI job can fail on it, like the drift report.
+ */
+import { parseArgs } from "node:util";
+import type { PlatformClient } from "../client/client";
+import { isNotFound } from "../client/errors";
+import { StackCommandError, TYPE_PREFIX, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+
+/** One object no state references. */
+export interface UnmanagedObject {
+  /** Resource kind: `Group`, `Identity`, `Role`, `RoleBinding`, `IdentityProvider`, `GroupInvite`, `AccountAssociation`. */
+  kind: string;
+  uid: string;
+  /** Its name (for a role binding: `<identity> → <role>`; for an invite: its email or role). */
+  name: string;
+  /** The group it lives under. */
+  parentUid: string;
+  /** How to take it under management: the argument to declare, or what to do. */
+  adopt: string;
+}
+
+function parentOf(uid: string): string {
+  const i = uid.lastIndexOf("/");
+  return i < 0 ? "" : uid.slice(0, i);
+}
+
+/**
+ * Finds the objects under a stack's groups (and, for its declared names, under its root) that no stack of the
+ * project references.
+ * @throws StackCommandError when the state cannot be read; SettingsError when the API settings are missing.
+ */
+export async function findUnmanaged(ref: StackRef, client: PlatformClient, root: string | undefined): Promise<UnmanagedObject[]> {
+  const state = await exportStack(ref);
+  const mine = (state.deployment.resources ?? []).filter((r) => r.type.startsWith(TYPE_PREFIX) && r.id);
+  const holders = await referencedUids(ref);
+  const found = new Map<string, UnmanagedObject>();
+  const add = (o: UnmanagedObject) => {
+    if (!holders.has(held(o.kind, o.uid))) found.set(held(o.kind, o.uid), o);
+  };
+  const groups = mine.filter((r) => r.type.endsWith(":Group")).map((r) => r.id!);
+  const identities = new Set(mine.filter((r) => r.type.endsWith(":Identity")).map((r) => r.id!));
+
+  const scans: Array<[string, (under: string) => Promise<UnmanagedObject[]>]> = [
+    ["Group", async (g) => (await client.groups.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Group", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Identity", async (g) => (await client.identities.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Role", async (g) => (await client.roles.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Role", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    [
+      "RoleBinding",
+      async (g) =>
+        (await client.roleBindings.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({
+          kind: "RoleBinding",
+          uid: x.uid,
+          name: `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}`,
+          parentUid: parentOf(x.uid),
+          adopt: `adoptUid: "${x.uid}"`,
+        })),
+    ],
+    ["IdentityProvider", async (g) => (await client.identityProviders.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    [
+      "GroupInvite",
+      async (g) =>
+        (await client.groupInvites.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({
+          kind: "GroupInvite",
+          uid: x.uid,
+          name: x.email || x.role?.name || x.roleUid || "",
+          parentUid: parentOf(x.uid),
+          adopt: "delete it (an invite's code cannot be read back)",
+        })),
+    ],
+  ];
+  const allGroups = new Set(groups);
+  for (const g of groups) {
+    for (const [, scan] of scans) for (const o of await scan(g)) {
+      add(o);
+      if (o.kind === "Group") allGroups.add(o.uid);
+    }
+  }
+  // Account associations have their group's uid: one GET per group found.
+  for (const g of allGroups) {
+    try {
+      const a = await client.accountAssociations.get(g);
+      add({ kind: "AccountAssociation", uid: a.uid, name: a.name ?? "", parentUid: g, adopt: "adopt: true" });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  if (root) {
+    // Under the root: only what looks like the stack's own (a declared kind and name), and grants to its identities.
+    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.["name"])}`));
+    for (const [kind, scan] of scans) {
+      if (kind === "RoleBinding" || kind === "GroupInvite") continue;
+      for (const o of (await scan(root)).filter((x) => x.parentUid === root)) if (declared.has(`${o.kind}:${o.name}`)) add(o);
+    }
+    for (const b of await client.roleBindings.list({ childrenOf: root, pageSize: 200 }).collect()) {
+      if (b.identityUid && identities.has(b.identityUid)) {
+        add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: "${b.uid}"` });
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.uid.localeCompare(b.uid));
+}
+
+/** Options of {@link unmanaged}. */
+export interface UnmanagedOptions extends StackRef {
+  /** Print JSON (an array of {@link UnmanagedObject}) instead of a table. */
+  json?: boolean;
+  /** Where output goes; default stdout. */
+  out?: (s: string) => void;
+}
+
+/**
+ * Prints the unmanaged objects of a stack.
+ * @returns the exit code: 1 when any were found, 0 when none.
+ * @throws as {@link findUnmanaged}.
+ */
+export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
+  const out = opts.out ?? ((s: string) => void process.stdout.write(s));
+  const config = await stackConfig(opts);
+  const client = clientFor(config);
+  try {
+    const rows = await findUnmanaged(opts, client, orgUidOf(config));
+    if (opts.json) out(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
+    else {
+      out(`${table(["kind", "uid", "name", "under", "to manage it"], rows.map((r) => [r.kind, r.uid, r.name, r.parentUid, r.adopt]))}\n`);
+      out(`\n${rows.length} object(s) no stack references.\n`);
+    }
+    return rows.length > 0 ? 1 : 0;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The `unmanaged` subcommand's usage. */
+export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json]
+  Lists objects under the stack's groups (and its declared names under its root) that no stack of the project
+  references, with the line that adopts each. Exit code 1 when any are found.
+  --stack <name>   the stack (required)
+  --cwd <dir>      the Pulumi project's folder (default: the current one)
+  --json           JSON instead of a table`;
+
+/**
+ * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
+ * @returns the exit code (2 for a usage error, 1 when objects were found or the command failed).
+ */
+export async function unmanagedCommand(argv: readonly string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { stack: { type: "string" }, cwd: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${UNMANAGED_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${UNMANAGED_USAGE}\n`);
+    return 0;
+  }
+  if (!values.stack) {
+    process.stderr.write(`--stack is required\n${UNMANAGED_USAGE}\n`);
+    return 2;
+  }
+  try {
+    return await unmanaged({ stack: values.stack, cwd: values.cwd ?? process.cwd(), json: values.json });
+  } catch (err) {
+    process.stderr.write(`platform-pulumi unmanaged: ${err instanceof StackCommandError ? err.message : (err as Error).message}\n`);
+    return 1;
+  }
+}

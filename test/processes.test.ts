@@ -1,0 +1,170 @@
+/**
+ * No process outlives its `pulumi` (issue 11): SIGKILL of `pulumi up` while slow creates are in flight must take
+ * down, within seconds, everything the engine started: the language host (our front and the vendor host behind
+ * it), the Node.js program, and the dynamic-provider plugin (its `sh` wrapper and the `node` behind it).
+ *
+ * The process tree is read from /proc (Linux only): descendants of the `pulumi` process are recorded with their
+ * start times just before the kill, so a reused pid is never taken for a survivor. Survivors of a failed run are
+ * killed in `afterEach`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator } from "../emulator";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+
+/** One process as /proc shows it. */
+interface Proc {
+  pid: number;
+  ppid: number;
+  /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat): with the pid, names one process. */
+  start: string;
+  state: string;
+  cmdline: string[];
+  cwd: string;
+}
+
+function readProc(pid: number): Proc | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // after "pid (comm) "
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((s) => s !== "");
+    let cwd = "";
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      // gone, or a zombie
+    }
+    return { pid, state: rest[0]!, ppid: Number(rest[1]), start: rest[19]!, cmdline, cwd };
+  } catch {
+    return undefined;
+  }
+}
+
+function allProcs(): Proc[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => readProc(Number(d)))
+    .filter((p): p is Proc => p !== undefined);
+}
+
+/** Every process below `root` in the current process tree. */
+function descendants(root: number): Proc[] {
+  const procs = allProcs();
+  const below: Proc[] = [];
+  const parents = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) {
+      if (parents.has(p.ppid) && !parents.has(p.pid)) {
+        parents.add(p.pid);
+        below.push(p);
+        grew = true;
+      }
+    }
+  }
+  return below;
+}
+
+/** The same process (pid and start time) still running; a zombie counts as gone. */
+function alive(p: Proc): boolean {
+  const now = readProc(p.pid);
+  return now !== undefined && now.start === p.start && now.state !== "Z";
+}
+
+function describeProc(p: Proc): string {
+  return `${p.pid} (ppid ${readProc(p.pid)?.ppid ?? "?"}, cwd ${p.cwd}): ${p.cmdline.join(" ")}`;
+}
+
+/** What a process is, by command line. */
+function role(p: Proc): string {
+  const exe = path.basename(p.cmdline[0] ?? "");
+  if (exe === "pulumi-language-nodejs") return "front";
+  if (exe === "pulumi-language-nodejs-vendor") return "vendor host";
+  if (p.cmdline.some((a) => a.includes("cmd/dynamic-provider"))) return "plugin";
+  if (p.cmdline.some((a) => a.endsWith("pulumi-resource-pulumi-nodejs"))) return "plugin wrapper";
+  if (p.cmdline.some((a) => a.includes("cmd/run-policy-pack"))) return "policy pack";
+  if (p.cmdline.some((a) => /@pulumi[/]pulumi[/]cmd[/]run([/]|$)/.test(a))) return "program";
+  return "other";
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/**
+ * Starts `pulumi up <extra>` on 40 groups created with 300 ms latency, SIGKILLs it once creates are in flight and
+ * every role in `expected` runs, and returns the descendants still alive 5 s later (none, once all is well).
+ */
+async function killMidUp(stack: string, extra: string[], expected: string[]): Promise<string[]> {
+  const emu = await startEmulator();
+  const backend = mkdtempSync(path.join(tmpdir(), "engine-kill-"));
+  const cwd = path.join(REPO_ROOT, "test", "programs", "many");
+  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, PLATFORM_TOKEN: emu.token } });
+  let engine: ChildProcess | undefined;
+  let recorded: Proc[] = [];
+  cleanups.push(async () => {
+    engine?.kill("SIGKILL");
+    for (const p of recorded) if (alive(p)) process.kill(p.pid, "SIGKILL");
+    await emu.close();
+    rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
+  });
+  await cli.initStack();
+  await cli.ok(["config", "set", "count", "40"]);
+  emu.control.set({ latencyMs: 300 });
+
+  const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack, ...extra], {
+    cwd,
+    env: cli.env(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  engine = child;
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d));
+  child.stderr.on("data", (d: Buffer) => (output += d));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+
+  // Wait until the plugin runs and creates are in flight: some answered, most not yet.
+  const posts = () => emu.requests.filter((r) => r.method === "POST").length;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`no creates in flight after 90 s; output so far:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`pulumi exited ${child.exitCode} before the kill:\n${output}`);
+    recorded = descendants(child.pid!);
+    if (posts() >= 2 && recorded.some((p) => role(p) === "plugin")) break;
+    await sleep(50);
+  }
+  const roles = new Set(recorded.map(role));
+  expect(posts()).toBeLessThan(40);
+  expect([...roles]).toEqual(expect.arrayContaining(expected));
+
+  child.kill("SIGKILL");
+  await exited;
+  const killedAt = Date.now();
+  let survivors = recorded.filter(alive);
+  while (survivors.length > 0 && Date.now() - killedAt < 5_000) {
+    await sleep(100);
+    survivors = survivors.filter(alive);
+  }
+  console.log(`after SIGKILL of pulumi (${recorded.length} descendants: ${[...roles].join(", ")}), ` +
+    `${survivors.length} alive after ${Date.now() - killedAt} ms`);
+  return survivors.map((p) => `${role(p)}: ${describeProc(p)}`);
+}
+
+const ROLES = ["front", "plugin", "plugin wrapper", "program", "vendor host"];
+
+describe.runIf(process.platform === "linux")("processes", () => {
+  it("SIGKILL of `pulumi up` with creates in flight leaves no language host, program or plugin behind", async () => {
+    expect(await killMidUp("kill", [], ROLES)).toEqual([]);
+  }, 180_000);
+
+  it("... nor a policy pack started through the front's RunPlugin", async () => {
+    expect(await killMidUp("kill-policy", ["--policy-pack", path.join(REPO_ROOT, "policies")], [...ROLES, "policy pack"])).toEqual([]);
+  }, 180_000);
+});
