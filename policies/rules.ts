@@ -8,6 +8,7 @@
  * configurable through the pack's config (`--policy-pack-config`).
  */
 import type { PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { RE2JS } from "re2js";
 
 /** The type token prefix of this package's resources. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
@@ -76,15 +77,20 @@ export const identityIssuerHttps: ResourceValidationPolicy = {
 /** Values that no honest subject rule should match all of. */
 const PROBES = ["", "x", "repo:attacker/evil:ref:refs/heads/main", "system:serviceaccount:kube-system:default", "project_path:other/group:ref_type:tag", "0123456789", "!@#$%^&*()", "line\nbreak"];
 
-/** Whether `pattern`, matched against the whole value, matches every probe (so, effectively anything). */
+/**
+ * Whether `pattern`, matched against the whole value, matches every probe (so, effectively anything).
+ * The pattern is compiled and run with RE2 (`re2js`), as the service runs it (Go's regexp), never with
+ * JavaScript's RegExp: a different language, and a user pattern could backtrack for ever. A pattern RE2 rejects
+ * matches nothing here (the provider's check rejects it).
+ */
 export function matchesAnything(pattern: string): boolean {
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = new RegExp(`^(?:${pattern})$`, "s");
+    re = RE2JS.compile(`^(?:${pattern})$`, RE2JS.DOTALL);
   } catch {
     return false;
   }
-  return PROBES.every((p) => re.test(p)) || PROBES.slice(1).every((p) => re.test(p));
+  return PROBES.every((p) => re.matches(p)) || PROBES.slice(1).every((p) => re.matches(p));
 }
 
 /** `identity-subject-not-wildcard` (advisory): a subjectPattern that matches anything is flagged. */

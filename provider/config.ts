@@ -24,6 +24,7 @@
  * Credentials are read where they are used (the provider process, or the program for lookups) and never
  * stored in a resource's inputs, outputs or serialized provider, so they never reach Pulumi state.
  */
+import { PlatformError } from "./client/errors";
 import type { RetryPolicy } from "./client/retry";
 
 /** Resolved settings. */
@@ -55,7 +56,7 @@ export type ConfigLookup = (key: string) => string | undefined;
 export const CONFIG_NAMESPACE = "platform";
 
 /** Raised when a required setting is missing or malformed; the message names the config key and env var. */
-export class SettingsError extends Error {
+export class SettingsError extends PlatformError {
   override readonly name = "SettingsError";
 }
 

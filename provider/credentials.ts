@@ -28,7 +28,8 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { decodeJwt } from "jose";
 import { request, type Dispatcher } from "undici";
-import { ApiError, ConnectionError, redact, type RequestInfo } from "./client/errors";
+import { ApiError, ConnectionError, PlatformError, redact, type RequestInfo } from "./client/errors";
+import { registerSecret } from "./client/secrets";
 import { RawToken, Status } from "./client/schemas";
 
 /**
@@ -63,7 +64,7 @@ export interface CredentialSettings {
  * A credential setting is missing, incomplete or malformed. The message names the stack config key and the
  * environment variable to set; it never contains a token.
  */
-export class CredentialError extends Error {
+export class CredentialError extends PlatformError {
   override readonly name = "CredentialError";
 }
 
@@ -71,7 +72,7 @@ export class CredentialError extends Error {
  * The token exchange failed. The message says where (identity, exchange URL), the HTTP status, the
  * google.rpc code (name and number) and the server's message, redacted; never the OIDC or API token.
  */
-export class TokenExchangeError extends Error {
+export class TokenExchangeError extends PlatformError {
   override readonly name = "TokenExchangeError";
   /** HTTP status of the last response, or undefined when the server could not be reached or the OIDC token could not be read. */
   readonly httpStatus: number | undefined;
@@ -181,7 +182,9 @@ export function tokenSource(s: CredentialSettings): TokenSource {
 
 /** An explicit token: returned as it is, never refreshed, never requested. */
 class StaticTokenSource implements TokenSource {
-  constructor(private readonly token: string) {}
+  constructor(private readonly token: string) {
+    registerSecret(token);
+  }
   getToken(): Promise<string> {
     return Promise.resolve(this.token);
   }
@@ -253,8 +256,12 @@ class WorkloadIdentitySource implements TokenSource {
 
   private async refresh(): Promise<string> {
     const oidcToken = await this.readOidcToken();
+    registerSecret(oidcToken);
     const sentAt = this.o.now();
     const raw = await withRetry(() => this.exchangeOnce(oidcToken));
+    registerSecret(raw.token);
+    registerSecret(raw.refreshToken);
+    registerSecret((raw as { refresh_token?: string })["refresh_token"]); // the spec's RawToken spelling
     this.cached = this.schedule(raw, sentAt);
     return raw.token;
   }
@@ -305,7 +312,7 @@ class WorkloadIdentitySource implements TokenSource {
   }
 
   /** One exchange request. @throws AttemptError saying whether a retry may help. */
-  private async exchangeOnce(oidcToken: string): Promise<{ token: string; expiry?: string | undefined }> {
+  private async exchangeOnce(oidcToken: string): Promise<{ token: string; expiry?: string | undefined; refreshToken?: string | undefined }> {
     const info: RequestInfo = { method: "GET", path: "/sts/exchange" };
     const qs = new URLSearchParams({ aud: this.o.apiUrl, identity: this.o.identity });
     let res: Dispatcher.ResponseData;

@@ -30,17 +30,26 @@ export { DEFAULT_RETRY, type RetryPolicy } from "./client/retry";
 export type { ListParams, Page, Paginator } from "./client/pagination";
 export * from "./client/errors";
 export type {
-  Group as ApiGroup,
-  Identity as ApiIdentity,
-  Role as ApiRole,
-  RoleBinding as ApiRoleBinding,
-  Repo as ApiRepo,
-  Tag as ApiTag,
-  Advisory as ApiAdvisory,
-  IdentityProvider as ApiIdentityProvider,
-  AccountAssociation as ApiAccountAssociation,
-  GroupInvite as ApiGroupInvite,
+  ApiGroup,
+  ApiResourceLimits,
+  ApiIdentity,
+  ApiStaticKeys,
+  ApiAwsIdentity,
+  ApiRole,
+  ApiRoleBinding,
+  ApiBindingRef,
+  ApiBindingIdentityRef,
+  ApiRepo,
+  ApiTag,
+  ApiAdvisory,
+  ApiAdvisoryEvent,
+  ApiIdentityProvider,
+  ApiOidc,
+  ApiAccountAssociation,
+  ApiGroupInvite,
+  ApiInviteRole,
   ClaimMatch,
-} from "./client/schemas";
+  Parser,
+} from "./client/types";
 export { resolveSettings, SettingsError, type Settings } from "./config";
 export { tokenSource, CredentialError, TokenExchangeError, type TokenSource, type CredentialSettings } from "./credentials";

@@ -28,12 +28,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { listQuery } from "./client/client";
-import type { z } from "zod";
+import { PlatformError } from "./client/errors";
 import type { PlatformClient } from "./client/client";
 import type { ListParams, Page } from "./client/pagination";
 import { Paginator } from "./client/pagination";
 import * as S from "./client/schemas";
-import type { Advisory, Group, Identity, Repo, Role, RoleBinding, Tag } from "./client/schemas";
+import type { ApiAdvisory as Advisory, ApiGroup as Group, ApiIdentity as Identity, ApiRepo as Repo, ApiRole as Role, ApiRoleBinding as RoleBinding, ApiTag as Tag, Parser } from "./client/types";
 import { clientFromSettings } from "./clientFactory";
 import { resolveSettings } from "./config";
 
@@ -110,7 +110,7 @@ export type LookupFailure = "NO_MATCH" | "AMBIGUOUS";
  * catch (e) { if (e instanceof LookupError && e.reason === "AMBIGUOUS") console.log(e.uids); }
  * ```
  */
-export class LookupError extends Error {
+export class LookupError extends PlatformError {
   /** `NO_MATCH` or `AMBIGUOUS`. */
   readonly reason: LookupFailure;
   /** The lookup that failed, e.g. `getGroup`. */
@@ -248,16 +248,16 @@ function emptySet(...filters: Array<readonly string[] | undefined>): boolean {
  * A lazy listing with query parameters the client's `list` does not send (collection-specific filters), built
  * on the client's transport.
  */
-function listWith<T extends z.ZodType>(
+function listWith<T>(
   client: PlatformClient,
   api: string,
   collection: string,
-  schema: T,
+  schema: Parser<T>,
   params: ListParams,
   extra: Record<string, string | readonly string[] | undefined>,
-): Paginator<z.infer<T>> {
+): Paginator<T> {
   const path = client.transport.base(api, collection);
-  const envelope = S.listEnvelope(collection, schema) as unknown as z.ZodType<Page<z.infer<T>>>;
+  const envelope: Parser<Page<T>> = S.listEnvelope(collection, schema);
   return new Paginator((token) => client.transport.send("GET", path, envelope, { query: { ...listQuery(params, token), ...extra } }), params);
 }
 

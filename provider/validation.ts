@@ -59,3 +59,26 @@ export class Failures {
     return this;
   }
 }
+
+/**
+ * Reason `pattern` is not a regular expression the real service accepts, or undefined when it compiles (or is
+ * unknown, or not a string: type problems are reported elsewhere).
+ *
+ * Why RE2: the service evaluates identity patterns with Go's regexp (FACTS.md: RE2 syntax, linear time, no
+ * backreferences, no lookaround), so a pattern JavaScript's RegExp accepts can still fail at apply. The pattern
+ * is compiled with `re2js` (a port of RE2/Go's regexp syntax) and never run; no user pattern ever reaches
+ * JavaScript's RegExp in this package (a different language, and a denial-of-service hole).
+ * @returns e.g. `"(a)\1" is not a valid RE2 regular expression (...): invalid escape sequence: \`\1\``.
+ */
+export function re2Problem(pattern: unknown): string | undefined {
+  if (typeof pattern !== "string" || isUnknown(pattern)) return undefined;
+  // Loaded on first use: the program process, which loads this module too, never needs it.
+  const { RE2JS } = require("re2js") as typeof import("re2js");
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (err) {
+    const why = (err as Error).message.replace(/^error parsing regexp: /, "");
+    return `${JSON.stringify(pattern)} is not a valid RE2 regular expression (the service uses Go's regexp: RE2 syntax, no backreferences, no lookaround): ${why}`;
+  }
+}

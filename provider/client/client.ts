@@ -16,11 +16,13 @@
  * ```
  */
 import { Agent, request, type Dispatcher } from "undici";
-import type { z } from "zod";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
+import { registerSecret } from "./secrets";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, sleep, type RetryPolicy } from "./retry";
 import { Paginator, type ListParams, type Page } from "./pagination";
 import * as S from "./schemas";
+import type * as Api from "./types";
+import type { Parser } from "./types";
 
 /** Options for {@link PlatformClient}. */
 export interface ClientOptions {
@@ -111,6 +113,7 @@ export class Transport {
     const token = opts.token;
     this.token = typeof token === "function" ? token : () => token;
     this.staticToken = typeof token === "string" ? token : undefined;
+    registerSecret(this.staticToken);
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
@@ -131,7 +134,7 @@ export class Transport {
    * @throws ApiError (subclass by Status code) on a non-2xx response; ConnectionError when the server cannot be
    *   reached; ResponseShapeError when a 2xx body does not match `schema`. After the last attempt, the last error.
    */
-  async send<T>(method: HttpMethod, path: string, schema: S.Parser<T>, opts: RequestOptions = {}): Promise<T> {
+  async send<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const retryable = RETRYABLE_METHODS.has(method);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -146,7 +149,7 @@ export class Transport {
   }
 
   /** Sends one request, once. Same errors as {@link send}. */
-  async sendOnce<T>(method: HttpMethod, path: string, schema: S.Parser<T>, opts: RequestOptions = {}): Promise<T> {
+  async sendOnce<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const info: RequestInfo = { method, path };
     let qs = "";
     if (opts.query) {
@@ -159,7 +162,11 @@ export class Transport {
       qs = search.toString();
     }
     // A static token needs no await: one microtask less on every request.
-    const token = this.staticToken ?? (await this.token());
+    let token = this.staticToken;
+    if (token === undefined) {
+      token = await this.token();
+      registerSecret(token); // so an error that echoes it is scrubbed (a no-op once known)
+    }
     const headers: Record<string, string> = { ...this.baseHeaders, authorization: `Bearer ${token}` };
     if (opts.body !== undefined) headers["content-type"] = "application/json";
 
@@ -210,7 +217,7 @@ export class Transport {
 }
 
 /** Accepts any JSON value (the first step of a two-step page fetch; validation follows). */
-const ANY_JSON: S.Parser<unknown> = { safeParse: (value) => ({ success: true, data: value }) };
+const ANY_JSON: Parser<unknown> = { safeParse: (value) => ({ success: true, data: value }) };
 
 /** List parameters as the API names them (snake_case on the wire), with the page token of the page wanted. */
 export function listQuery(p: ListParams, pageToken: string | undefined): Record<string, string | number | readonly string[] | undefined> {
@@ -228,16 +235,20 @@ export function listQuery(p: ListParams, pageToken: string | undefined): Record<
   };
 }
 
-/** List and get on one collection. */
-export class ReadableCollection<T extends z.ZodType> {
+/** List and get on one collection of objects of type `T` (e.g. {@link Api.ApiGroup}). */
+export class ReadableCollection<T> {
   protected readonly path: string;
-  private readonly envelope: S.Parser<Page<z.infer<T>>>;
+  private readonly envelope: Parser<Page<T>>;
 
+  /**
+   * @param transport the client's transport. @param api `iam`, `registry` or `vulnerabilities`.
+   * @param collection the path segment, e.g. `groups`. @param schema parses (and checks) one object.
+   */
   constructor(
     protected readonly transport: Transport,
     api: string,
     collection: string,
-    protected readonly schema: T,
+    protected readonly schema: Parser<T>,
     /** The envelope's item key, e.g. `groups`. */
     plural: string = collection,
   ) {
@@ -249,7 +260,7 @@ export class ReadableCollection<T extends z.ZodType> {
    * Lists matching objects, walking pages lazily as the iteration proceeds.
    * @example for await (const g of client.groups.list({ childrenOf: orgUid, orderBy: "name" })) ...
    */
-  list(params: ListParams = {}): Paginator<z.infer<T>> {
+  list(params: ListParams = {}): Paginator<T> {
     const query = (token: string | undefined) => ({ query: listQuery(params, token) });
     return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, query(token)), params, {
       raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
@@ -267,18 +278,18 @@ export class ReadableCollection<T extends z.ZodType> {
   }
 
   /** Gets one object. @throws NotFoundError when there is none with that uid. */
-  get(uid: string): Promise<z.infer<T>> {
+  get(uid: string): Promise<T> {
     return this.transport.send("GET", `${this.path}/${pathUid(uid, "uid")}`, this.schema);
   }
 }
 
 /** List, get, create under a parent, PATCH and delete on one collection. */
-export class Collection<T extends z.ZodType, Create extends object, Patch extends object = Partial<Create>> extends ReadableCollection<T> {
+export class Collection<T, Create extends object, Patch extends object = Partial<Create>> extends ReadableCollection<T> {
   /**
    * Creates an object under `parentUid` (`POST /<collection>/<parentUid>`); the body holds only resource fields.
    * @throws InvalidArgumentError naming each bad field; NotFoundError when the parent does not exist.
    */
-  create(parentUid: string, body: Create): Promise<z.infer<T>> {
+  create(parentUid: string, body: Create): Promise<T> {
     return this.transport.send("POST", `${this.path}/${pathUid(parentUid, "parentUid")}`, this.schema, { body });
   }
 
@@ -287,7 +298,7 @@ export class Collection<T extends z.ZodType, Create extends object, Patch extend
    * fields present in `body`.
    * @throws InvalidArgumentError for bad values or unknown mask paths; NotFoundError when gone.
    */
-  patch(uid: string, body: Patch, updateMask?: readonly string[]): Promise<z.infer<T>> {
+  patch(uid: string, body: Patch, updateMask?: readonly string[]): Promise<T> {
     return this.transport.send("PATCH", `${this.path}/${pathUid(uid, "uid")}`, this.schema, {
       body,
       query: { updateMask: updateMask?.join(",") },
@@ -310,7 +321,7 @@ export interface GroupFields {
 export interface IdentityFields {
   name: string;
   description?: string;
-  claimMatch?: S.ClaimMatch;
+  claimMatch?: Api.ClaimMatch;
 }
 
 /** Writable fields of a role binding. */
@@ -324,25 +335,25 @@ export class PlatformClient {
   /** The transport, for requests this class has no method for. */
   readonly transport: Transport;
   /** `/iam/<v>/groups` */
-  readonly groups: Collection<typeof S.Group, GroupFields>;
+  readonly groups: Collection<Api.ApiGroup, GroupFields>;
   /** `/iam/<v>/identities` */
-  readonly identities: Collection<typeof S.Identity, IdentityFields>;
+  readonly identities: Collection<Api.ApiIdentity, IdentityFields>;
   /** `/iam/<v>/roles` (built-ins read-only; custom roles under a group) */
-  readonly roles: Collection<typeof S.Role, Record<string, unknown>>;
+  readonly roles: Collection<Api.ApiRole, Record<string, unknown>>;
   /** `/iam/<v>/roleBindings` */
-  readonly roleBindings: Collection<typeof S.RoleBinding, RoleBindingFields>;
+  readonly roleBindings: Collection<Api.ApiRoleBinding, RoleBindingFields>;
   /** `/iam/<v>/identityProviders` */
-  readonly identityProviders: Collection<typeof S.IdentityProvider, Record<string, unknown>>;
+  readonly identityProviders: Collection<Api.ApiIdentityProvider, Record<string, unknown>>;
   /** `/iam/<v>/accountAssociations` (the uid is the group's) */
-  readonly accountAssociations: Collection<typeof S.AccountAssociation, Record<string, unknown>>;
+  readonly accountAssociations: Collection<Api.ApiAccountAssociation, Record<string, unknown>>;
   /** `/iam/<v>/groupInvites` (create, get, list, delete) */
-  readonly groupInvites: Collection<typeof S.GroupInvite, Record<string, unknown>>;
+  readonly groupInvites: Collection<Api.ApiGroupInvite, Record<string, unknown>>;
   /** `/registry/<v>/repos` (read-only here) */
-  readonly repos: ReadableCollection<typeof S.Repo>;
+  readonly repos: ReadableCollection<Api.ApiRepo>;
   /** `/registry/<v>/tags` (read-only here) */
-  readonly tags: ReadableCollection<typeof S.Tag>;
+  readonly tags: ReadableCollection<Api.ApiTag>;
   /** `/vulnerabilities/<v>/advisories` (read-only) */
-  readonly advisories: ReadableCollection<typeof S.Advisory>;
+  readonly advisories: ReadableCollection<Api.ApiAdvisory>;
 
   constructor(opts: ClientOptions) {
     const t = (this.transport = new Transport(opts));

@@ -6,8 +6,26 @@
  * {@link ConnectionError} with the underlying `cause`.
  *
  * No error ever carries a credential: messages are built from the method, the path (without query) and the
- * server's own message, and {@link redact} scrubs anything token-shaped that a server might echo.
+ * server's own message, and {@link redact} scrubs every credential this process holds, by exact value, and
+ * anything token-shaped that a server might echo.
+ *
+ * Everything the package throws on purpose extends {@link PlatformError} (STYLE.md 16), so
+ * `catch (e) { if (e instanceof PlatformError) … }` tells this package's failures from others.
  */
+import { registeredSecrets } from "./secrets";
+
+/**
+ * The root of every error this package throws on purpose: API errors ({@link ApiError} and its subclasses),
+ * {@link ConnectionError}, {@link ResponseShapeError}, and the settings, credential, token-exchange and lookup
+ * errors. Its message never contains a credential.
+ */
+export class PlatformError extends Error {
+  /** @param message what failed, naming the field or request and its value. @param options `cause`, the underlying error. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
 
 /** google.rpc.Code values the client distinguishes. */
 export const RpcCode = {
@@ -55,15 +73,29 @@ export interface RequestInfo {
 const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
 
 /**
- * Replaces bearer tokens and JWT-shaped strings in `text` with `[REDACTED]`.
- * Pure: returns a new string.
+ * Replaces with `[REDACTED]`: every credential this process holds, by exact value wherever it appears (the
+ * configured API token, each exchanged token, the OIDC token; see `secrets.ts`), then bearer tokens and
+ * JWT-shaped strings. Returns a new string; `text` itself is a primitive and never changed.
+ * @example redact(`token ${configuredToken} is not valid`) // "token [REDACTED] is not valid"
  */
 export function redact(text: string): string {
-  return text.replace(TOKENISH, "[REDACTED]");
+  let out = text;
+  for (const secret of registeredSecrets()) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+  return out.replace(TOKENISH, "[REDACTED]");
 }
 
-/** Any error returned by the Platform API as a google.rpc.Status. */
-export class ApiError extends Error {
+/** A copy of a JSON value with every string in it passed through {@link redact}; the caller's value is not changed. */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)])) as T;
+  }
+  return value;
+}
+
+/** Any error returned by the Platform API as a google.rpc.Status. Message, status message and details are redacted. */
+export class ApiError extends PlatformError {
   /** google.rpc.Code from the body. */
   readonly code: number;
   /** HTTP status of the response (informational; decisions use `code`). */
@@ -81,10 +113,9 @@ export class ApiError extends Error {
 
   constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
     super(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`));
-    this.name = new.target.name;
     this.code = status.code;
     this.httpStatus = httpStatus;
-    this.status = { ...status, message: redact(status.message) };
+    this.status = { ...status, message: redact(status.message), details: redactDeep(status.details) };
     this.requestId = requestId;
     this.request = request;
   }
@@ -152,26 +183,24 @@ const SUBCLASSES: Record<number, typeof ApiError> = {
 };
 
 /** The server could not be reached, or the connection broke before a response arrived. */
-export class ConnectionError extends Error {
+export class ConnectionError extends PlatformError {
   /** Method and path of the failed request. */
   readonly request: RequestInfo;
   constructor(request: RequestInfo, cause: unknown) {
     const why = cause instanceof Error ? `${cause.message}${codeOf(cause)}` : String(cause);
     super(redact(`${request.method} ${request.path}: could not reach the Platform API: ${why}`), { cause });
-    this.name = "ConnectionError";
     this.request = request;
   }
 }
 
 /** The server answered with something that is not the documented shape (not JSON, or failing the schema). */
-export class ResponseShapeError extends Error {
+export class ResponseShapeError extends PlatformError {
   /** Method and path of the request. */
   readonly request: RequestInfo;
   /** HTTP status of the response. */
   readonly httpStatus: number;
   constructor(request: RequestInfo, httpStatus: number, problem: string) {
     super(redact(`${request.method} ${request.path}: unexpected response (HTTP ${httpStatus}): ${problem}`));
-    this.name = "ResponseShapeError";
     this.request = request;
     this.httpStatus = httpStatus;
   }

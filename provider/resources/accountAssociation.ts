@@ -6,13 +6,13 @@
  * management instead.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { AccountAssociation as ApiAssoc } from "../client/schemas";
+import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { isAmbiguous } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
@@ -152,6 +152,29 @@ export const accountAssociationProvider: ProviderImpl<AccountAssociationInputs, 
  * ```
  */
 export class AccountAssociation extends PlatformResource {
+  /**
+   * Reads an existing account association by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the account association alone. Built on
+   * `new AccountAssociation(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * Its uid is its group's uid.
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the account association's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no account association has that uid.
+   * @example const org = AccountAssociation.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): AccountAssociation {
+    return new AccountAssociation(name, readArgs<AccountAssociationArgs>(["groupUid", "name", "description", "amazon", "google", "azure", "github", "chainguard"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a AccountAssociation (type token `pulumi-nodejs:dynamic/platform:AccountAssociation`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is AccountAssociation {
+    return isResourceOfKind(obj, "AccountAssociation");
+  }
+
   /** The association's uid (= the group's uid). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group. */

@@ -8,13 +8,13 @@
  * the delete timeout and treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Group as ApiGroup } from "../client/schemas";
+import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { getClient } from "../state";
 import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link Group}. */
 export interface GroupArgs {
@@ -47,6 +47,10 @@ export interface GroupOutputs extends GroupInputs {
   uid: string;
   createTime: string;
   updateTime: string;
+  /** Whether the group is verified (server-set; `false` when new or not sent). Output only. */
+  verified: boolean;
+  /** The group's limits (server-set; `{}` when none). Output only. */
+  resourceLimits: ApiResourceLimits;
   [serverField: string]: unknown;
 }
 
@@ -61,11 +65,14 @@ function outputs(g: ApiGroup, local: Partial<GroupInputs> = {}): GroupOutputs {
     description: g.description,
     createTime: g.createTime ?? "",
     updateTime: g.updateTime ?? "",
+    verified: g.verified,
+    resourceLimits: g.resourceLimits,
     ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
     ...(local.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: local.deleteTimeoutSeconds } : {}),
   };
 }
 
+/** The inputs that would produce `o`: output-only fields (uid, times, verified, resourceLimits) never become inputs. */
 function inputsOf(o: GroupOutputs): GroupInputs {
   return {
     parentUid: o.parentUid,
@@ -150,6 +157,28 @@ export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
  * ```
  */
 export class Group extends PlatformResource {
+  /**
+   * Reads an existing group by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the group alone. Built on
+   * `new Group(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the group's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no group has that uid.
+   * @example const org = Group.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Group {
+    return new Group(name, readArgs<GroupArgs>(["parentUid", "name", "description"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Group (type token `pulumi-nodejs:dynamic/platform:Group`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Group {
+    return isResourceOfKind(obj, "Group");
+  }
+
   /** The group's uid (UIDP: the parent's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the parent group. */
@@ -162,6 +191,13 @@ export class Group extends PlatformResource {
   declare readonly createTime: pulumi.Output<string>;
   /** Last update time, RFC 3339. */
   declare readonly updateTime: pulumi.Output<string>;
+  /** Whether the group is verified: `false` for a new group (contract §2). Server-set, output only; never a diff. */
+  declare readonly verified: pulumi.Output<boolean>;
+  /**
+   * The group's limits, e.g. `{ repositories: 100 }`: integer members `clusters`, `idps`, `repositories`;
+   * `{}` when none are set (contract §2). Server-set, output only; never a diff.
+   */
+  declare readonly resourceLimits: pulumi.Output<ApiResourceLimits>;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the group's name).
@@ -172,7 +208,7 @@ export class Group extends PlatformResource {
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
     super("Group", name,
-      { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
+      { uid: undefined, createTime: undefined, updateTime: undefined, verified: undefined, resourceLimits: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
       opts);
     useIdAsUid(this);
   }

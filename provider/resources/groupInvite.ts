@@ -6,13 +6,13 @@
  * diff reports it); no check ever fails because of time, so previews keep working.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { GroupInvite as ApiInvite } from "../client/schemas";
+import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link GroupInvite}. */
 export interface GroupInviteArgs {
@@ -160,6 +160,29 @@ export const groupInviteProvider: ProviderImpl<GroupInviteInputs, GroupInviteOut
  * ```
  */
 export class GroupInvite extends PlatformResource {
+  /**
+   * Reads an existing group invite by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the group invite alone. Built on
+   * `new GroupInvite(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * Its `code` output is `""`: the API returns the code only when the invite is created.
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the group invite's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no group invite has that uid.
+   * @example const org = GroupInvite.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): GroupInvite {
+    return new GroupInvite(name, readArgs<GroupInviteArgs>(["parentUid", "roleUid", "ttl", "email", "singleUse"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a GroupInvite (type token `pulumi-nodejs:dynamic/platform:GroupInvite`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is GroupInvite {
+    return isResourceOfKind(obj, "GroupInvite");
+  }
+
   /** The invite's uid. */
   declare readonly uid: pulumi.Output<string>;
   /** The one-time code (secret). */

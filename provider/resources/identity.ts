@@ -7,34 +7,35 @@
  * drift shows; delete treats NOT_FOUND as done (the server also removes the identity's role bindings).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClaimMatch as ApiClaimMatch, Identity as ApiIdentity } from "../client/schemas";
+import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { getClient } from "../state";
-import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
+import { Failures, isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /**
  * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
- * subject; audience is optional. Patterns are regular expressions matched against the whole claim.
+ * subject; audience is optional. Patterns are RE2 regular expressions (the service uses Go's regexp: no
+ * backreferences, no lookaround) matched against the whole claim; `check` rejects any pattern RE2 would reject.
  */
 export interface ClaimMatchArgs {
   /** Exact issuer URL, e.g. `https://token.actions.githubusercontent.com`. */
   issuer?: pulumi.Input<string>;
-  /** Issuer regular expression (instead of `issuer`). */
+  /** Issuer pattern, RE2 syntax (instead of `issuer`). */
   issuerPattern?: pulumi.Input<string>;
   /** Exact subject, e.g. `repo:my-org/my-repo:ref:refs/heads/main`. */
   subject?: pulumi.Input<string>;
-  /** Subject regular expression (instead of `subject`). */
+  /** Subject pattern, RE2 syntax (instead of `subject`). */
   subjectPattern?: pulumi.Input<string>;
   /** Exact audience; default: the API's own audience. */
   audience?: pulumi.Input<string>;
-  /** Audience regular expression (instead of `audience`). */
+  /** Audience pattern, RE2 syntax (instead of `audience`). */
   audiencePattern?: pulumi.Input<string>;
   /** Further claims that must equal these values. */
   claims?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** Further claims that must match these regular expressions. */
+  /** Further claims that must match these patterns, RE2 syntax: claim name → pattern. */
   claimPatterns?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -105,6 +106,8 @@ export interface IdentityOutputs extends IdentityInputs {
   uid: string;
   createTime: string;
   updateTime: string;
+  /** When a token for the identity was last seen (RFC 3339, server-set; `""` when the server sends none). Output only. */
+  lastSeenTime: string;
   [serverField: string]: unknown;
 }
 
@@ -143,14 +146,12 @@ function claimMatchFailures(cm: unknown, f: Failures): void {
     if (hasExact && hasPattern) f.add(`claimMatch.${exact}`, `set only one of ${exact} and ${pattern}`);
     else if (required && !hasExact && !hasPattern) f.add(`claimMatch.${exact}`, `one of ${exact} and ${pattern} is required`);
     f.add(`claimMatch.${exact}`, optionalStringProblem(o[exact]));
-    const p = o[pattern];
-    if (typeof p === "string" && !isUnknown(p)) {
-      try {
-        new RegExp(p);
-      } catch (err) {
-        f.add(`claimMatch.${pattern}`, `is not a valid regular expression: ${(err as Error).message}`);
-      }
-    }
+    f.add(`claimMatch.${pattern}`, optionalStringProblem(o[pattern]) ?? re2Problem(o[pattern]));
+  }
+  const cp = o["claimPatterns"];
+  if (cp !== undefined && cp !== null && !isUnknown(cp)) {
+    if (typeof cp !== "object" || Array.isArray(cp)) f.add("claimMatch.claimPatterns", "must be an object: claim name → RE2 pattern");
+    else for (const [claim, p] of Object.entries(cp)) f.add(`claimMatch.claimPatterns[${JSON.stringify(claim)}]`, optionalStringProblem(p) ?? re2Problem(p));
   }
 }
 
@@ -159,7 +160,8 @@ export function kindOf(o: Partial<Record<(typeof RELATIONSHIP_KINDS)[number], un
   return RELATIONSHIP_KINDS.find((k) => o[k] !== undefined && o[k] !== null);
 }
 
-function relationshipOf(i: Record<string, unknown>): Partial<IdentityInputs> {
+function relationshipOf(o: object): Partial<IdentityInputs> {
+  const i = o as Record<string, unknown>;
   const kind = kindOf(i);
   if (!kind) return {};
   if (kind === "servicePrincipal") return { servicePrincipal: i[kind] as string };
@@ -199,15 +201,7 @@ function awsFailures(v: unknown, f: Failures): void {
   if (has("arn") && has("arnPattern")) f.add("awsIdentity.arn", "set only one of arn and arnPattern");
   if (has("userId") && has("userIdPattern")) f.add("awsIdentity.userId", "set only one of userId and userIdPattern");
   if (!has("arn") && !has("arnPattern") && !has("userId") && !has("userIdPattern")) f.add("awsIdentity.arn", "one of arn, arnPattern, userId, userIdPattern is required");
-  for (const k of ["arnPattern", "userIdPattern"]) {
-    if (typeof o[k] === "string" && !isUnknown(o[k])) {
-      try {
-        new RegExp(o[k]);
-      } catch (err) {
-        f.add(`awsIdentity.${k}`, `is not a valid regular expression: ${(err as Error).message}`);
-      }
-    }
-  }
+  for (const k of ["arnPattern", "userIdPattern"]) f.add(`awsIdentity.${k}`, re2Problem(o[k]));
 }
 
 function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityOutputs {
@@ -219,22 +213,24 @@ function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityO
     description: i.description,
     createTime: i.createTime ?? "",
     updateTime: i.updateTime ?? "",
+    lastSeenTime: i.lastSeenTime,
     ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
   };
 }
 
+/** The inputs that would produce `o`: output-only fields (uid, times, lastSeenTime) never become inputs. */
 function inputsOf(o: IdentityOutputs): IdentityInputs {
   return {
     parentUid: o.parentUid,
     name: o.name,
     description: o.description ?? "",
-    ...relationshipOf(o as unknown as Record<string, unknown>),
+    ...relationshipOf(o),
     ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
   };
 }
 
 function body(i: IdentityInputs): Record<string, unknown> {
-  return { name: i.name, description: i.description, ...relationshipOf(i as unknown as Record<string, unknown>) };
+  return { name: i.name, description: i.description, ...relationshipOf(i) };
 }
 
 /** The Identity provider implementation (runs in the provider process). */
@@ -330,6 +326,28 @@ export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
  * ```
  */
 export class Identity extends PlatformResource {
+  /**
+   * Reads an existing identity by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the identity alone. Built on
+   * `new Identity(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the identity's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no identity has that uid.
+   * @example const org = Identity.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Identity {
+    return new Identity(name, readArgs<IdentityArgs>(["parentUid", "name", "description", "claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Identity (type token `pulumi-nodejs:dynamic/platform:Identity`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Identity {
+    return isResourceOfKind(obj, "Identity");
+  }
+
   /** The identity's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the identity lives in. */
@@ -350,6 +368,11 @@ export class Identity extends PlatformResource {
   declare readonly createTime: pulumi.Output<string>;
   /** Last update time, RFC 3339. */
   declare readonly updateTime: pulumi.Output<string>;
+  /**
+   * When a token for this identity was last seen, RFC 3339, set by the server (`""` when it sends none). Output
+   * only: it moves on its own, so it is never an input and a change of it never shows as a diff.
+   */
+  declare readonly lastSeenTime: pulumi.Output<string>;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the identity's name).
@@ -357,7 +380,7 @@ export class Identity extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts);
+    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, lastSeenTime: undefined, description: undefined, ...args }, opts);
     useIdAsUid(this);
   }
 }

@@ -6,13 +6,13 @@
  * of `parentUid` replaces; the other fields PATCH in place.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { IdentityProvider as ApiIdp } from "../client/schemas";
+import type { ApiIdentityProvider as ApiIdp } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
 export interface OidcArgs {
@@ -67,8 +67,8 @@ export interface IdentityProviderOutputs extends IdentityProviderInputs {
 
 const MUTABLE = ["name", "description", "oidc", "clientSecret", "defaultRole"] as const;
 
-function normalizeOidc(o: Record<string, unknown> | undefined): IdentityProviderInputs["oidc"] {
-  const { clientSecret: _secret, ...rest } = o ?? {};
+function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
+  const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
     if (v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0) || v === false) continue;
@@ -196,6 +196,29 @@ export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, Iden
  * ```
  */
 export class IdentityProvider extends PlatformResource {
+  /**
+   * Reads an existing identity provider by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the identity provider alone. Built on
+   * `new IdentityProvider(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * Its `clientSecret` output is `""`: the API never returns the secret.
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the identity provider's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no identity provider has that uid.
+   * @example const org = IdentityProvider.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): IdentityProvider {
+    return new IdentityProvider(name, readArgs<IdentityProviderArgs>(["parentUid", "name", "description", "oidc", "clientSecret", "defaultRole"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a IdentityProvider (type token `pulumi-nodejs:dynamic/platform:IdentityProvider`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is IdentityProvider {
+    return isResourceOfKind(obj, "IdentityProvider");
+  }
+
   /** The provider's uid. */
   declare readonly uid: pulumi.Output<string>;
   /** uid of its group. */

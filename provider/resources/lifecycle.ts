@@ -12,6 +12,10 @@
  *   (up to the retry policy's attempts);
  * - otherwise the error is final and nothing was created.
  *
+ * Errors name the POST first (issue 9): when the lookup after an ambiguous failure fails too, the POST's own
+ * error is thrown, its message extended with what the lookup saw, so a create that cannot reach the API reads
+ * `POST /iam/v2beta1/groups/<parent>: could not reach the Platform API: …`, never the lookup's GET.
+ *
  * **Delete of a group.** FAILED_PRECONDITION `RESOURCE_NOT_EMPTY` is retried with jittered backoff until the
  * resource's delete timeout (its `customTimeouts.delete`, default {@link DEFAULT_DELETE_TIMEOUT_SECONDS}), so a
  * destroy succeeds when the engine deletes children in parallel (e.g. when a program wires them by plain
@@ -19,7 +23,6 @@
  */
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient } from "../client/client";
-import type { z } from "zod";
 import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
@@ -93,7 +96,14 @@ export async function createSafely<T extends { uid: string; createTime?: string 
       }
       if (!isAmbiguous(err)) throw err;
       const since = started - CLOCK_SKEW_MS;
-      const found = (await c.candidates()).filter((x) => !x.createTime || Date.parse(x.createTime) >= since);
+      let candidates: T[];
+      try {
+        candidates = await c.candidates();
+      } catch (lookupErr) {
+        // Whether the POST created anything is unknown: stop, reporting the POST and then what the lookup saw.
+        throw withRecoveryNote(err as Error, c.what, lookupErr);
+      }
+      const found = candidates.filter((x) => !x.createTime || Date.parse(x.createTime) >= since);
       if (found.length === 1) {
         c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); adopted ${found[0]!.uid}, created by that attempt`);
         return found[0]!;
@@ -113,12 +123,27 @@ export async function createSafely<T extends { uid: string; createTime?: string 
 }
 
 /**
+ * `postErr` with its message extended by the failed recovery lookup; the POST's own error (class, request,
+ * cause) is kept so callers can still tell a connection failure from an API error.
+ */
+function withRecoveryNote(postErr: Error, what: string, lookupErr: unknown): Error {
+  const first = postErr.message;
+  const saw = lookupErr instanceof Error ? lookupErr.message : String(lookupErr);
+  postErr.message =
+    `${postErr.message}; creating ${what}: whether that request created it is unknown, because looking for it afterwards failed too ` +
+    `(${saw}); before running again, look under the parent for one made by it and take it over with adoptUid`;
+  // The stack's first line is the message as it was when the error was made: keep the two in step.
+  if (postErr.stack?.startsWith(`${postErr.name}: ${first}`)) postErr.stack = `${postErr.name}: ${postErr.message}${postErr.stack.slice(postErr.name.length + 2 + first.length)}`;
+  return postErr;
+}
+
+/**
  * {@link createSafely} for an object with a name under a parent (groups, identities, roles, identity providers):
  * the candidates after an ambiguous failure are the parent's children with that exact name.
  * @param kind for messages, e.g. `group`.
  */
 export function createNamedSafely<T extends { uid: string; createTime?: string | undefined }>(
-  collection: Collection<z.ZodType<T>, object>,
+  collection: Collection<T, object>,
   kind: string,
   parentUid: string,
   name: string,

@@ -8,7 +8,6 @@
  * gone, and PERMISSION_DENIED still fails the read. Losing access can never look like a deletion.
  */
 import type { ReadableCollection } from "../client/client";
-import type { z } from "zod";
 
 /** How long a batch waits for more reads, in milliseconds. */
 export const BATCH_WINDOW_MS = 2;
@@ -27,7 +26,7 @@ class Batcher<T extends { uid: string }> {
   private queue: Array<Pending<T>> = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly collection: ReadableCollection<z.ZodType<T>>) {}
+  constructor(private readonly collection: ReadableCollection<T>) {}
 
   get(uid: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -71,7 +70,7 @@ class Batcher<T extends { uid: string }> {
  * Reads one object through its collection's batcher.
  * @throws what `collection.get(uid)` throws (NotFoundError when gone, and so on).
  */
-export function batchedGet<T extends { uid: string }>(collection: ReadableCollection<z.ZodType<T>>, uid: string): Promise<T> {
+export function batchedGet<T extends { uid: string }>(collection: ReadableCollection<T>, uid: string): Promise<T> {
   let b = batchers.get(collection) as Batcher<T> | undefined;
   if (!b) {
     b = new Batcher<T>(collection);

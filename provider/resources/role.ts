@@ -8,13 +8,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { dottedNames, wireName } from "../capabilities";
-import type { Role as ApiRole } from "../client/schemas";
+import type { ApiRole } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createNamedSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -147,6 +147,28 @@ export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
  * ```
  */
 export class Role extends PlatformResource {
+  /**
+   * Reads an existing role by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the role alone. Built on
+   * `new Role(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the role's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no role has that uid.
+   * @example const org = Role.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Role {
+    return new Role(name, readArgs<RoleArgs>(["parentUid", "name", "description", "capabilities"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Role (type token `pulumi-nodejs:dynamic/platform:Role`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Role {
+    return isResourceOfKind(obj, "Role");
+  }
+
   /** The role's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the role belongs to. */

@@ -7,13 +7,13 @@
  * group and role; read returns the server's values as inputs so drift shows; delete treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { RoleBinding as ApiRoleBinding } from "../client/schemas";
+import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { getClient } from "../state";
 import { Failures, isUnknown } from "../validation";
 import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
 import { createSafely } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import { PlatformResource } from "./shim";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
 export interface RoleBindingArgs {
@@ -35,13 +35,12 @@ export interface RoleBindingInputs {
   adoptUid?: string | undefined;
 }
 
-/** A reference the server hydrates into a binding. */
-export interface BindingRef {
-  uid: string;
-  name: string;
-  description: string;
-  [field: string]: unknown;
-}
+/**
+ * A reference the server hydrates into a binding: `{uid, name, description}`, plus `subject`, `issuer` (and
+ * `email` for users) on the identity. A plain interface (no index signature), so `binding.role.name` lifts to
+ * an `Output<string>`.
+ */
+export type BindingRef = ApiBindingIdentityRef;
 
 /** A binding's outputs: the inputs plus the server's fields, hydrated. */
 export interface RoleBindingOutputs extends RoleBindingInputs {
@@ -155,6 +154,28 @@ export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOut
  * ```
  */
 export class RoleBinding extends PlatformResource {
+  /**
+   * Reads an existing role binding by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the role binding alone. Built on
+   * `new RoleBinding(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the role binding's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no role binding has that uid.
+   * @example const org = RoleBinding.get("org", orgUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): RoleBinding {
+    return new RoleBinding(name, readArgs<RoleBindingArgs>(["groupUid", "identityUid", "roleUid"]), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a RoleBinding (type token `pulumi-nodejs:dynamic/platform:RoleBinding`). Checks the token, not the
+   * class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is RoleBinding {
+    return isResourceOfKind(obj, "RoleBinding");
+  }
+
   /** The binding's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group the role applies at. */

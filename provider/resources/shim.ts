@@ -20,6 +20,29 @@ import * as pulumi from "@pulumi/pulumi";
 /** Resource kinds served by the runtime; also the last segment of each type token. */
 export type ResourceKind = "Group" | "Identity" | "RoleBinding" | "Role" | "IdentityProvider" | "AccountAssociation" | "GroupInvite";
 
+/** The type token of a kind: `pulumi-nodejs:dynamic/platform:<kind>`. */
+export function typeToken(kind: ResourceKind): string {
+  return `pulumi-nodejs:dynamic/platform:${kind}`;
+}
+
+/**
+ * Whether `obj` is a resource of `kind`, judged by its Pulumi type token (`__pulumiType`, which every
+ * `pulumi.Resource` carries), not by `instanceof`: so it holds across two copies of this package in one program,
+ * as generated SDKs' `isInstance` does.
+ */
+export function isResourceOfKind(obj: unknown, kind: ResourceKind): boolean {
+  return typeof obj === "object" && obj !== null && (obj as { __pulumiType?: unknown }).__pulumiType === typeToken(kind);
+}
+
+/**
+ * The arguments a static `get` passes: every argument key, unset. The SDK makes an `Output` on the resource only
+ * for keys present in the props it registers, so without them a resource read by id would have no `name`
+ * (the outputs would be in state but unreachable from the program).
+ */
+export function readArgs<A>(keys: ReadonlyArray<keyof A & string>): A {
+  return Object.fromEntries(keys.map((k) => [k, undefined])) as A;
+}
+
 /** The `__provider` text of a kind. */
 export function providerSource(kind: ResourceKind): string {
   return `exports.handler = () => require("platform-pulumi/runtime").provider(${JSON.stringify(kind)});`;
@@ -38,6 +61,6 @@ export abstract class PlatformResource extends pulumi.CustomResource {
    */
   protected constructor(kind: ResourceKind, name: string, props: pulumi.Inputs, opts?: pulumi.CustomResourceOptions) {
     if ("__provider" in props) throw new Error("a platform resource must not define the __provider property");
-    super(`pulumi-nodejs:dynamic/platform:${kind}`, name, { ...props, __provider: providerSource(kind) }, opts);
+    super(typeToken(kind), name, { ...props, __provider: providerSource(kind) }, opts);
   }
 }

@@ -1,0 +1,133 @@
+/**
+ * The package's public declarations compile in a project made by `pulumi new typescript` (issue 10): strict,
+ * no `esModuleInterop`, no `skipLibCheck`. A tiny consumer is written to a temporary folder with that template
+ * tsconfig, the package is installed there as it would be from the tarball (its package.json and `dist`; the
+ * built `dist` of this repository, so run `npm run build` first), and this repository's `tsc --noEmit` must
+ * report no error at all. This is the fast in-repo guard; the tarball-based consumer tier is built elsewhere.
+ */
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const REPO = path.resolve(__dirname, "..");
+const TSC = require.resolve("typescript/bin/tsc", { paths: [REPO] });
+
+/** `pulumi new typescript`'s tsconfig.json, verbatim. */
+const TEMPLATE_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    outDir: "bin",
+    target: "es2020",
+    module: "commonjs",
+    moduleResolution: "node",
+    sourceMap: true,
+    experimentalDecorators: true,
+    pretty: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+  },
+  files: ["index.ts"],
+};
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/**
+ * A consumer project holding `source` as index.ts, with `platform-pulumi` installed as the tarball would lay it
+ * out (package.json + dist) and the template's dependencies (@pulumi/pulumi, @types/node) from this repository.
+ */
+function consumer(source: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "consumer-types-"));
+  dirs.push(dir);
+  const pkg = path.join(dir, "node_modules", "platform-pulumi");
+  mkdirSync(pkg, { recursive: true });
+  copyFileSync(path.join(REPO, "package.json"), path.join(pkg, "package.json"));
+  symlinkSync(path.join(REPO, "dist"), path.join(pkg, "dist"), "dir");
+  symlinkSync(path.join(REPO, "node_modules", "@pulumi"), path.join(dir, "node_modules", "@pulumi"), "dir");
+  symlinkSync(path.join(REPO, "node_modules", "@types"), path.join(dir, "node_modules", "@types"), "dir");
+  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(TEMPLATE_TSCONFIG, null, 2));
+  writeFileSync(path.join(dir, "index.ts"), source);
+  return dir;
+}
+
+/** `tsc --noEmit -p <dir>`: its diagnostics, one per line (empty when it compiles). */
+function tsc(dir: string): Promise<string[]> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSC, "--noEmit", "-p", dir, "--pretty", "false"], { cwd: dir }, (_err, stdout, stderr) => {
+      resolve(`${stdout}${stderr}`.split("\n").filter((l) => /error TS\d+/.test(l)));
+    });
+  });
+}
+
+describe("the public types under Pulumi's template tsconfig (strict, no esModuleInterop, no skipLibCheck)", () => {
+  it("a program using resources, lookups, errors and the client compiles with zero errors; lookup fields lift to typed Outputs", async () => {
+    const dir = consumer(`
+import * as pulumi from "@pulumi/pulumi";
+import {
+  Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite,
+  getRoleOutput, getGroupOutput, getIdentity, getRoleBindingOutput, PlatformClient, PlatformError, ApiError,
+  type ApiGroup, type ApiIdentity, type ApiRole,
+} from "platform-pulumi";
+import * as runtime from "platform-pulumi/dist/provider/runtime";
+
+const orgUid = "0".repeat(40);
+const team = new Group("team", { parentUid: orgUid, name: "team" });
+const bot = new Identity("bot", { parentUid: team.uid, name: "bot", claimMatch: { issuer: "https://issuer.example", subjectPattern: "^repo:o/r:.*$" } });
+const r: pulumi.Input<string> = getRoleOutput({ name: "viewer" }).uid;
+const binding = new RoleBinding("b", { groupUid: team.uid, identityUid: bot.uid, roleUid: getRoleOutput({ name: "viewer" }).uid });
+export const roleName: pulumi.Output<string> = binding.role.name;
+export const parentName: pulumi.Output<string> = getGroupOutput({ uid: orgUid }).name;
+export const verified: pulumi.Output<boolean> = team.verified;
+export const repoLimit: pulumi.Output<number | undefined> = team.resourceLimits.apply((l) => l.repositories);
+export const lastSeen: pulumi.Output<string> = bot.lastSeenTime;
+export const bindingRole: pulumi.Output<string> = getRoleBindingOutput({ uid: "x" }).apply((b) => b.role?.name ?? "");
+const existing: Group = Group.get("existing", orgUid);
+export const same: boolean = Group.isInstance(existing) && !Identity.isInstance(existing);
+const gets = [Role.get, RoleBinding.get, IdentityProvider.get, AccountAssociation.get, GroupInvite.get];
+async function typed(): Promise<string> {
+  const i: ApiIdentity = await getIdentity({ uid: "x" });
+  const g: ApiGroup = { uid: "u", name: "n", description: "", verified: false, resourceLimits: {} };
+  const role: ApiRole | undefined = undefined;
+  try {
+    await new PlatformClient({ apiUrl: "http://127.0.0.1:1", token: "t" }).groups.get(g.uid);
+  } catch (e) {
+    if (e instanceof ApiError) return e.request.method;
+    if (e instanceof PlatformError) return e.message;
+  }
+  return i.lastSeenTime + String(role) + String(gets.length) + String(r) + typeof runtime.provider;
+}
+void typed;
+`);
+    expect(await tsc(dir)).toEqual([]);
+  }, 120_000);
+
+  it("a plain interface, not an index signature, types lookup results (a typo is a compile error, not unknown)", async () => {
+    const dir = consumer(`
+import * as pulumi from "platform-pulumi";
+export const x = pulumi.getRoleOutput({ name: "viewer" }).nmae;
+`);
+    const errors = await tsc(dir);
+    expect(errors.join("\n")).toMatch(/TS2339: Property 'nmae' does not exist/);
+  }, 120_000);
+
+  // Known gap, owned by the emulator's branch: the emulator's public declarations reach fastify's types (through
+  // `SPECS`, `Emulator.issuer` and their modules), and fastify's logger types (pino → thread-stream) need
+  // `esModuleInterop`: TS1259. `it.fails` keeps this visible: when the emulator stands on its own interfaces this
+  // test turns red, and `.fails` should be dropped.
+  it.fails("the emulator's declarations compile too", async () => {
+    const dir = consumer(`
+import { startEmulator, type Emulator } from "platform-pulumi/dist/emulator";
+export async function main(): Promise<string> {
+  const emu: Emulator = await startEmulator();
+  await emu.close();
+  return emu.url;
+}
+`);
+    expect(await tsc(dir)).toEqual([]);
+  }, 120_000);
+});
