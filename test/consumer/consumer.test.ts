@@ -212,8 +212,13 @@ function describeToolchain(tc: Toolchain): void {
       expect(tsc.code, mapReadmeDiagnostics(tail(tsc, 60))).toBe(0);
     }, { gates: false });
 
-    step("the installed bin starts the emulator: exactly three KEY=value lines on stdout", async () => {
-      emulator = await startEmulatorBin(path.join(dir, "node_modules", ".bin", "platform-pulumi"), dir, cleanEnv(nodeBin));
+    step("the installed bin lists its commands and starts the emulator: exactly three KEY=value lines on stdout", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const help = await run(bin, ["--help"], { cwd: dir, env: cleanEnv(nodeBin) });
+      expect(help.code, tail(help)).toBe(0);
+      expect(help.stdout).toMatch(/^usage: platform-pulumi <command>/);
+      expect(help.stdout).toMatch(/^\s+emulator\s/m);
+      emulator = await startEmulatorBin(bin, dir, cleanEnv(nodeBin));
       await new Promise((r) => setTimeout(r, 500));
       const lines = emulator.stdout().split("\n");
       expect(lines.map((l) => l.split("=")[0])).toEqual(["PLATFORM_API_URL", "PLATFORM_TOKEN", "PLATFORM_ORG_UID", ""]);
