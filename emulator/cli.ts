@@ -1,5 +1,6 @@
 /**
- * Standalone emulator: `npm run emulator -- --port <p>` (`--port 0` picks a free port).
+ * Standalone emulator: `npm run emulator -- --port <p>` (`--port 0` picks a free port), also the `emulator`
+ * subcommand of the package's bin (`npx platform-pulumi emulator --port 0`, see `cli/main.ts`).
  *
  * Prints exactly three lines to stdout, in a form a shell can `source` or a CI job can append to its env file,
  * then serves until killed:
@@ -16,7 +17,8 @@ import type { JSONWebKeySet } from "jose";
 import { startEmulator, type SeedData } from "./index";
 import { DEFAULT_SEED, readSeedFile } from "./seed";
 
-const USAGE = `usage: npm run emulator -- [options]
+/** The options text; `invocation` is how the user started it (`npm run emulator --`, `platform-pulumi emulator`). */
+export const usage = (invocation = "npm run emulator --"): string => `usage: ${invocation} [options]
   --port <0-65535>          API port (default 0: a free one)
   --host <address>          address to bind (default 127.0.0.1)
   --auth-port <0-65535>     serve /sts/exchange and the test OIDC issuer on their own port
@@ -38,8 +40,13 @@ function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SA
   return n;
 }
 
-async function main(): Promise<void> {
+/**
+ * Runs the standalone emulator with command-line arguments `args` until SIGINT or SIGTERM. `--help` prints the
+ * options to stderr and returns. Errors in the arguments reject (the caller prints them with the usage).
+ */
+export async function runEmulator(args: readonly string[], invocation?: string): Promise<void> {
   const { values } = parseArgs({
+    args: [...args],
     options: {
       port: { type: "string", default: "0" },
       host: { type: "string", default: "127.0.0.1" },
@@ -59,7 +66,7 @@ async function main(): Promise<void> {
     strict: true,
   });
   if (values.help) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${usage(invocation)}\n`);
     return;
   }
   const port = int("port", values.port, 0, 65535)!;
@@ -99,7 +106,12 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`emulator: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-});
+/** Runs {@link runEmulator}; on a bad argument or a failed start prints the reason and the usage, exit code 2. */
+export function emulatorMain(args: readonly string[], invocation?: string): void {
+  runEmulator(args, invocation).catch((err: unknown) => {
+    process.stderr.write(`emulator: ${err instanceof Error ? err.message : String(err)}\n${usage(invocation)}\n`);
+    process.exit(2);
+  });
+}
+
+if (require.main === module) emulatorMain(process.argv.slice(2));

@@ -39,13 +39,29 @@ import { createApp } from "./transport";
 import { newChildUid, newRootUid } from "./uidp";
 
 export { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain } from "./errors";
-export { MAX_JSON_DEPTH } from "./transport";
+export { MAX_JSON_DEPTH } from "./limits";
 export type { ControlSettings } from "./control";
 export type { SeedData, RepoSeed, AdvisorySeed } from "./seed";
 export { Store } from "./store";
 
 /** Every collection the emulator serves, in route order. */
-export const SPECS = [groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites, repos, tags, advisories];
+const SPECS = [groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites, repos, tags, advisories];
+
+/**
+ * The emulator's own OIDC issuer, for tests that play a CI system (a plain interface, so the package's public
+ * types never reach the server's framework types).
+ */
+export interface OidcTestIssuer {
+  /** Issuer URL, `{authUrl}/oidc`. */
+  readonly url: string;
+  /** The issuer's JWKS (`{authUrl}/oidc/jwks`). */
+  readonly jwks: { keys: Array<Record<string, unknown>> };
+  /**
+   * Mints an OIDC identity token (ES256) as this issuer.
+   * @param opts.audience default: the auth URL; opts.claims: extra claims; opts.ttlSeconds: lifetime, default 600.
+   */
+  mint(subject: string, opts?: { audience?: string | string[]; claims?: Record<string, unknown>; ttlSeconds?: number }): Promise<string>;
+}
 
 /** Options for {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -109,7 +125,7 @@ export interface Emulator {
   /** Fault injection, token lifetime and clock. */
   control: Control;
   /** The test OIDC issuer (`{authUrl}/oidc`): mint identity tokens for the token exchange. */
-  issuer: TestIssuer;
+  issuer: OidcTestIssuer;
   /**
    * Mints another API token for any identity uid.
    * @param ttlSeconds default: the control's token lifetime; zero or negative mints an already expired token.

@@ -21,15 +21,9 @@ import type { Socket } from "node:net";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { Code, StatusError, invalidArgument, noRoute, type CodeValue } from "./errors";
 
-/**
- * The deepest nesting of arrays and objects a JSON request body may have. No API body nests beyond four levels
- * (an identity's `claimMatch.claimPatterns.<claim>`); the limit keeps recursive code (validation, cloning,
- * comparison) far from the stack's end. Deeper is INVALID_ARGUMENT naming `body`.
- */
-export const MAX_JSON_DEPTH = 64;
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from "./limits";
 
-/** Largest request body accepted, in bytes (1 MiB); larger is INVALID_ARGUMENT naming `body`. */
-export const BODY_LIMIT_BYTES = 1 << 20;
+export { BODY_LIMIT_BYTES, MAX_JSON_DEPTH };
 
 /**
  * Whether `text` (JSON or not) nests `[`/`{` deeper than `max` outside string literals. One linear pass, no

@@ -1,8 +1,28 @@
 /**
- * The `platform` policy pack: `pulumi preview --policy-pack policies` (config: `--policy-pack-config <file>`).
- * The policies and their rules live in `rules.ts`.
+ * The `platform` policy pack: `pulumi preview --policy-pack policies` (config: `--policy-pack-config <file>`),
+ * or from an installed package, `--policy-pack node_modules/platform-pulumi/policies`. The policies and their
+ * rules live in `rules.ts`.
+ *
+ * `@pulumi/policy` is an optional peer dependency of platform-pulumi (only this pack needs it), so a project that
+ * did not install it gets a message saying what to install instead of a bare `Cannot find module`.
  */
-import { PolicyPack } from "@pulumi/policy";
+import type * as Policy from "@pulumi/policy";
 import { policies } from "./rules";
 
-new PolicyPack("platform", { policies });
+function loadPolicy(): typeof Policy {
+  try {
+    return require("@pulumi/policy") as typeof Policy;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "MODULE_NOT_FOUND" && e.message.includes("'@pulumi/policy'")) {
+      process.stderr.write(
+        "the platform policy pack needs @pulumi/policy (an optional peer dependency of platform-pulumi): " +
+          "run `npm install --save-dev @pulumi/policy` in the Pulumi project\n",
+      );
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+new (loadPolicy().PolicyPack)("platform", { policies });

@@ -71,12 +71,15 @@ export class PulumiCli {
     this.bin = cliBinDir();
   }
 
-  /** The environment every command runs with: offline settings, file backend, CLI folder first on PATH. */
+  /**
+   * The environment every command runs with: offline settings, file backend, CLI folder first on PATH (before
+   * `opts.env.PATH` when given, e.g. another Node.js first, else this process's PATH).
+   */
   env(): NodeJS.ProcessEnv {
     return {
       ...process.env,
       ...this.opts.env,
-      PATH: `${this.bin}${path.delimiter}${process.env["PATH"] ?? ""}`,
+      PATH: `${this.bin}${path.delimiter}${this.opts.env?.["PATH"] ?? process.env["PATH"] ?? ""}`,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       ...(this.opts.backendDir ? { PULUMI_BACKEND_URL: `file://${this.opts.backendDir}` } : {}),

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+/**
+ * The package's command, `platform-pulumi <command> [options]` (package.json `bin`), a small dispatcher:
+ *
+ *     npx platform-pulumi emulator --port 0     # the standalone emulator (same as `npm run emulator -- --port 0`)
+ *     npx platform-pulumi --help                # the commands
+ *     npx platform-pulumi <command> --help      # a command's options
+ *
+ * A command is a name, a one-line summary and a `run(args)` that loads its module only when chosen, so `--help`
+ * and other commands never load the emulator's server. Commands: `emulator`, `recover` and `unmanaged` (issue 11);
+ * a later one adds one entry to {@link COMMANDS}.
+ *
+ * Exit codes: 0 on success or help; 2 for an unknown command or bad arguments (the command's own usage is printed
+ * to stderr). A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
+ */
+
+/** One subcommand. */
+interface Command {
+  /** One line for `platform-pulumi --help`. */
+  summary: string;
+  /** Runs the command with the arguments after its name. */
+  run(args: readonly string[]): void;
+}
+
+const BIN = "platform-pulumi";
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  emulator: {
+    summary: "run the local Platform API emulator; prints PLATFORM_API_URL, PLATFORM_TOKEN, PLATFORM_ORG_UID, then serves",
+    run: (args) => (require("../emulator/cli") as typeof import("../emulator/cli")).emulatorMain(args, `${BIN} emulator`),
+  },
+  recover: {
+    summary: "settle the creates an interrupted `pulumi up` left pending: adopt (or --delete) what they made",
+    run: (args) => exitWith((require("../provider/commands/recover") as typeof import("../provider/commands/recover")).recoverCommand(args)),
+  },
+  unmanaged: {
+    summary: "list objects under a stack's groups that no stack references, with the adoptUid line for each (exit 1 if any)",
+    run: (args) => exitWith((require("../provider/commands/unmanaged") as typeof import("../provider/commands/unmanaged")).unmanagedCommand(args)),
+  },
+};
+
+/** Ends the process with a command's exit code once it settles (its client connections would keep it alive). */
+function exitWith(code: Promise<number>): void {
+  code.then(
+    (c) => process.exit(c),
+    (err: unknown) => {
+      process.stderr.write(`${BIN}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [`usage: ${BIN} <command> [options]`, "", "commands:", ...lines, "", `Run \`${BIN} <command> --help\` for a command's options.`].join("\n");
+}
+
+function main(argv: readonly string[]): void {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    // `help <command>` is the command's own --help.
+    if (name === "help" && rest[0] !== undefined && rest[0] in COMMANDS) return COMMANDS[rest[0]]!.run(["--help"]);
+    (name === undefined ? process.stderr : process.stdout).write(`${usage()}\n`);
+    if (name === undefined) process.exitCode = 2;
+    return;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${BIN}: unknown command "${name}"\n${usage()}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  command.run(rest);
+}
+
+main(process.argv.slice(2));

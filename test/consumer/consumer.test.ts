@@ -1,0 +1,283 @@
+/**
+ * The consumer tier (`npm run test:consumer`, run by `.ci/run` after `npm test`): the package as a new user gets
+ * it. `npm pack` (its prepack builds), then, on each toolchain of {@link TOOLCHAINS}, a new Pulumi TypeScript
+ * project in a temporary folder, laid out as `pulumi new typescript` writes one (its tsconfig: strict, CommonJS,
+ * node resolution, no esModuleInterop, no skipLibCheck), with the tarball, @pulumi/pulumi and @pulumi/policy as
+ * its dependencies and `project/index.ts` as its program (every resource kind, `X.get`, both lookup forms).
+ *
+ * Steps, in order; a step after a failed one is skipped:
+ * install (no EBADENGINE or peer warnings; the versions each toolchain must get), `tsc --noEmit`, every
+ * TypeScript block of README.md compiled in that project, the standalone emulator started from the installed
+ * package's bin, then through the real CLI: preview, up, `preview --expect-no-changes`, the policy pack from
+ * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
+ * destroy, and an API check that nothing is left.
+ *
+ * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
+ * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, readdirSync, mkdirSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { PlatformClient } from "../../provider/client/client";
+import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
+import {
+  PKG,
+  TOOLCHAINS,
+  blockFile,
+  cleanEnv,
+  lowEnd,
+  mapReadmeDiagnostics,
+  run,
+  startEmulatorBin,
+  tail,
+  typescriptBlocks,
+  type StartedEmulator,
+  type Toolchain,
+} from "./toolchain";
+
+const TEMPLATE = path.join(__dirname, "project");
+const KINDS = ["Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "GroupInvite"] as const;
+/** What `project/index.ts` declares, by kind (plus `Group.get` of the root group, which it only reads). */
+const DECLARED: Record<(typeof KINDS)[number], number> = {
+  Group: 2,
+  Identity: 1,
+  Role: 1,
+  RoleBinding: 2,
+  IdentityProvider: 1,
+  AccountAssociation: 1,
+  GroupInvite: 1,
+};
+const COLLECTIONS = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites"] as const;
+
+let work: string;
+let tarball: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
+  const packed = await run("npm", ["pack", "--pack-destination", work, "--loglevel=warn"], { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 300_000 });
+  tarball = path.join(work, `${PKG.name}-${PKG.version}.tgz`);
+  if (packed.code !== 0 || !readdirSync(work).includes(path.basename(tarball))) throw new Error(`npm pack failed:\n${tail(packed)}`);
+}, 300_000);
+
+const kept: string[] = [];
+afterAll(() => {
+  if (kept.length === 0) rmSync(work, { recursive: true, force: true });
+  else process.stderr.write(`consumer tier: kept ${kept.join(", ")} for inspection\n`);
+});
+
+/**
+ * Registers ordered steps: each is skipped once an earlier gating step failed; `onFail` hears of every failure.
+ * A step with `gates: false` (one nothing later depends on) fails alone.
+ */
+function stepper(onFail: () => void) {
+  let broken: string | undefined;
+  return (name: string, fn: (ctx: TestContext) => Promise<void>, opts: { timeoutMs?: number; gates?: boolean } = {}) =>
+    it(name, async (ctx) => {
+      if (broken !== undefined) ctx.skip(`an earlier step failed: ${broken}`);
+      try {
+        await fn(ctx);
+      } catch (err) {
+        if (opts.gates !== false) broken = name;
+        onFail();
+        throw err;
+      }
+    }, opts.timeoutMs ?? 180_000);
+}
+
+/** Resource counts by kind in a stack's state, without the stack, the providers and read-only (`get`) ones. */
+function managedKinds(state: { deployment: { resources?: Array<Record<string, unknown>> } }): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of state.deployment.resources ?? []) {
+    const kind = /^pulumi-nodejs:dynamic\/platform:(\w+)$/.exec(String(r["type"]))?.[1];
+    if (kind && r["external"] !== true) counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** The `Resources:` block of a CLI run, one line, for the log. */
+function resourcesSummary(out: string): string {
+  const at = out.lastIndexOf("Resources:");
+  if (at < 0) return "(no Resources: block)";
+  const lines = out.slice(at + "Resources:".length).split("\n").map((l) => l.trim());
+  const end = lines.findIndex((l, i) => i > 0 && l === "");
+  return lines.slice(0, end < 0 ? undefined : end).filter(Boolean).join("; ");
+}
+
+for (const tc of TOOLCHAINS) describeToolchain(tc);
+
+function describeToolchain(tc: Toolchain): void {
+  describe(`consumer project on ${tc.name}`, () => {
+    let allPassed = true;
+    const step = stepper(() => (allPassed = false));
+    let started = 0;
+    let dir = "";
+    let nodeBin = "";
+    let emulator: StartedEmulator | undefined;
+    let client: PlatformClient | undefined;
+    let cli: PulumiCli;
+    let baseline: Record<string, string[]> = {};
+
+    beforeAll(() => {
+      started = Date.now();
+    });
+    afterAll(async () => {
+      emulator?.child.kill("SIGTERM");
+      await client?.close();
+      process.stderr.write(`consumer tier: ${tc.name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      if (!allPassed && dir) kept.push(dir);
+    });
+
+    const uidsByCollection = async (): Promise<Record<string, string[]>> => {
+      const out: Record<string, string[]> = {};
+      for (const c of COLLECTIONS) {
+        const rows = (await client![c].list({}).collect()) as Array<{ uid: string }>;
+        out[c] = rows.map((x) => x.uid).sort();
+      }
+      return out;
+    };
+
+    step(`installs the tarball with Node ${tc.nodeMajor}: no EBADENGINE, no peer warnings, the declared versions`, async () => {
+      const systemMajor = Number(process.versions.node.split(".")[0]);
+      if (!tc.alwaysFetch && systemMajor === tc.nodeMajor) {
+        nodeBin = path.dirname(process.execPath);
+      } else {
+        const r = await run("bash", [path.join(REPO_ROOT, "scripts", "ensure-node"), tc.nodeVersion], { cwd: REPO_ROOT, env: cleanEnv() });
+        expect(r.code, tail(r)).toBe(0);
+        nodeBin = r.stdout.trim().split("\n").pop()!;
+      }
+      const env = cleanEnv(nodeBin);
+      const v = await run("node", ["-p", "process.version"], { cwd: REPO_ROOT, env });
+      expect(v.stdout.trim()).toMatch(new RegExp(`^v${tc.nodeMajor}\\.`));
+
+      dir = mkdtempSync(path.join(work, `node${tc.nodeMajor}-`));
+      for (const f of ["Pulumi.yaml", "tsconfig.json", "index.ts"]) copyFileSync(path.join(TEMPLATE, f), path.join(dir, f));
+      // package.json as `pulumi new typescript` writes it, plus the tarball and the pack's @pulumi/policy.
+      const manifest = {
+        name: "consumer",
+        main: "index.ts",
+        devDependencies: { "@types/node": "^18", typescript: "^5.0.0", "@pulumi/policy": tc.policySpec },
+        dependencies: { "@pulumi/pulumi": tc.pulumiSpec, [PKG.name]: `file:${tarball}` },
+      };
+      writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
+      const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund"], { cwd: dir, env, timeoutMs: 600_000 });
+      expect(install.code, tail(install)).toBe(0);
+      const npmOut = `${install.stdout}\n${install.stderr}`;
+      expect(npmOut).not.toMatch(/EBADENGINE/);
+      expect(npmOut).not.toMatch(/ERESOLVE|peer dep|conflicting peer|invalid: /i);
+      // npm 11 lists packages whose install scripts would run ("not yet covered by allowScripts"): never this one.
+      expect(npmOut).not.toMatch(new RegExp(`${PKG.name}@\\S+ \\((pre|post)?(install|prepare)`));
+
+      // (@pulumi/policy's own package.json says "v1.21.0"; the registry says 1.21.0.)
+      const installed = (name: string) =>
+        (JSON.parse(readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")) as { version: string }).version.replace(/^v/, "");
+      const versions = { "@pulumi/pulumi": installed("@pulumi/pulumi"), "@pulumi/policy": installed("@pulumi/policy") };
+      for (const [name, version] of Object.entries(versions)) {
+        if (tc.expect === "low") {
+          expect(version, `${name} on ${tc.name}`).toBe(lowEnd(PKG.peerDependencies[name]!));
+        } else {
+          const latest = await run("npm", ["view", name, "version", "--loglevel=error"], { cwd: dir, env });
+          expect(version, `${name} on ${tc.name}: the newest release must be inside the declared range`).toBe(latest.stdout.trim());
+        }
+      }
+      process.stderr.write(`consumer tier: ${tc.name}: node ${v.stdout.trim()}, @pulumi/pulumi ${versions["@pulumi/pulumi"]}, @pulumi/policy ${versions["@pulumi/policy"]}\n`);
+
+      const shipped = JSON.parse(readFileSync(path.join(dir, "node_modules", PKG.name, "package.json"), "utf8")) as Record<string, unknown>;
+      expect(shipped["private"]).toBeUndefined();
+      expect(Object.keys(shipped["scripts"] as object)).not.toContain("prepare");
+      expect(shipped["bin"]).toEqual({ "platform-pulumi": "dist/cli/main.js" });
+    }, { timeoutMs: 600_000 });
+
+    step("tsc --noEmit compiles the program with the template tsconfig (strict, no esModuleInterop, no skipLibCheck)", async () => {
+      const options = (JSON.parse(readFileSync(path.join(dir, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> }).compilerOptions;
+      expect(options["strict"]).toBe(true);
+      expect(options).not.toHaveProperty("esModuleInterop");
+      expect(options).not.toHaveProperty("skipLibCheck");
+      const tsc = await run("node", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "tsconfig.json", "--pretty", "false"], { cwd: dir, env: cleanEnv(nodeBin) });
+      expect(tsc.code, tail(tsc, 60)).toBe(0);
+    });
+
+    step("every TypeScript block of README.md compiles as written (preamble: `declare const orgUid: string`)", async () => {
+      const blocks = typescriptBlocks(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+      expect(blocks.length).toBeGreaterThan(3);
+      const readmeDir = path.join(dir, "readme");
+      mkdirSync(readmeDir, { recursive: true });
+      const files = blocks.map((b) => {
+        const f = path.join("readme", `readme-L${b.line}.ts`);
+        writeFileSync(path.join(dir, f), blockFile(b));
+        return f;
+      });
+      writeFileSync(path.join(dir, "tsconfig.readme.json"), `${JSON.stringify({ extends: "./tsconfig.json", files }, null, 4)}\n`);
+      const tsc = await run("node", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "tsconfig.readme.json", "--pretty", "false"], { cwd: dir, env: cleanEnv(nodeBin) });
+      expect(tsc.code, mapReadmeDiagnostics(tail(tsc, 60))).toBe(0);
+    }, { gates: false });
+
+    step("the installed bin lists its commands and starts the emulator: exactly three KEY=value lines on stdout", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const help = await run(bin, ["--help"], { cwd: dir, env: cleanEnv(nodeBin) });
+      expect(help.code, tail(help)).toBe(0);
+      expect(help.stdout).toMatch(/^usage: platform-pulumi <command>/);
+      expect(help.stdout).toMatch(/^\s+emulator\s/m);
+      emulator = await startEmulatorBin(bin, dir, cleanEnv(nodeBin));
+      await new Promise((r) => setTimeout(r, 500));
+      const lines = emulator.stdout().split("\n");
+      expect(lines.map((l) => l.split("=")[0])).toEqual(["PLATFORM_API_URL", "PLATFORM_TOKEN", "PLATFORM_ORG_UID", ""]);
+      client = new PlatformClient({ apiUrl: emulator.apiUrl, token: emulator.token });
+      baseline = await uidsByCollection();
+      cli = new PulumiCli({
+        cwd: dir,
+        backendDir: path.join(dir, ".state"),
+        stack: "dev",
+        env: cleanEnv(nodeBin, { PLATFORM_API_URL: emulator.apiUrl, PLATFORM_TOKEN: emulator.token }),
+      });
+      mkdirSync(path.join(dir, ".state"));
+      await cli.initStack();
+      await cli.ok(["config", "set", "platform:orgUid", emulator.orgUid]);
+      await cli.ok(["config", "set", "--secret", "oktaClientSecret", "consumer-tier-client-secret"]);
+    });
+
+    step("pulumi preview plans every resource kind", async () => {
+      const r = await cli.ok(["preview"]);
+      for (const kind of KINDS) expect(r.stdout).toMatch(new RegExp(`\\+\\s+pulumi-nodejs:dynamic/platform:${kind}\\b`));
+    });
+
+    step(`pulumi up creates them all, the program runs on Node ${tc.nodeMajor}, and the env token stays out of state`, async () => {
+      const r = await cli.ok(["up", "--yes"]);
+      process.stderr.write(`consumer tier: ${tc.name}: up: ${resourcesSummary(r.stdout)} (${(r.ms / 1000).toFixed(1)} s)\n`);
+      expect(managedKinds(await cli.exportState())).toEqual(DECLARED);
+      const outputs = await cli.outputs();
+      expect(String(outputs["nodeVersion"])).toMatch(new RegExp(`^v${tc.nodeMajor}\\.`));
+      expect(outputs["rootName"]).toBe((await client!.groups.get(emulator!.orgUid)).name);
+      const team = await client!.groups.get(String(outputs["teamUid"]));
+      expect(team.name).toBe("consumer-team");
+      expect(String(outputs["inviteCode"]).length).toBeGreaterThan(0);
+      const secrets = await cli.ok(["stack", "export", "--show-secrets"]);
+      expect(secrets.stdout).not.toContain(emulator!.token);
+    });
+
+    step("pulumi preview --expect-no-changes", async () => {
+      await cli.ok(["preview", "--expect-no-changes"]);
+    });
+
+    step("the policy pack runs from node_modules/platform-pulumi/policies: passes, then fails a configured rule", async () => {
+      const pack = path.join("node_modules", PKG.name, "policies");
+      const clean = await cli.ok(["preview", "--policy-pack", pack]);
+      expect(clean.stdout).toMatch(/✅ platform@v[\d.]+/);
+      writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
+      const strict = await cli.run(["preview", "--policy-pack", pack, "--policy-pack-config", "policy-config.json"]);
+      expect(strict.code, tail(strict)).not.toBe(0);
+      expect(strict.stdout).toMatch(/\[mandatory\]\s+allowed-issuers\s+\(pulumi-nodejs:dynamic\/platform:Identity: ci-bot\)/);
+    });
+
+    step("pulumi refresh --expect-no-changes", async () => {
+      await cli.ok(["refresh", "--yes", "--expect-no-changes"]);
+    });
+
+    step("pulumi destroy deletes them all, and the API has nothing left", async () => {
+      const r = await cli.ok(["destroy", "--yes"]);
+      process.stderr.write(`consumer tier: ${tc.name}: destroy: ${resourcesSummary(r.stdout)} (${(r.ms / 1000).toFixed(1)} s)\n`);
+      expect(managedKinds(await cli.exportState())).toEqual({});
+      expect(await uidsByCollection()).toEqual(baseline);
+    });
+  });
+}

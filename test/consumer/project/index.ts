@@ -1,0 +1,65 @@
+/**
+ * The consumer tier's program, written as a user of the installed package writes one: every resource kind,
+ * `X.get`, and both lookup forms (a plain async lookup awaited in an async main, and an `...Output` lookup
+ * wired straight into an input). Credentials come from PLATFORM_API_URL / PLATFORM_TOKEN in the environment;
+ * the root group's uid from stack config `platform:orgUid`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import {
+    AccountAssociation,
+    Group,
+    GroupInvite,
+    Identity,
+    IdentityProvider,
+    Role,
+    RoleBinding,
+    getRoleOutput,
+    getRoles,
+} from "platform-pulumi";
+
+const orgUid = new pulumi.Config("platform").require("orgUid");
+const config = new pulumi.Config();
+
+export = async () => {
+    // A plain async lookup.
+    const [editor] = await getRoles({ name: "editor" });
+    if (editor === undefined) throw new Error("the API has no role named editor");
+
+    // An existing object read, not managed.
+    const root = Group.get("root", orgUid);
+
+    const team = new Group("team", { parentUid: orgUid, name: "consumer-team", description: "Declared by the consumer tier" });
+    const ci = new Group("ci", { parentUid: team.uid, name: "ci-cd", description: "CI jobs" });
+    const auditor = new Role("auditor", {
+        parentUid: team.uid,
+        name: "auditor",
+        description: "Lists groups and identities",
+        capabilities: ["groups.list", "identity.list"],
+    });
+    const bot = new Identity("ci-bot", {
+        parentUid: ci.uid,
+        name: "ci-bot",
+        description: "GitHub Actions on main",
+        claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/my-repo:ref:refs/heads/main" },
+    });
+    new RoleBinding("ci-bot-editor", { groupUid: team.uid, identityUid: bot.uid, roleUid: editor.uid });
+    // An Output lookup, its field wired straight into an input.
+    new RoleBinding("ci-bot-viewer", { groupUid: ci.uid, identityUid: bot.uid, roleUid: getRoleOutput({ name: "viewer" }).uid });
+    new IdentityProvider("okta", {
+        parentUid: team.uid,
+        name: "okta",
+        description: "Company SSO",
+        oidc: { issuer: "https://example.okta.com", clientId: "0oa1b2c3" },
+        clientSecret: config.requireSecret("oktaClientSecret"),
+    });
+    new AccountAssociation("aws", { groupUid: team.uid, name: "aws", description: "Production account", amazon: { account: "123456789012" } });
+    const invite = new GroupInvite("contractor", { parentUid: team.uid, roleUid: auditor.uid, ttl: "72h" });
+
+    return {
+        rootName: root.name,
+        teamUid: team.uid,
+        botUid: bot.uid,
+        inviteCode: invite.code,
+        nodeVersion: process.version,
+    };
+};

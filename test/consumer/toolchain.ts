@@ -1,0 +1,216 @@
+/**
+ * Helpers of the consumer tier (`consumer.test.ts`): the toolchains it runs on, child processes with a clean
+ * environment, the standalone emulator started from an installed package's bin, and README blocks as files.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { REPO_ROOT } from "../../scripts/lib/pulumi";
+
+/** One Node.js + @pulumi/pulumi combination the package declares and the tier installs. */
+export interface Toolchain {
+  /** Short name for test titles and logs. */
+  name: string;
+  /** Node.js major the run must be on. */
+  nodeMajor: number;
+  /** The exact Node.js release to fetch (scripts/ensure-node) when this machine's node is another major. */
+  nodeVersion: string;
+  /** Always fetch `nodeVersion`, even when this machine's node has the major. */
+  alwaysFetch: boolean;
+  /** The version spec written into the consumer's package.json for @pulumi/pulumi and @pulumi/policy. */
+  pulumiSpec: string;
+  policySpec: string;
+  /** What the installed versions must be: "low" = the declared range's low end, "newest" = the registry's latest. */
+  expect: "low" | "newest";
+}
+
+/** The package's own manifest. */
+export const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  engines: { node: string };
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
+
+/**
+ * The low end of a caret range (`^3.248.0` → `3.248.0`).
+ * @throws Error for any other range form: the tier installs the low end, so the range must have one.
+ */
+export function lowEnd(range: string): string {
+  const m = /^\^(\d+\.\d+\.\d+)$/.exec(range);
+  if (!m) throw new Error(`peer range "${range}" is not of the form ^x.y.z; the consumer tier installs its low end`);
+  return m[1]!;
+}
+
+/**
+ * The two toolchains: the oldest supported (Node 20 with the low end of every peer range) and the newest
+ * (Node 24 with whatever the peer ranges resolve to today, which must be the registry's latest).
+ */
+export const TOOLCHAINS: readonly Toolchain[] = [
+  {
+    name: "Node 20 + low end of the peer ranges",
+    nodeMajor: 20,
+    nodeVersion: "20.20.2",
+    alwaysFetch: false,
+    pulumiSpec: lowEnd(PKG.peerDependencies["@pulumi/pulumi"]!),
+    policySpec: lowEnd(PKG.peerDependencies["@pulumi/policy"]!),
+    expect: "low",
+  },
+  {
+    name: "Node 24 + newest",
+    nodeMajor: 24,
+    nodeVersion: process.env["CONSUMER_NODE_VERSION"] ?? "24.21.0",
+    alwaysFetch: true,
+    pulumiSpec: PKG.peerDependencies["@pulumi/pulumi"]!,
+    policySpec: PKG.peerDependencies["@pulumi/policy"]!,
+    expect: "newest",
+  },
+];
+
+/** What a child process did. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * This process's environment without what `npm run` adds (`npm_*`, e.g. the repository's loglevel=silent) or a
+ * test runner's NODE_OPTIONS, with `binDir` (a toolchain's node) first on PATH when given.
+ */
+export function cleanEnv(binDir?: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^npm_/i.test(k) || k === "NODE_OPTIONS" || k === "INIT_CWD" || k.startsWith("PLATFORM_")) continue;
+    env[k] = v;
+  }
+  if (binDir) env["PATH"] = `${binDir}${path.delimiter}${process.env["PATH"] ?? ""}`;
+  return { ...env, ...extra };
+}
+
+/** Runs a command to its end; resolves whatever the exit code. */
+export function run(cmd: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGTERM"), opts.timeoutMs ?? 300_000);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** The output's last lines, for assertion messages. */
+export function tail(r: { stdout: string; stderr: string }, lines = 40): string {
+  return `${r.stdout}\n${r.stderr}`.trim().split("\n").slice(-lines).join("\n");
+}
+
+/** A standalone emulator process and the three settings it printed. */
+export interface StartedEmulator {
+  child: ChildProcess;
+  apiUrl: string;
+  token: string;
+  orgUid: string;
+  /** Everything it wrote to stdout (must be exactly the three lines). */
+  stdout(): string;
+}
+
+/**
+ * Starts `<bin> emulator --port 0` (the installed package's bin, on the toolchain's node through its shebang)
+ * and resolves once it has printed its three `KEY=value` lines.
+ * @throws Error when it exits or prints something else first, or after 30 s.
+ */
+export function startEmulatorBin(bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<StartedEmulator> {
+  const child = spawn(bin, ["emulator", "--port", "0"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => (out += d));
+  child.stderr.on("data", (d: Buffer) => (err += d));
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => {
+      clearInterval(poll);
+      child.kill("SIGTERM");
+      reject(new Error(`${bin} emulator: ${why}; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
+    };
+    const timer = setTimeout(() => fail("no three lines within 30 s"), 30_000);
+    const poll = setInterval(() => {
+      const lines = out.split("\n");
+      if (lines.length < 4) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      const kv = Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const apiUrl = kv["PLATFORM_API_URL"];
+      const token = kv["PLATFORM_TOKEN"];
+      const orgUid = kv["PLATFORM_ORG_UID"];
+      if (!apiUrl || !token || !orgUid) return fail("the first three lines are not PLATFORM_API_URL, PLATFORM_TOKEN, PLATFORM_ORG_UID");
+      resolve({ child, apiUrl, token, orgUid, stdout: () => out });
+    }, 50);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      fail(`exited with ${code}`);
+    });
+  });
+}
+
+/** A fenced TypeScript block of README.md. */
+export interface ReadmeBlock {
+  /** 1-based line number of the block's first code line in README.md. */
+  line: number;
+  code: string;
+}
+
+/** Every ```ts / ```typescript block of a Markdown text, as written. */
+export function typescriptBlocks(markdown: string): ReadmeBlock[] {
+  const blocks: ReadmeBlock[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i]!)) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+/**
+ * The README convention: each TypeScript block compiles on its own, as a CommonJS module of a new Pulumi
+ * TypeScript project that installed platform-pulumi (the template tsconfig), with only this preamble before it.
+ * A block imports what it uses and never declares `orgUid`.
+ */
+export const README_PREAMBLE = [
+  "// Preamble of every README block (see test/consumer/toolchain.ts): the root group's uid, as a program gets it",
+  "// from stack config `platform:orgUid`.",
+  "declare const orgUid: string;",
+];
+
+/**
+ * The block as a module file: the preamble, then the block as written. A block without a top-level import or
+ * export gets `export {}` after it, so blocks never share a global scope.
+ */
+export function blockFile(block: ReadmeBlock): string {
+  const isModule = /^(import|export)\b/m.test(block.code);
+  return [...README_PREAMBLE, block.code, ...(isModule ? [] : ["export {};"]), ""].join("\n");
+}
+
+/**
+ * Maps tsc diagnostics in block files (`readme-L<line>.ts(<l>,<c>)`) back to `README.md:<line>:<c>`.
+ */
+export function mapReadmeDiagnostics(output: string): string {
+  return output.replace(/readme-L(\d+)\.ts\((\d+),(\d+)\)/g, (_m, start: string, l: string, c: string) => {
+    const at = Number(start) + Number(l) - 1 - README_PREAMBLE.length;
+    return `README.md:${at}:${c}`;
+  });
+}
