@@ -16,7 +16,9 @@
  * `pulumi` outlives it. Prints a table and writes `bench/soak-results.json`.
  *
  * Environment: `SOAK_ROUNDS` (rounds in all, taking the scenarios in turn; default 9, about 6 minutes on 2 cores),
- * `SOAK_SCENARIOS` (comma list, default all three), `SOAK_SEED` (default 1).
+ * `SOAK_SCENARIOS` (comma list, default all three), `SOAK_SEED` (default 1), and the program's size: `SOAK_TOPS`,
+ * `SOAK_SUBS` (org shape: top-level groups, subgroups each; default 4 and 2), `SOAK_INVITE_GROUPS`, `SOAK_INVITES`
+ * (invites shape; default 3 and 3).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -413,6 +415,9 @@ async function round(scenario: string, n: number, seed: number, size: SoakSize):
       const out: string[] = [];
       const code = await withCliEnvAsync(s.cli, () => recover({ stack: s.name, cwd: dir, yes: true, pulumi: path.join(s.cli.bin, "pulumi"), out: (x) => void out.push(x) }));
       if (code !== 0) res.notes.push(`recover exited ${code}: ${out.join("").slice(-800)}`);
+      const adopted = out.join("").match(/^adopted /gm)?.length ?? 0;
+      const settled = /(\d+) pending operation\(s\) settled/.exec(out.join(""))?.[1] ?? "0";
+      res.notes.push(`recover settled ${settled} pending operation(s), adopting ${adopted}`);
       record(res, await tracked(s.cli, tracker, ["up", "--yes", "--skip-preview"]));
       await check(ctx, before, [s], res);
       await destroyAll(ctx, before, [s], tracker, res);
@@ -493,7 +498,14 @@ async function main(): Promise<void> {
   const rounds = Number(process.env["SOAK_ROUNDS"] ?? 9);
   const scenarios = process.env["SOAK_SCENARIOS"]?.split(",").filter(Boolean);
   const started = Date.now();
-  const results = await runSoak({ rounds, ...(scenarios ? { scenarios } : {}), seed: Number(process.env["SOAK_SEED"] ?? 1) });
+  const env = (k: string, d: number) => (process.env[k] === undefined ? d : Number(process.env[k]));
+  const size: SoakSize = {
+    tops: env("SOAK_TOPS", DEFAULT_SIZE.tops),
+    subs: env("SOAK_SUBS", DEFAULT_SIZE.subs),
+    inviteGroups: env("SOAK_INVITE_GROUPS", DEFAULT_SIZE.inviteGroups),
+    invites: env("SOAK_INVITES", DEFAULT_SIZE.invites),
+  };
+  const results = await runSoak({ rounds, size, ...(scenarios ? { scenarios } : {}), seed: Number(process.env["SOAK_SEED"] ?? 1) });
   const table = summary(results);
   process.stdout.write(`${table}\n\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   const file = path.join(REPO_ROOT, "bench", "soak-results.json");
