@@ -27,7 +27,6 @@
  * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
  * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
  */
-import { parseArgs } from "node:util";
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { markerToken, stripMarker } from "../resources/lifecycle";
@@ -35,7 +34,7 @@ import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
 import {
   TYPE_PREFIX,
-  StackCommandError,
+  runStackCommand,
   clientFor,
   exportStack,
   held,
@@ -327,32 +326,14 @@ export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--c
  * `platform-pulumi recover …`: parses `argv` (the arguments after `recover`) and runs {@link recover}.
  * @returns the exit code (2 for a usage error).
  */
-export async function recoverCommand(argv: readonly string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { stack: { type: "string" }, cwd: { type: "string" }, yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${RECOVER_USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${RECOVER_USAGE}\n`);
-    return 0;
-  }
-  if (!values.stack) {
-    process.stderr.write(`--stack is required\n${RECOVER_USAGE}\n`);
-    return 2;
-  }
-  try {
-    return await recover({ stack: values.stack, cwd: values.cwd ?? process.cwd(), yes: values.yes, delete: values.delete });
-  } catch (err) {
-    process.stderr.write(`platform-pulumi recover: ${err instanceof StackCommandError ? err.message : (err as Error).message}\n`);
-    return 1;
-  }
+export function recoverCommand(argv: readonly string[]): Promise<number> {
+  return runStackCommand(
+    "recover",
+    argv,
+    RECOVER_USAGE,
+    { yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false } },
+    (ref, f) => recover({ ...ref, yes: f.yes, delete: f.delete }),
+  );
 }
 
 export type { PendingOperation };

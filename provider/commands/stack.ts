@@ -5,6 +5,7 @@
  * goes through the CLI, so every backend (file, cloud, self-hosted) works the same.
  */
 import { spawn } from "node:child_process";
+import { parseArgs } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -224,4 +225,49 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** The boolean flags a stack command takes besides `--stack`, `--cwd` and `--help`. */
+export type StackFlags = Record<string, { type: "boolean"; default: boolean }>;
+
+/**
+ * Runs a stack command from its arguments: parses `--stack <name>` (required), `--cwd <dir>` (default the current
+ * folder), `--help` and the command's boolean `flags`, then `run`. Usage errors print the reason and `usage` to
+ * stderr; a failure prints `platform-pulumi <name>: <message>` (with what to do, when known).
+ * @returns the exit code: `run`'s, 0 for `--help`, 2 for a usage error, 1 when `run` throws.
+ */
+export async function runStackCommand<F extends StackFlags>(
+  name: string,
+  argv: readonly string[],
+  usage: string,
+  flags: F,
+  run: (ref: StackRef, flags: { [K in keyof F]: boolean }) => Promise<number>,
+): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { stack: { type: "string" }, cwd: { type: "string" }, help: { type: "boolean", short: "h" }, ...flags },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  if (values["help"]) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const stack = values["stack"];
+  if (typeof stack !== "string" || stack === "") {
+    process.stderr.write(`--stack is required\n${usage}\n`);
+    return 2;
+  }
+  const given = Object.fromEntries(Object.keys(flags).map((k) => [k, values[k] === true])) as { [K in keyof F]: boolean };
+  try {
+    return await run({ stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, given);
+  } catch (err) {
+    process.stderr.write(`platform-pulumi ${name}: ${(err as Error).message}\n`);
+    return 1;
+  }
 }

@@ -14,10 +14,9 @@
  * `adopt: true` for an account association; an invite cannot be adopted, its code is gone: delete it).
  * Exit code 1 when any are found, so a CI job can fail on it, like the drift report.
  */
-import { parseArgs } from "node:util";
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
-import { StackCommandError, TYPE_PREFIX, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
 export interface UnmanagedObject {
@@ -156,30 +155,6 @@ export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> 
  * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
  * @returns the exit code (2 for a usage error, 1 when objects were found or the command failed).
  */
-export async function unmanagedCommand(argv: readonly string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { stack: { type: "string" }, cwd: { type: "string" }, json: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${UNMANAGED_USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${UNMANAGED_USAGE}\n`);
-    return 0;
-  }
-  if (!values.stack) {
-    process.stderr.write(`--stack is required\n${UNMANAGED_USAGE}\n`);
-    return 2;
-  }
-  try {
-    return await unmanaged({ stack: values.stack, cwd: values.cwd ?? process.cwd(), json: values.json });
-  } catch (err) {
-    process.stderr.write(`platform-pulumi unmanaged: ${err instanceof StackCommandError ? err.message : (err as Error).message}\n`);
-    return 1;
-  }
+export function unmanagedCommand(argv: readonly string[]): Promise<number> {
+  return runStackCommand("unmanaged", argv, UNMANAGED_USAGE, { json: { type: "boolean", default: false } }, (ref, f) => unmanaged({ ...ref, json: f.json }));
 }
