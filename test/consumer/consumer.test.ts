@@ -273,6 +273,16 @@ function describeToolchain(tc: Toolchain): void {
       await cli.ok(["refresh", "--yes", "--expect-no-changes"]);
     });
 
+    step("the installed bin's unmanaged finds nothing and recover has nothing to settle on the stack just applied", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const unmanaged = await run(bin, ["unmanaged", "--stack", "dev"], { cwd: dir, env: cli.env() });
+      expect(unmanaged.code, tail(unmanaged)).toBe(0);
+      expect(unmanaged.stdout).toContain("stack dev: no unmanaged objects");
+      const recovered = await run(bin, ["recover", "--stack", "dev"], { cwd: dir, env: cli.env() });
+      expect(recovered.code, tail(recovered)).toBe(0);
+      expect(recovered.stdout).toContain("stack dev: no pending operations, nothing to recover");
+    });
+
     step("pulumi destroy deletes them all, and the API has nothing left", async () => {
       const r = await cli.ok(["destroy", "--yes"]);
       process.stderr.write(`consumer tier: ${tc.name}: destroy: ${resourcesSummary(r.stdout)} (${(r.ms / 1000).toFixed(1)} s)\n`);
