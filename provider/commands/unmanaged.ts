@@ -43,7 +43,9 @@ function parentOf(uid: string): string {
  */
 export async function findUnmanaged(ref: StackRef, client: PlatformClient, root: string | undefined): Promise<UnmanagedObject[]> {
   const state = await exportStack(ref);
-  const mine = (state.deployment.resources ?? []).filter((r) => r.type.startsWith(TYPE_PREFIX) && r.id);
+  // Resources read with `X.get` are in the state as external: the stack references them but does not manage
+  // them, so what lies under them (or binds them) is not the stack's to report.
+  const mine = (state.deployment.resources ?? []).filter((r) => r.type.startsWith(TYPE_PREFIX) && r.id && r["external"] !== true);
   const holders = await referencedUids(ref);
   const found = new Map<string, UnmanagedObject>();
   const add = (o: UnmanagedObject) => {
