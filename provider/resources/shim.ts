@@ -39,7 +39,7 @@ export function isResourceOfKind(obj: unknown, kind: ResourceKind): boolean {
  * for keys present in the props it registers, so without them a resource read by id would have no `name`
  * (the outputs would be in state but unreachable from the program).
  */
-export function readArgs<A>(keys: ReadonlyArray<keyof A & string>): A {
+export function readArgs<A>(keys: ReadonlyArray<string>): A {
   return Object.fromEntries(keys.map((k) => [k, undefined])) as A;
 }
 
