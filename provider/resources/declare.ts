@@ -80,8 +80,9 @@ export interface Field {
   /** The normal form check stores for a set, known value (e.g. capabilities in wire form, sorted). */
   readonly normalize?: ((value: unknown) => unknown) | undefined;
   /**
-   * The output (and read's input) from the server's object; default the server's value of the same key. An
-   * undefined result leaves the field out. `local` is what is known locally (inputs, or the prior state).
+   * The output (and read's input) from the server's object; default: the parent from the uid, a `writeOnly`,
+   * `createOnly` or `stateOnly` field from `local`, any other the server's value of the same key. An undefined
+   * result leaves the field out. `local` is what is known locally (the inputs, or the prior state).
    */
   readonly fromServer?: ((value: unknown, api: Record<string, unknown>, local: Record<string, unknown>) => unknown) | undefined;
   /** The engine keeps the output secret (`additionalSecretOutputs`). */
@@ -222,9 +223,10 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     for (const [k, def] of Object.entries(d.server ?? {})) if (def !== undefined) out[k] = a[k] ?? def;
     for (const [k, f] of entries) {
       let v: unknown;
-      if (f.kind === "parent") v = parentOfUid(api.uid);
+      if (f.fromServer) v = f.fromServer(a[k], a, l);
+      else if (f.kind === "parent") v = parentOfUid(api.uid);
       else if (f.writeOnly || !SERVER_SIDE.has(f.kind)) v = l[k];
-      else v = f.fromServer ? f.fromServer(a[k], a, l) : a[k];
+      else v = a[k];
       if (v === undefined) delete out[k];
       else out[k] = v;
     }
