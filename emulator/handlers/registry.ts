@@ -114,8 +114,8 @@ function setsInherited(field: (typeof INHERITED)[number], v: unknown): boolean {
 }
 
 /** A stored `sync_config`: the writable members given, the source as a uid, the server-managed members kept or defaulted. */
-function normalizeSync(ctx: HandlerContext, sync: unknown, prior: unknown): unknown {
-  if (!isObject(sync) || !populated(sync)) return undefined;
+function normalizeSync(ctx: HandlerContext, sync: unknown, prior: unknown, nowMs: number): unknown {
+  if (!isObject(sync)) return sync;
   const out: Record<string, unknown> = {};
   for (const k of SYNC_WRITABLE) if (sync[k] !== undefined) out[k] = sync[k];
   for (const k of Object.keys(sync)) if (!SYNC_WRITABLE.includes(k) && !SYNC_READ_ONLY.includes(k)) out[k] = sync[k]; // left for validation to name
@@ -124,7 +124,7 @@ function normalizeSync(ctx: HandlerContext, sync: unknown, prior: unknown): unkn
     if ("uid" in r) out["source"] = r.uid;
   }
   const before = isObject(prior) ? prior : {};
-  out["expirationTime"] = before["expirationTime"] ?? timestamp(new Date(ctx.now().getTime() + SYNC_EXPIRY_MS));
+  out["expirationTime"] = before["expirationTime"] ?? timestamp(new Date(nowMs + SYNC_EXPIRY_MS));
   out["gracePeriod"] = before["gracePeriod"] ?? false;
   out["uniqueTags"] = before["uniqueTags"] ?? false;
   return out;
@@ -244,9 +244,10 @@ export const repos: CollectionSpec = {
   },
   build(ctx, parentUid, body) {
     assertRepoNameFree(ctx.store, parentUid, body["name"]);
-    const t = timestamp(ctx.now());
+    const now = ctx.now();
+    const t = timestamp(now);
     const row: Row = { uid: newChildUid(parentUid), name: body["name"], description: body["description"] ?? "" };
-    const sync = normalizeSync(ctx, body["sync_config"], undefined);
+    const sync = normalizeSync(ctx, body["sync_config"], undefined, now.getTime());
     if (sync !== undefined) {
       row["sync_config"] = sync;
       // Repo.description: "For repositories that sync from another repository, this defaults to that
@@ -265,9 +266,8 @@ export const repos: CollectionSpec = {
     if (next["name"] !== current["name"]) assertRepoNameFree(ctx.store, parentOf(current.uid)!, next["name"], current.uid);
     const out: Row = { ...next, description: next["description"] ?? "" };
     if (out["catalogTier"] !== undefined) out["catalogTier"] = tierName(out["catalogTier"]);
-    const sync = normalizeSync(ctx, next["sync_config"], current["sync_config"]);
-    if (sync === undefined && !(next["sync_config"] !== undefined && !isObject(next["sync_config"]))) delete out["sync_config"];
-    else if (sync !== undefined) out["sync_config"] = sync;
+    // A sync_config that is not an object stays as sent, for validation to name.
+    if (next["sync_config"] !== undefined) out["sync_config"] = normalizeSync(ctx, next["sync_config"], current["sync_config"], ctx.now().getTime());
     if (out["customOverlay"] !== undefined && !populated(out["customOverlay"]) && isObject(out["customOverlay"])) delete out["customOverlay"];
     return out;
   },
