@@ -91,6 +91,11 @@ export interface Field {
   readonly writeOnly?: boolean | undefined;
   /** The update-mask path a change PATCHes; default the field's name (e.g. `clientSecret` → `oidc`). */
   readonly maskPath?: string | undefined;
+  /**
+   * The field's key in request and response bodies when its JSON name is not its name (a repo's `syncConfig`
+   * is `sync_config` on the wire, as the OpenAPI spells it, while its mask path stays camelCase); default the name.
+   */
+  readonly wireKey?: string | undefined;
 }
 
 /** Options of a field, besides its kind. */
@@ -203,6 +208,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const writeOnlyKeys = entries.filter(([, f]) => f.writeOnly).map(([k]) => k);
   const wireKeys = entries.filter(([, f]) => SERVER_SIDE.has(f.kind)).map(([k]) => k);
   const maskPath = (k: string) => d.fields[k as keyof I & string].maskPath ?? k;
+  const wireKeyOf = (k: string) => d.fields[k as keyof I & string].wireKey ?? k;
+  /** The body key a mask path's value travels under (a field's `wireKey`, else the path itself). */
+  const bodyKeyOfPath = new Map(entries.filter(([, f]) => f.wireKey).map(([k, f]) => [maskPath(k), f.wireKey!]));
   const changed = (olds: object, news: object, keys: readonly string[]) =>
     keys.filter((k) => canonical((olds as Props)[k]) !== canonical((news as Props)[k]));
   const pathsOf = (keys: readonly string[]) => [...new Set(keys.map(maskPath))];
@@ -210,10 +218,11 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const wire = (inputs: I): Props => {
     if (d.hooks?.toWire) return d.hooks.toWire(inputs);
     const body: Props = {};
-    for (const k of wireKeys) if ((inputs as Props)[k] !== undefined) body[k] = (inputs as Props)[k];
+    for (const k of wireKeys) if ((inputs as Props)[k] !== undefined) body[wireKeyOf(k)] = (inputs as Props)[k];
     return body;
   };
-  const pick = (body: Props, paths: readonly string[]): Props => Object.fromEntries(paths.filter((p) => body[p] !== undefined).map((p) => [p, body[p]]));
+  const pick = (body: Props, paths: readonly string[]): Props =>
+    Object.fromEntries(paths.map((p) => bodyKeyOfPath.get(p) ?? p).filter((b) => body[b] !== undefined).map((b) => [b, body[b]]));
 
   /** The outputs of a server object: its fields, the declared fields from it (or kept locally), the server defaults. */
   const outputs = (api: A, local: Partial<O> | undefined): O => {
@@ -223,10 +232,10 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     for (const [k, def] of Object.entries(d.server ?? {})) if (def !== undefined) out[k] = a[k] ?? def;
     for (const [k, f] of entries) {
       let v: unknown;
-      if (f.fromServer) v = f.fromServer(a[k], a, l);
+      if (f.fromServer) v = f.fromServer(a[wireKeyOf(k)], a, l);
       else if (f.kind === "parent") v = parentOfUid(api.uid);
       else if (f.writeOnly || !SERVER_SIDE.has(f.kind)) v = l[k];
-      else v = a[k];
+      else v = a[wireKeyOf(k)];
       if (v === undefined) delete out[k];
       else out[k] = v;
     }
