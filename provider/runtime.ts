@@ -11,6 +11,11 @@ import { identityProviderProvider } from "./resources/identityProvider";
 import { roleProvider } from "./resources/role";
 import { identityProvider } from "./resources/identity";
 import { roleBindingProvider } from "./resources/roleBinding";
+import { repoProvider } from "./resources/repo";
+import { tagProvider } from "./resources/tag";
+import { overlayProvider } from "./resources/overlay";
+import { overlayBindingProvider } from "./resources/overlayBinding";
+import { subscriptionProvider } from "./resources/subscription";
 import type { ResourceKind } from "./resources/shim";
 import { currentSettings, setConfigLookup } from "./state";
 import { isUnknown, type Failure } from "./validation";
@@ -169,4 +174,9 @@ export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.Resour
   IdentityProvider: identityProviderProvider,
   AccountAssociation: accountAssociationProvider,
   GroupInvite: groupInviteProvider,
+  Repo: repoProvider,
+  Tag: tagProvider,
+  Overlay: overlayProvider,
+  OverlayBinding: overlayBindingProvider,
+  Subscription: subscriptionProvider,
 };

@@ -18,7 +18,19 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
-export type ResourceKind = "Group" | "Identity" | "RoleBinding" | "Role" | "IdentityProvider" | "AccountAssociation" | "GroupInvite";
+export type ResourceKind =
+  | "Group"
+  | "Identity"
+  | "RoleBinding"
+  | "Role"
+  | "IdentityProvider"
+  | "AccountAssociation"
+  | "GroupInvite"
+  | "Repo"
+  | "Tag"
+  | "Overlay"
+  | "OverlayBinding"
+  | "Subscription";
 
 /** The type token of a kind: `pulumi-nodejs:dynamic/platform:<kind>`. */
 export function typeToken(kind: ResourceKind): string {
