@@ -223,7 +223,7 @@ export const subscriptionSinkHttps: ResourceValidationPolicy = {
   validateResource: forKind("Subscription", (props, _args, report) => {
     const sink = props["sink"];
     if (typeof sink !== "string") return;
-    let ok = false;
+    let ok: boolean;
     try {
       const u = new URL(sink);
       ok = u.protocol === "https:" && u.hostname !== "";
