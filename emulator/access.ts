@@ -3,7 +3,8 @@
  * that group and all its descendants. A role grants capabilities (`CAP_*`); each route needs one capability
  * at one group (its scope). Forbidden is PERMISSION_DENIED (code 7).
  *
- * Built-in roles: viewer (get and list), editor (viewer + create and update), owner (editor + delete, roles
+ * Built-in roles: viewer (get and list), editor (viewer + create and update; also overlay and binding deletes,
+ * since the vendor's only overlay write capability is CAP_REGISTRY_OVERLAYS_EDIT), owner (editor + delete, roles
  * and role bindings), registry.pull (repo and tag reads).
  */
 import { permissionDenied } from "./errors";
