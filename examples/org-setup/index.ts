@@ -4,7 +4,8 @@
  *
  * Inputs: the org file (`ORG_FILE`, default `examples/org-setup/org.yaml` under the project folder; format in
  * ./README.md) and the root group's uid (`platform:orgUid` or `PLATFORM_ORG_UID`). Roles are found by name
- * with getRoles. The whole file is checked before any resource is declared.
+ * with getRoles. The whole file is checked before any resource is declared. An object with a `uid` in the file is
+ * adopted (`adoptUid`), so a file written by `platform-pulumi export --format yaml` adopts the org it describes.
  *
  * Stack outputs: `groupUids` (uid by group path), `identityUids` (uid by identity path), `counts`
  * ({groups, identities, bindings}).
@@ -25,7 +26,7 @@ export = async () => {
   const groups = new Map<string, Group>();
   for (const g of org.groups) {
     const parentUid = g.parentPath === undefined ? orgUid : groups.get(g.parentPath)!.uid;
-    groups.set(g.path, new Group(g.path, { parentUid, name: g.name, description: g.description ?? "" }));
+    groups.set(g.path, new Group(g.path, { parentUid, name: g.name, description: g.description ?? "", ...(g.uid ? { adoptUid: g.uid } : {}) }));
   }
 
   const identities = new Map<string, Identity>();
@@ -37,6 +38,7 @@ export = async () => {
         name: id.name,
         description: id.description ?? "",
         claimMatch: id.claimMatch,
+        ...(id.uid ? { adoptUid: id.uid } : {}),
       }),
     );
   }
@@ -46,6 +48,7 @@ export = async () => {
       groupUid: groups.get(b.group)!.uid,
       identityUid: identities.get(b.identity)!.uid,
       roleUid: roles.get(b.role)!,
+      ...(b.uid ? { adoptUid: b.uid } : {}),
     });
   }
 

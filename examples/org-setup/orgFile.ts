@@ -4,10 +4,13 @@
  * every problem and creates nothing.
  *
  * ```yaml
- * groups:     [{ name, description?, groups?: [ ...same shape, nested ] }]
- * identities: [{ name, group: "<group path: names joined by />", description?, claimMatch: { issuer, subject } }]
- * bindings:   [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>" }]
+ * groups:     [{ name, description?, uid?, groups?: [ ...same shape, nested ] }]
+ * identities: [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
+ * bindings:   [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
  * ```
+ *
+ * `uid` names an existing object for the program to adopt (`adoptUid`) instead of creating one; `platform-pulumi
+ * export --format yaml` writes it for every object (issue 13).
  */
 import { readFileSync } from "node:fs";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
@@ -18,6 +21,8 @@ import { nameProblem } from "../../provider/validation";
 export interface OrgGroup {
   name: string;
   description?: string | undefined;
+  /** An existing group to adopt instead of creating one. */
+  uid?: string | undefined;
   groups?: OrgGroup[] | undefined;
 }
 
@@ -25,6 +30,7 @@ const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
   z.strictObject({
     name: z.string(),
     description: z.string().optional(),
+    uid: z.string().optional(),
     groups: z.array(OrgGroupSchema).optional(),
   }),
 );
@@ -37,11 +43,12 @@ const OrgFileSchema = z.strictObject({
         name: z.string(),
         group: z.string(),
         description: z.string().optional(),
+        uid: z.string().optional(),
         claimMatch: z.strictObject({ issuer: z.string(), subject: z.string() }),
       }),
     )
     .default([]),
-  bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string() })).default([]),
+  bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string(), uid: z.string().optional() })).default([]),
 });
 
 /** A parsed, checked org file. */
@@ -55,6 +62,8 @@ export interface FlatGroup {
   parentPath: string | undefined;
   name: string;
   description: string | undefined;
+  /** An existing group to adopt, when the file gives one. */
+  uid: string | undefined;
 }
 
 /** The org file, checked and flattened for declaring resources. */
@@ -129,7 +138,7 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
       const path = parentPath === undefined ? g.name : `${parentPath}/${g.name}`;
       if (groupPaths.has(path)) at([...here, "name"], `duplicate group path "${path}" (paths must be unique to be referenced)`);
       groupPaths.add(path);
-      groups.push({ path, parentPath, name: g.name, description: g.description });
+      groups.push({ path, parentPath, name: g.name, description: g.description, uid: g.uid });
       if (g.groups) walk(g.groups, path, [...here, "groups"]);
     });
   };
