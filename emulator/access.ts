@@ -3,14 +3,19 @@
  * that group and all its descendants. A role grants capabilities (`CAP_*`); each route needs one capability
  * at one group (its scope). Forbidden is PERMISSION_DENIED (code 7).
  *
- * Built-in roles: viewer (get and list), editor (viewer + create and update), owner (editor + delete, roles
+ * Built-in roles: viewer (get and list), editor (viewer + create and update; also overlay and binding deletes,
+ * since the vendor's only overlay write capability is CAP_REGISTRY_OVERLAYS_EDIT), owner (editor + delete, roles
  * and role bindings), registry.pull (repo and tag reads).
  */
 import { permissionDenied } from "./errors";
 import type { Row, Store } from "./store";
 import { isDescendant } from "./uidp";
 
-/** Capability names the emulator knows (the IAM, registry and vulnerability families of the API's enum). */
+/**
+ * Capability names the emulator knows (the IAM, registry, events and vulnerability families of the API's enum).
+ * Overlays and overlay bindings have only `CAP_REGISTRY_OVERLAYS_LIST` and `CAP_REGISTRY_OVERLAYS_EDIT` in the
+ * vendor's enum (EDIT covers create and delete); subscriptions have `CAP_EVENTS_SUBSCRIPTION_*`.
+ */
 export const CAPABILITIES = [
   "CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_UPDATE", "CAP_IAM_GROUPS_LIST", "CAP_IAM_GROUPS_DELETE",
   "CAP_IAM_GROUP_INVITES_CREATE", "CAP_IAM_GROUP_INVITES_LIST", "CAP_IAM_GROUP_INVITES_DELETE",
@@ -26,6 +31,8 @@ export const CAPABILITIES = [
   "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_TAG_LIST", "CAP_TAG_DELETE", "CAP_REFERRERS_LIST",
   "CAP_VULN_REPORT_CREATE", "CAP_VULN_REPORT_LIST", "CAP_VULN_CREATE",
   "CAP_ADVISORIES_CREATE", "CAP_ADVISORIES_UPDATE", "CAP_ADVISORIES_LIST", "CAP_ADVISORIES_DELETE", "CAP_ADVISORIES_APPROVE",
+  "CAP_REGISTRY_OVERLAYS_EDIT", "CAP_REGISTRY_OVERLAYS_LIST",
+  "CAP_EVENTS_SUBSCRIPTION_CREATE", "CAP_EVENTS_SUBSCRIPTION_UPDATE", "CAP_EVENTS_SUBSCRIPTION_LIST", "CAP_EVENTS_SUBSCRIPTION_DELETE",
 ] as const;
 
 /** A capability name. */
@@ -34,16 +41,20 @@ export type Capability = (typeof CAPABILITIES)[number];
 const READ: Capability[] = [
   "CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST", "CAP_IAM_ROLES_LIST", "CAP_IAM_ROLE_BINDINGS_LIST", "CAP_IAM_IDENTITY_PROVIDERS_LIST",
   "CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST", "CAP_IAM_GROUP_INVITES_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_ADVISORIES_LIST",
+  "CAP_REGISTRY_OVERLAYS_LIST", "CAP_EVENTS_SUBSCRIPTION_LIST",
 ];
 const WRITE: Capability[] = [
   "CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_UPDATE", "CAP_IAM_IDENTITY_CREATE", "CAP_IAM_IDENTITY_UPDATE",
   "CAP_IAM_IDENTITY_PROVIDERS_CREATE", "CAP_IAM_IDENTITY_PROVIDERS_UPDATE", "CAP_IAM_ACCOUNT_ASSOCIATIONS_CREATE",
   "CAP_IAM_ACCOUNT_ASSOCIATIONS_UPDATE", "CAP_IAM_GROUP_INVITES_CREATE",
+  "CAP_REPO_CREATE", "CAP_REPO_UPDATE", "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_REGISTRY_OVERLAYS_EDIT",
+  "CAP_EVENTS_SUBSCRIPTION_CREATE", "CAP_EVENTS_SUBSCRIPTION_UPDATE",
 ];
 const ADMIN: Capability[] = [
   "CAP_IAM_GROUPS_DELETE", "CAP_IAM_IDENTITY_DELETE", "CAP_IAM_IDENTITY_PROVIDERS_DELETE", "CAP_IAM_ACCOUNT_ASSOCIATIONS_DELETE",
   "CAP_IAM_GROUP_INVITES_DELETE", "CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE", "CAP_IAM_ROLES_DELETE",
   "CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_IAM_ROLE_BINDINGS_UPDATE", "CAP_IAM_ROLE_BINDINGS_DELETE",
+  "CAP_REPO_DELETE", "CAP_TAG_DELETE", "CAP_EVENTS_SUBSCRIPTION_DELETE",
 ];
 
 /** The built-in roles: name, description and capabilities. Immutable through the API. */

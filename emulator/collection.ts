@@ -10,20 +10,29 @@
  * | `PATCH /<api>/<v>/<c>/<uid>`   | `caps.update`                  | updateMask, `*`, or the fields present        |
  * | `DELETE /<api>/<v>/<c>/<uid>`  | `caps.delete`                  | NOT_FOUND when missing (unless idempotent)    |
  *
- * A method a spec leaves out answers UNIMPLEMENTED with HTTP 405 (the registry and advisories are read-only here).
- * Authorization is checked before existence, so a caller without access cannot probe which uids exist.
+ * | `GET /<api>/<v>/<c>/<uid>/<s>` | `caps.list`                    | a singleton sub-resource (a repo's `readme`)  |
+ * | `PATCH /<api>/<v>/<c>/<uid>/<s>`| `caps.update`                 | its own fields and mask                       |
+ *
+ * A method a spec leaves out answers UNIMPLEMENTED with HTTP 405 (advisories are read-only; tags, overlays,
+ * overlay bindings and subscriptions have no PATCH). Authorization is checked before existence, so a caller
+ * without access cannot probe which uids exist.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Capability } from "./access";
 import { failedPrecondition, invalidArgument, permissionDenied, unimplemented, type FieldViolation } from "./errors";
-import { callerOf, applyMask, jsonBody, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
+import { callerOf, applyMask, checkUid, jsonBody, jsonEqual, maskPaths, mustGet, pickBody, timestamp, uidParam, updateMaskOf, type HandlerContext } from "./handlers/common";
 import { envelope, listPage, parseListQuery, type ListQuery, type RawQuery } from "./list";
 import type { CollectionName, Row, Table } from "./store";
 
 /** How one collection behaves; every hook is optional unless stated. */
 export interface CollectionSpec {
-  /** API segment: `iam`, `registry` or `vulnerabilities`. */
-  api: "iam" | "registry" | "vulnerabilities";
+  /** API segment: `iam`, `registry`, `events` or `vulnerabilities`. */
+  api: "iam" | "registry" | "events" | "vulnerabilities";
+  /**
+   * Served only under beta version segments (`v2beta1`), not under GA ones (`v2`): the vendor's GA description
+   * keeps overlays and overlay bindings beta-only.
+   */
+  betaOnly?: boolean;
   /** Collection segment and envelope key, e.g. `groups`. */
   collection: CollectionName;
   /** ResourceInfo.resourceType in NOT_FOUND, e.g. `iam.group`. */
@@ -42,12 +51,18 @@ export interface CollectionSpec {
   ignoreUnknown?: boolean;
   /** Whether rows carry `updateTime` (advanced on a real change). Default true. */
   hasUpdateTime?: boolean;
-  /** Appends violations for a whole row (after create defaults or a PATCH's mask are applied). */
-  validate?(row: Record<string, unknown>, violations: FieldViolation[], ctx: HandlerContext, mode: "create" | "update"): void;
+  /**
+   * Appends violations for a whole row (after create defaults or a PATCH's mask are applied).
+   * @param parentUid on create, the parent from the path (e.g. the repo a binding's overlay name resolves in).
+   */
+  validate?(row: Record<string, unknown>, violations: FieldViolation[], ctx: HandlerContext, mode: "create" | "update", parentUid?: string): void;
   /** Builds the stored row from a validated create body (uid and timestamps included). Required with caps.create. */
   build?(ctx: HandlerContext, parentUid: string, body: Record<string, unknown>): Row;
-  /** Adjusts a PATCHed row before it is stored (e.g. keep write-only secrets the request omitted). */
-  merge?(current: Row, next: Row): Row;
+  /**
+   * Adjusts a PATCHed row before it is validated and stored (e.g. keep write-only secrets the request omitted).
+   * May throw a StatusError (e.g. ALREADY_EXISTS for a rename onto a taken name).
+   */
+  merge?(current: Row, next: Row, ctx: HandlerContext): Row;
   /** The response body for a row; default: the row itself. */
   render?(row: Row, ctx: HandlerContext): unknown;
   /** The create response (e.g. with a one-time invite code); default: `render`. */
@@ -61,9 +76,30 @@ export interface CollectionSpec {
   /** DELETE of a missing uid succeeds (AIP-135), as the API documents for account associations. */
   deleteIdempotent?: boolean;
   /** Collection-specific List filters: a row predicate (or null) and a key binding it into page tokens. */
-  listFilter?(query: RawQuery): { predicate: ((row: Row) => boolean) | null; key: string };
+  listFilter?(query: RawQuery, ctx: HandlerContext): { predicate: ((row: Row) => boolean) | null; key: string };
   /** The parent a create needs; default: the group `parentUid` must exist. */
   parentTable?(ctx: HandlerContext): { table: Table<Row>; resourceType: string };
+  /**
+   * Singleton sub-resources served at `<uid>/<name>` (a repo's `readme`): GET needs `caps.list` and PATCH
+   * `caps.update` at the row's scope; the row must exist (NOT_FOUND otherwise) before the handler runs.
+   */
+  subResources?: Record<string, SubResource>;
+}
+
+/** A singleton sub-resource of a row (e.g. `GET|PATCH /registry/v2beta1/repos/{uid}/readme`). */
+export interface SubResource {
+  /** The sub-resource of `row`. */
+  get(ctx: HandlerContext, row: Row): unknown;
+  /** Applies a PATCH body (already a JSON value, not yet checked) with an optional updateMask; returns the new state. */
+  patch?(ctx: HandlerContext, row: Row, body: unknown, mask: string | undefined): unknown;
+}
+
+/** Splits a wildcard tail `<uid>/<name>` into the uid and the sub-resource name when `name` is one of `names`. */
+function subResourceOf(tail: string, names: readonly string[]): { uid: string; name: string } | undefined {
+  const i = tail.lastIndexOf("/");
+  if (i < 0) return undefined;
+  const name = tail.slice(i + 1);
+  return names.includes(name) ? { uid: tail.slice(0, i), name } : undefined;
 }
 
 function table(ctx: HandlerContext, spec: CollectionSpec): Table<Row> {
@@ -77,24 +113,36 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
   const render = (row: Row) => (spec.render ? spec.render(row, ctx) : row);
   const scopeFor = (uid: string) => spec.scopeOf(uid);
 
-  const validateOrThrow = (row: Record<string, unknown>, violations: FieldViolation[], mode: "create" | "update") => {
-    spec.validate?.(row, violations, ctx, mode);
+  const validateOrThrow = (row: Record<string, unknown>, violations: FieldViolation[], mode: "create" | "update", parentUid?: string) => {
+    spec.validate?.(row, violations, ctx, mode, parentUid);
     if (violations.length > 0) throw invalidArgument(violations);
   };
 
+  const subNames = Object.keys(spec.subResources ?? {});
+  // A collection with some writes answers its missing methods as "not a method" rather than "read-only".
+  const unserved = spec.caps.create || spec.caps.update || spec.caps.delete ? "is not a method of this collection" : undefined;
+
   for (const version of ctx.versions) {
+    if (spec.betaOnly && !version.includes("beta")) continue;
     const base = `/${spec.api}/${version}/${spec.collection}`;
 
     app.get(base, async (req) => {
       const q = parseListQuery(req.query as RawQuery, spec.orderFields);
       const visible = ctx.access.visibility(callerOf(req), spec.caps.list, ctx.orgUid, scopeFor);
-      const extra = spec.listFilter?.(req.query as RawQuery) ?? { predicate: null, key: "" };
+      const extra = spec.listFilter?.(req.query as RawQuery, ctx) ?? { predicate: null, key: "" };
       const preds = [visible, extra.predicate].filter((p): p is (row: Row) => boolean => p !== null);
       const predicate = preds.length === 0 ? null : (row: Row) => preds.every((p) => p(row));
       return envelope(spec.collection, listPage(table(ctx, spec), q, predicate, extra.key, ctx.now().getTime()), render);
     });
 
     app.get(`${base}/*`, async (req) => {
+      const sub = subResourceOf((req.params as Record<string, string>)["*"] ?? "", subNames);
+      if (sub) {
+        const uid = checkUid(sub.uid);
+        const scope = scopeFor(uid);
+        if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.list, scope);
+        return spec.subResources![sub.name]!.get(ctx, mustGet(table(ctx, spec).get(uid), spec.resourceType, uid));
+      }
       const uid = uidParam(req);
       const scope = scopeFor(uid);
       if (scope !== undefined && uid !== callerOf(req)) ctx.access.require(callerOf(req), spec.caps.list, scope);
@@ -102,7 +150,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
     });
 
     app.post(`${base}/*`, async (req: FastifyRequest, reply: FastifyReply) => {
-      if (!spec.caps.create || !spec.build) throw unimplemented("POST", base);
+      if (!spec.caps.create || !spec.build) throw unimplemented("POST", base, unserved);
       const parentUid = uidParam(req, "parent");
       ctx.access.require(callerOf(req), spec.caps.create, parentUid);
       const parent = spec.parentTable?.(ctx) ?? { table: ctx.store.groups, resourceType: "iam.group" };
@@ -113,7 +161,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       }
       const violations: FieldViolation[] = [];
       const body = pickBody(jsonBody(req), writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
-      validateOrThrow(body, violations, "create");
+      validateOrThrow(body, violations, "create", parentUid);
       const row = spec.build(ctx, parentUid, body);
       table(ctx, spec).put(row);
       const out = spec.renderCreated ? spec.renderCreated(row, ctx, body) : render(row);
@@ -128,7 +176,16 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
     });
 
     app.patch(`${base}/*`, async (req) => {
-      if (!spec.caps.update) throw unimplemented("PATCH", base);
+      const sub = subResourceOf((req.params as Record<string, string>)["*"] ?? "", subNames);
+      if (sub) {
+        const resource = spec.subResources![sub.name]!;
+        if (!spec.caps.update || !resource.patch) throw unimplemented("PATCH", `${base}/{uid}/${sub.name}`, unserved);
+        const uid = checkUid(sub.uid);
+        const scope = scopeFor(uid);
+        if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.update, scope);
+        return resource.patch(ctx, mustGet(table(ctx, spec).get(uid), spec.resourceType, uid), jsonBody(req), updateMaskOf(req));
+      }
+      if (!spec.caps.update) throw unimplemented("PATCH", base, unserved);
       const uid = uidParam(req);
       const scope = scopeFor(uid);
       if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.update, scope);
@@ -139,7 +196,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
       const violations: FieldViolation[] = [];
       const body = pickBody(jsonBody(req), writable, readOnly, spec.ignoreUnknown ? "ignoreUnknown" : violations);
       let next = applyMask(current, body, maskPaths(updateMaskOf(req), body, writable));
-      if (spec.merge) next = spec.merge(current, next);
+      if (spec.merge) next = spec.merge(current, next, ctx);
       validateOrThrow(next, violations, "update");
       if (jsonEqual(next, current)) return render(current);
       if (spec.hasUpdateTime !== false) next["updateTime"] = timestamp(ctx.now());
@@ -148,7 +205,7 @@ export function registerCollection(app: FastifyInstance, ctx: HandlerContext, sp
     });
 
     app.delete(`${base}/*`, async (req) => {
-      if (!spec.caps.delete) throw unimplemented("DELETE", base);
+      if (!spec.caps.delete) throw unimplemented("DELETE", base, unserved);
       const uid = uidParam(req);
       const scope = scopeFor(uid);
       if (scope !== undefined) ctx.access.require(callerOf(req), spec.caps.delete, scope);
@@ -194,7 +251,7 @@ export function registerV1Collection(app: FastifyInstance, ctx: HandlerContext, 
     const parsed = parseListQuery({ ...raw, page_size: undefined, pageSize: undefined, page_token: undefined, pageToken: undefined, skip: undefined }, spec.orderFields);
     const q: ListQuery = { ...parsed, pageSize: Number.MAX_SAFE_INTEGER, pageToken: undefined, skip: 0 };
     const visible = ctx.access.visibility(callerOf(req), spec.caps.list, ctx.orgUid, spec.scopeOf);
-    const extra = spec.listFilter?.(raw) ?? { predicate: null, key: "" };
+    const extra = spec.listFilter?.(raw, ctx) ?? { predicate: null, key: "" };
     const preds = [visible, extra.predicate].filter((p): p is (row: Row) => boolean => p !== null);
     const predicate = preds.length === 0 ? null : (row: Row) => preds.every((p) => p(row));
     return { items: listPage(table(ctx, spec), q, predicate, extra.key, ctx.now().getTime()).rows.map(render) };

@@ -29,9 +29,11 @@ import { groupInvites } from "./handlers/groupInvites";
 import { groups } from "./handlers/groups";
 import { identities } from "./handlers/identities";
 import { identityProviders } from "./handlers/identityProviders";
+import { overlayBindings, overlays } from "./handlers/overlays";
 import { repos, tags } from "./handlers/registry";
 import { roleBindings } from "./handlers/roleBindings";
 import { roles, seedBuiltinRoles } from "./handlers/roles";
+import { subscriptions } from "./handlers/subscriptions";
 import { DEFAULT_SEED, seed, type SeedData } from "./seed";
 import { Store, type CollectionName, type Row } from "./store";
 import { registerSts, TestIssuer } from "./sts";
@@ -45,7 +47,16 @@ export type { SeedData, RepoSeed, AdvisorySeed } from "./seed";
 export { Store } from "./store";
 
 /** Every collection the emulator serves, in route order. */
-const SPECS = [groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites, repos, tags, advisories];
+const SPECS = [
+  groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites,
+  repos, tags, overlays, overlayBindings, subscriptions, advisories,
+];
+/**
+ * The collections also served read-only under `/<api>/v1/` (seed §9 rule 2 names `/iam/v1/...` and
+ * `/registry/v1/...`): IAM, and the registry's repos and tags, which the v1 API has. Overlays, overlay bindings,
+ * event subscriptions and advisories have no v1 form in the contract.
+ */
+const V1_SPECS = SPECS.filter((s) => s.api === "iam" || s === repos || s === tags);
 
 /**
  * The emulator's own OIDC issuer, for tests that play a CI system (a plain interface, so the package's public
@@ -139,8 +150,8 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/** Paths that need an API token: everything under the three API prefixes (seed §1 rule 1). */
-const API_PATH = /^\/(iam|registry|vulnerabilities)\//;
+/** Paths that need an API token: everything under the three API prefixes (seed §1 rule 1) and `/events/`. */
+const API_PATH = /^\/(iam|registry|events|vulnerabilities)\//;
 
 /**
  * Starts an emulator on loopback with a fresh org.
@@ -200,8 +211,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   for (const spec of SPECS) registerCollection(app, ctx, spec);
-  // Seed §9 rule 2 names `/iam/v1/...` and `/registry/v1/...`; advisories have no v1 form in the contract.
-  for (const spec of SPECS) if (spec.api !== "vulnerabilities") registerV1Collection(app, ctx, spec);
+  for (const spec of V1_SPECS) registerV1Collection(app, ctx, spec);
   registerSts(authApp, {
     ctx,
     authority: () => authority,

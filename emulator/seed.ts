@@ -1,5 +1,5 @@
 /**
- * Seed data for the read-only collections, and bulk rows for load tests: extra groups, repos with tags, and
+ * Seed data for the registry and advisories, and bulk rows for load tests: extra groups, repos with tags, and
  * advisories, all under the org's root group. Loaded with `Table.bulkLoad` (one sort per index), so 100,000
  * groups and 10,000 repos take a second or two, not minutes.
  *
@@ -107,7 +107,7 @@ export function seed(store: Store, orgUid: string, data: SeedData, createTime: s
   const repos: Row[] = [];
   const tags: Row[] = [];
   for (const r of repoSeeds) {
-    const repo: Row = { uid: newChildUid(orgUid), name: r.name, description: r.description ?? "", aliases: [], catalogTier: "APPLICATION", createTime, updateTime: createTime };
+    const repo: Row = { uid: newChildUid(orgUid), name: r.name, description: r.description ?? "", aliases: [], catalogTier: "CATALOG_TIER_APPLICATION", activeTags: [], bundles: [], createTime, updateTime: createTime };
     repos.push(repo);
     const tagNames = Array.isArray(r.tags) ? r.tags : Array.from({ length: typeof r.tags === "number" ? r.tags : data.tagsPerRepo ?? 0 }, (_v, i) => `v${i + 1}`);
     for (const t of tagNames) {

@@ -95,6 +95,8 @@ export class Table<T extends Row> {
   private readonly indexes = new Map<string, SortedIndex<T>>();
   /** Hash indexes: field → value → uids. `name` always; others built on first {@link where}. */
   private readonly hashes = new Map<string, Map<string, Set<string>>>([["name", new Map()]]);
+  /** Bumped on every write, so a handler can cache something derived from the whole table. */
+  version = 0;
 
   constructor() {
     this.indexes.set("uid", new SortedIndex<T>("uid"));
@@ -109,6 +111,7 @@ export class Table<T extends Row> {
   put(row: T): void {
     const old = this.rows.get(row.uid);
     if (old) this.unindex(old);
+    this.version++;
     this.rows.set(row.uid, row);
     this.addToIndexes(row);
   }
@@ -117,6 +120,7 @@ export class Table<T extends Row> {
   delete(uid: string): boolean {
     const old = this.rows.get(uid);
     if (!old) return false;
+    this.version++;
     this.unindex(old);
     this.rows.delete(uid);
     return true;
@@ -125,6 +129,7 @@ export class Table<T extends Row> {
   /** Adds many rows at once (seeding): indexes are rebuilt with one sort each. */
   bulkLoad(rows: Iterable<T>): void {
     for (const row of rows) this.rows.set(row.uid, row);
+    this.version++;
     for (const [field, hash] of this.hashes) {
       hash.clear();
       for (const row of this.rows.values()) this.addHash(field, hash, row);
@@ -135,6 +140,7 @@ export class Table<T extends Row> {
   /** Removes every row. */
   clear(): void {
     this.rows.clear();
+    this.version++;
     for (const hash of this.hashes.values()) hash.clear();
     for (const index of this.indexes.values()) index.rebuild([]);
   }
@@ -203,7 +209,10 @@ export class Table<T extends Row> {
   }
 }
 
-/** Collections of one emulated org. */
+/**
+ * Collections of one emulated org. `repoReadmes` is no collection of the API but a repo's `readme`
+ * sub-resource, one row per repo that has one, keyed by the repo's uid.
+ */
 export const COLLECTIONS = [
   "groups",
   "identities",
@@ -214,6 +223,10 @@ export const COLLECTIONS = [
   "groupInvites",
   "repos",
   "tags",
+  "overlays",
+  "overlayBindings",
+  "repoReadmes",
+  "subscriptions",
   "advisories",
 ] as const;
 

@@ -184,6 +184,85 @@ export const allowedIssuers: ResourceValidationPolicy = {
   }),
 };
 
+/** Config of `repo-sync-source-allowed`. */
+export interface RepoSyncSourceAllowedConfig {
+  /**
+   * Sources a repo may sync from, as written in `syncConfig.source`: a repo uid, a catalog name (`chainguard/nginx`)
+   * or an image reference (`cgr.dev/chainguard/nginx`). An entry ending in `*` allows every source that starts
+   * with what comes before it (e.g. `chainguard/*`). Unset or empty: the policy checks nothing.
+   */
+  sources?: string[];
+}
+
+/** Whether `source` is one of `allowed` (exact, or by a `prefix*` entry). */
+export function sourceAllowed(source: string, allowed: readonly string[]): boolean {
+  return allowed.some((a) => (a.endsWith("*") ? source.startsWith(a.slice(0, -1)) : source === a));
+}
+
+/** `repo-sync-source-allowed` (mandatory when configured): repos sync only from the configured sources. */
+export const repoSyncSourceAllowed: ResourceValidationPolicy = {
+  name: "repo-sync-source-allowed",
+  description: "Repos sync only from sources in the configured list (no list: not checked).",
+  enforcementLevel: "mandatory",
+  configSchema: { properties: { sources: { type: "array", items: { type: "string" } } } } satisfies PolicyConfigSchema,
+  validateResource: forKind("Repo", (props, args, report) => {
+    const allowed = args.getConfig<RepoSyncSourceAllowedConfig>().sources ?? [];
+    if (allowed.length === 0) return;
+    const source = (props["syncConfig"] as Props | undefined)?.["source"];
+    if (typeof source === "string" && !sourceAllowed(source, allowed)) {
+      report(`repo "${String(props["name"] ?? args.name)}" syncs from "${source}", which is not one of the allowed sources: ${allowed.join(", ")}`);
+    }
+  }),
+};
+
+/** `subscription-sink-https` (mandatory): an event subscription delivers only to an https URL. */
+export const subscriptionSinkHttps: ResourceValidationPolicy = {
+  name: "subscription-sink-https",
+  description: "Event subscriptions deliver only to https URLs (events carry the org's activity).",
+  enforcementLevel: "mandatory",
+  validateResource: forKind("Subscription", (props, _args, report) => {
+    const sink = props["sink"];
+    if (typeof sink !== "string") return;
+    let ok: boolean;
+    try {
+      const u = new URL(sink);
+      ok = u.protocol === "https:" && u.hostname !== "";
+    } catch {
+      ok = false;
+    }
+    if (!ok) report(`subscription sink "${sink}" is not an https URL; events would travel unencrypted or nowhere`);
+  }),
+};
+
+/** The group an identity lives in: its uid without the last segment; undefined for a user (one segment). */
+function identityGroup(identityUid: string): string | undefined {
+  const i = identityUid.lastIndexOf("/");
+  return i < 0 ? undefined : identityUid.slice(0, i);
+}
+
+/**
+ * `identity-bound-above-its-group` (advisory): a RoleBinding grants an identity a role at a group strictly above
+ * the group the identity lives in. Whoever may edit identities in that lower group can rewrite the identity (its
+ * claimMatch, for one) and so take over the role at the higher group: a child group's editor becomes the parent's
+ * whatever-role-it-is. Bind at the identity's own group or below, or move the identity up to the group it acts on.
+ */
+export const identityBoundAboveItsGroup: ResourceValidationPolicy = {
+  name: "identity-bound-above-its-group",
+  description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
+  enforcementLevel: "advisory",
+  validateResource: forKind("RoleBinding", (props, _args, report) => {
+    const identityUid = props["identityUid"];
+    const groupUid = props["groupUid"];
+    if (typeof identityUid !== "string" || typeof groupUid !== "string") return;
+    const own = identityGroup(identityUid);
+    if (own === undefined || !own.startsWith(`${groupUid}/`)) return;
+    const role = (props["role"] as Props | undefined)?.["name"] ?? props["roleUid"];
+    report(
+      `identity ${identityUid} lives in group ${own} but is granted role ${String(role)} at ${groupUid}, above it: anyone who may edit identities in ${own} can rewrite this identity (e.g. its claimMatch) and assume that role at ${groupUid}; bind it at its own group or move the identity to ${groupUid}`,
+    );
+  }),
+};
+
 /** Every policy of the pack, in report order. */
 export const policies: ResourceValidationPolicy[] = [
   groupNameFormat,
@@ -193,4 +272,7 @@ export const policies: ResourceValidationPolicy[] = [
   noOwnerAtRoot,
   descriptionRequired,
   allowedIssuers,
+  repoSyncSourceAllowed,
+  subscriptionSinkHttps,
+  identityBoundAboveItsGroup,
 ];

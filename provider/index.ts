@@ -2,8 +2,9 @@
  * platform-pulumi: Pulumi dynamic resources for the Platform API v2.
  *
  * Resources: {@link Group}, {@link Identity}, {@link Role}, {@link RoleBinding}, {@link IdentityProvider},
- * {@link AccountAssociation}, {@link GroupInvite}. Lookups: `get<Kind>` / `get<Kinds>` with `...Output` twins for
- * groups, identities, roles, role bindings, repos, tags and advisories. A typed API client:
+ * {@link AccountAssociation}, {@link GroupInvite}, {@link Repo}, {@link Tag}, {@link Overlay}, {@link OverlayBinding},
+ * {@link Subscription}. Lookups: `get<Kind>` / `get<Kinds>` with `...Output` twins for groups, identities, roles,
+ * role bindings, repos, tags, overlays, overlay bindings, subscriptions and advisories. A typed API client:
  * {@link PlatformClient}. Settings: stack config `platform:*` or `PLATFORM_*` environment variables (see
  * `config.ts`); credentials: a token, or workload identity through the token exchange (see `credentials.ts`).
  */
@@ -23,6 +24,11 @@ export { RoleBinding, type RoleBindingArgs, type RoleBindingOutputs, type Bindin
 export { IdentityProvider, type IdentityProviderArgs, type OidcArgs, type IdentityProviderOutputs } from "./resources/identityProvider";
 export { AccountAssociation, type AccountAssociationArgs, type AccountAssociationOutputs, ACCOUNT_KINDS } from "./resources/accountAssociation";
 export { GroupInvite, type GroupInviteArgs, type GroupInviteOutputs } from "./resources/groupInvite";
+export { Repo, type RepoArgs, type RepoOutputs, type SyncConfigArgs, CATALOG_TIERS } from "./resources/repo";
+export { Tag, type TagArgs, type TagOutputs } from "./resources/tag";
+export { Overlay, type OverlayArgs, type OverlayConfigArgs, type OverlayOutputs } from "./resources/overlay";
+export { OverlayBinding, type OverlayBindingArgs, type OverlayBindingOutputs } from "./resources/overlayBinding";
+export { Subscription, type SubscriptionArgs, type SubscriptionOutputs } from "./resources/subscription";
 export * from "./lookups";
 export { CAPABILITY_NAMES, dottedName, wireName, dottedNames } from "./capabilities";
 export { PlatformClient, type ClientOptions, type RetryInfo } from "./client/client";
@@ -40,6 +46,14 @@ export type {
   ApiBindingRef,
   ApiBindingIdentityRef,
   ApiRepo,
+  ApiRepoReadme,
+  ApiSyncConfig,
+  ApiCustomOverlay,
+  ApiOverlayFile,
+  ApiOverlay,
+  ApiOverlayBinding,
+  ApiSubscription,
+  CatalogTier,
   ApiTag,
   ApiAdvisory,
   ApiAdvisoryEvent,

@@ -3,7 +3,8 @@
  * async functions that call the API from the program process, each with an `...Output` twin that takes
  * `Input`s and returns an `Output`.
  *
- * For each of groups, identities, roles, role bindings, repos, tags and advisories there are:
+ * For each of groups, identities, roles, role bindings, repos, tags, overlays, overlay bindings, subscriptions and
+ * advisories there are:
  *
  * - a plural lookup (`getGroups`, …) that takes the List parameters (filters, `orderBy`, `pageSize`, `skip`) and
  *   a `limit`, walks pages lazily and returns an array (empty when nothing matches);
@@ -33,7 +34,19 @@ import type { PlatformClient } from "./client/client";
 import type { ListParams, Page } from "./client/pagination";
 import { Paginator } from "./client/pagination";
 import * as S from "./client/schemas";
-import type { ApiAdvisory as Advisory, ApiGroup as Group, ApiIdentity as Identity, ApiRepo as Repo, ApiRole as Role, ApiRoleBinding as RoleBinding, ApiTag as Tag, Parser } from "./client/types";
+import type {
+  ApiAdvisory as Advisory,
+  ApiGroup as Group,
+  ApiIdentity as Identity,
+  ApiOverlay as Overlay,
+  ApiOverlayBinding as OverlayBinding,
+  ApiRepo as Repo,
+  ApiRole as Role,
+  ApiRoleBinding as RoleBinding,
+  ApiSubscription as Subscription,
+  ApiTag as Tag,
+  Parser,
+} from "./client/types";
 import { clientFromSettings } from "./clientFactory";
 import { resolveSettings } from "./config";
 
@@ -711,6 +724,184 @@ export async function getTag(args: GetTagArgs, client: PlatformClient = programC
 /** {@link getTag} with `Input` arguments and an `Output` result. */
 export function getTagOutput(args: pulumi.Input<InputArgs<GetTagArgs>>, client?: PlatformClient): pulumi.Output<Tag> {
   return outputOf<GetTagArgs, Tag>(args, (a) => getTag(a, client));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Overlays
+// ---------------------------------------------------------------------------------------------------------
+
+/** Arguments of {@link getOverlays}: the List parameters of `/registry/v2beta1/overlays` plus `limit`. Overlays are children of a group. */
+export interface GetOverlaysArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact overlay name. Default: any name. */
+  name?: string;
+}
+
+/**
+ * Lists package overlays, walking pages lazily (beta API versions only: the GA description keeps overlays beta).
+ * @returns overlays in `orderBy` order (default `uid`); empty when none match.
+ * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
+ * @example const overlays = await getOverlays({ childrenOf: teamUid });
+ */
+export async function getOverlays(args: GetOverlaysArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Overlay[]> {
+  const a = checkArgs("getOverlays", args, GROUPS_SPEC);
+  if (emptySet(a.ids)) return [];
+  return take(client.overlays.list(listParams(a)).pages(a.limit === undefined), a.limit);
+}
+
+/** {@link getOverlays} with `Input` arguments and an `Output` result. */
+export function getOverlaysOutput(args: pulumi.Input<InputArgs<GetOverlaysArgs>> = {}, client?: PlatformClient): pulumi.Output<Overlay[]> {
+  return outputOf<GetOverlaysArgs, Overlay[]>(args, (a) => getOverlays(a, client));
+}
+
+/** Arguments of {@link getOverlay}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetOverlayArgs {
+  /** The overlay's uid (one GET). */
+  uid?: string;
+  /** Exact overlay name (unique within a group, not across groups). */
+  name?: string;
+  /** uid of the group holding the overlay (`uidp.children_of`). Default: any group. */
+  parentUid?: string;
+}
+
+/**
+ * Gets one package overlay: by `uid`, or by filters that must match exactly one overlay.
+ * @throws TypeError when both or neither of `uid` and filters are given; LookupError when the filters match
+ *   none or several (listing their uids); NotFoundError when no overlay has that `uid`; other ApiErrors.
+ * @example const tools = await getOverlay({ name: "debug-tools", parentUid: teamUid });
+ */
+export async function getOverlay(args: GetOverlayArgs, client: PlatformClient = programClientFromConfig()): Promise<Overlay> {
+  const a = checkArgs("getOverlay", args, { uid: "string", name: "string", parentUid: "string" });
+  return single("getOverlay", ["overlay", "overlays"], a, ["name", "parentUid"], (uid) => client.overlays.get(uid), () => ({
+    pages: client.overlays.list(listParams({ ...pick(a, ["name"]), ...(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {}) })).pages(),
+  }));
+}
+
+/** {@link getOverlay} with `Input` arguments and an `Output` result. */
+export function getOverlayOutput(args: pulumi.Input<InputArgs<GetOverlayArgs>>, client?: PlatformClient): pulumi.Output<Overlay> {
+  return outputOf<GetOverlayArgs, Overlay>(args, (a) => getOverlay(a, client));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Overlay bindings
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Arguments of {@link getOverlayBindings}: the List parameters of `/registry/v2beta1/overlayBindings` plus
+ * `repoUid`, `overlayUid` (the List's `overlay` filter) and `limit`.
+ */
+export interface GetOverlayBindingsArgs extends PagingArgs, UidpFilterArgs {
+  /** Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`). */
+  repoUid?: string;
+  /** Only bindings of this overlay, by uid (the List's `overlay` filter). */
+  overlayUid?: string;
+}
+
+const BINDINGS_OF_OVERLAYS_SPEC: ArgSpec = { repoUid: "string", overlayUid: "string", ...UIDP, ...PAGING };
+
+function overlayBindingPaginator(fn: string, client: PlatformClient, a: GetOverlayBindingsArgs): Paginator<OverlayBinding> {
+  if (a.repoUid !== undefined && a.childrenOf !== undefined && a.repoUid !== a.childrenOf) {
+    throw new TypeError(`${fn}: repoUid and childrenOf name different parents ("${a.repoUid}", "${a.childrenOf}"); give one`);
+  }
+  const { repoUid, overlayUid, ...rest } = a;
+  return listWith(client, "registry", "overlayBindings", S.OverlayBinding, listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) }), { overlay: overlayUid });
+}
+
+/**
+ * Lists overlay bindings (each with its overlay expanded), walking pages lazily.
+ * @returns bindings in `orderBy` order (default `uid`); empty when none match.
+ * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
+ * @example const bindings = await getOverlayBindings({ overlayUid: tools.uid });
+ */
+export async function getOverlayBindings(args: GetOverlayBindingsArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<OverlayBinding[]> {
+  const a = checkArgs("getOverlayBindings", args, BINDINGS_OF_OVERLAYS_SPEC);
+  if (emptySet(a.ids)) return [];
+  return take(overlayBindingPaginator("getOverlayBindings", client, a).pages(), a.limit);
+}
+
+/** {@link getOverlayBindings} with `Input` arguments and an `Output` result. */
+export function getOverlayBindingsOutput(args: pulumi.Input<InputArgs<GetOverlayBindingsArgs>> = {}, client?: PlatformClient): pulumi.Output<OverlayBinding[]> {
+  return outputOf<GetOverlayBindingsArgs, OverlayBinding[]>(args, (a) => getOverlayBindings(a, client));
+}
+
+/** Arguments of {@link getOverlayBinding}: `uid`, or filters (`repoUid`, `overlayUid`); exactly one of the two. */
+export interface GetOverlayBindingArgs {
+  /** The binding's uid (one GET). */
+  uid?: string;
+  /** uid of the binding's repo. */
+  repoUid?: string;
+  /** uid of the bound overlay. */
+  overlayUid?: string;
+}
+
+/**
+ * Gets one overlay binding: by `uid`, or by filters that must match exactly one binding.
+ * @throws TypeError when both or neither of `uid` and filters are given; LookupError when the filters match
+ *   none or several (listing their uids); NotFoundError when no binding has that `uid`; other ApiErrors.
+ * @example const b = await getOverlayBinding({ repoUid: app.uid, overlayUid: tools.uid });
+ */
+export async function getOverlayBinding(args: GetOverlayBindingArgs, client: PlatformClient = programClientFromConfig()): Promise<OverlayBinding> {
+  const a = checkArgs("getOverlayBinding", args, { uid: "string", repoUid: "string", overlayUid: "string" });
+  return single("getOverlayBinding", ["overlay binding", "overlay bindings"], a, ["repoUid", "overlayUid"], (uid) => client.overlayBindings.get(uid), () => ({
+    pages: overlayBindingPaginator("getOverlayBinding", client, pick(a, ["repoUid", "overlayUid"]) as GetOverlayBindingsArgs).pages(),
+  }));
+}
+
+/** {@link getOverlayBinding} with `Input` arguments and an `Output` result. */
+export function getOverlayBindingOutput(args: pulumi.Input<InputArgs<GetOverlayBindingArgs>>, client?: PlatformClient): pulumi.Output<OverlayBinding> {
+  return outputOf<GetOverlayBindingArgs, OverlayBinding>(args, (a) => getOverlayBinding(a, client));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Subscriptions
+// ---------------------------------------------------------------------------------------------------------
+
+/** Arguments of {@link getSubscriptions}: the List parameters of `/events/v2beta1/subscriptions` plus `limit`. */
+export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {}
+
+/**
+ * Lists event subscriptions, walking pages lazily. A group's subscriptions are its children: `childrenOf: groupUid`.
+ * @returns subscriptions in `orderBy` order (default `uid`); empty when none match.
+ * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
+ * @example const hooks = await getSubscriptions({ childrenOf: teamUid });
+ */
+export async function getSubscriptions(args: GetSubscriptionsArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Subscription[]> {
+  const a = checkArgs("getSubscriptions", args, { ...UIDP, ...PAGING });
+  if (emptySet(a.ids)) return [];
+  return take(client.subscriptions.list(listParams(a)).pages(a.limit === undefined), a.limit);
+}
+
+/** {@link getSubscriptions} with `Input` arguments and an `Output` result. */
+export function getSubscriptionsOutput(args: pulumi.Input<InputArgs<GetSubscriptionsArgs>> = {}, client?: PlatformClient): pulumi.Output<Subscription[]> {
+  return outputOf<GetSubscriptionsArgs, Subscription[]>(args, (a) => getSubscriptions(a, client));
+}
+
+/** Arguments of {@link getSubscription}: `uid`, or filters (`parentUid`, `sink`); exactly one of the two. */
+export interface GetSubscriptionArgs {
+  /** The subscription's uid (one GET). */
+  uid?: string;
+  /** uid of the group (`uidp.children_of`). */
+  parentUid?: string;
+  /** The exact sink URL (filtered in this process: the List has no sink filter). */
+  sink?: string;
+}
+
+/**
+ * Gets one event subscription: by `uid`, or by filters that must match exactly one subscription.
+ * @throws TypeError when both or neither of `uid` and filters are given; LookupError when the filters match
+ *   none or several (listing their uids); NotFoundError when none has that `uid`; other ApiErrors.
+ * @example const hook = await getSubscription({ parentUid: teamUid, sink: "https://hooks.example.com/x" });
+ */
+export async function getSubscription(args: GetSubscriptionArgs, client: PlatformClient = programClientFromConfig()): Promise<Subscription> {
+  const a = checkArgs("getSubscription", args, { uid: "string", parentUid: "string", sink: "string" });
+  return single("getSubscription", ["subscription", "subscriptions"], a, ["parentUid", "sink"], (uid) => client.subscriptions.get(uid), () => ({
+    pages: client.subscriptions.list(listParams(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {})).pages(),
+    ...(a.sink !== undefined ? { keep: (s: Subscription) => s.sink === a.sink } : {}),
+  }));
+}
+
+/** {@link getSubscription} with `Input` arguments and an `Output` result. */
+export function getSubscriptionOutput(args: pulumi.Input<InputArgs<GetSubscriptionArgs>>, client?: PlatformClient): pulumi.Output<Subscription> {
+  return outputOf<GetSubscriptionArgs, Subscription>(args, (a) => getSubscription(a, client));
 }
 
 // ---------------------------------------------------------------------------------------------------------

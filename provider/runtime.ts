@@ -4,7 +4,6 @@
  * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds; never rename one.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ProviderImpl } from "./resources/common";
 import { accountAssociationProvider } from "./resources/accountAssociation";
 import { groupProvider } from "./resources/group";
 import { groupInviteProvider } from "./resources/groupInvite";
@@ -12,6 +11,11 @@ import { identityProviderProvider } from "./resources/identityProvider";
 import { roleProvider } from "./resources/role";
 import { identityProvider } from "./resources/identity";
 import { roleBindingProvider } from "./resources/roleBinding";
+import { repoProvider } from "./resources/repo";
+import { tagProvider } from "./resources/tag";
+import { overlayProvider } from "./resources/overlay";
+import { overlayBindingProvider } from "./resources/overlayBinding";
+import { subscriptionProvider } from "./resources/subscription";
 import type { ResourceKind } from "./resources/shim";
 import { currentSettings, setConfigLookup } from "./state";
 import { isUnknown, type Failure } from "./validation";
@@ -42,7 +46,7 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
 export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const cached = cache.get(kind);
   if (cached) return cached;
-  const impl = providers[kind] as unknown as pulumi.dynamic.ResourceProvider | undefined;
+  const impl: pulumi.dynamic.ResourceProvider | undefined = providers[kind];
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
   const p: pulumi.dynamic.ResourceProvider = { ...withCreateToken({ ...impl, check: engineCheck(impl.check!.bind(impl)) }), configure };
   cache.set(kind, p);
@@ -158,13 +162,21 @@ function withCreateToken(impl: pulumi.dynamic.ResourceProvider): pulumi.dynamic.
   };
 }
 
-/** Implementations by resource kind. */
-export const providers: Record<ResourceKind, ProviderImpl<never, never>> = {
-  Group: groupProvider as unknown as ProviderImpl<never, never>,
-  Identity: identityProvider as unknown as ProviderImpl<never, never>,
-  RoleBinding: roleBindingProvider as unknown as ProviderImpl<never, never>,
-  Role: roleProvider as unknown as ProviderImpl<never, never>,
-  IdentityProvider: identityProviderProvider as unknown as ProviderImpl<never, never>,
-  AccountAssociation: accountAssociationProvider as unknown as ProviderImpl<never, never>,
-  GroupInvite: groupInviteProvider as unknown as ProviderImpl<never, never>,
+/**
+ * Implementations by resource kind (each made once, from its declaration: `resources/declare.ts`). Typed as the
+ * SDK's provider, whose inputs are untyped, so no kind's table entry needs a cast.
+ */
+export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>> = {
+  Group: groupProvider,
+  Identity: identityProvider,
+  RoleBinding: roleBindingProvider,
+  Role: roleProvider,
+  IdentityProvider: identityProviderProvider,
+  AccountAssociation: accountAssociationProvider,
+  GroupInvite: groupInviteProvider,
+  Repo: repoProvider,
+  Tag: tagProvider,
+  Overlay: overlayProvider,
+  OverlayBinding: overlayBindingProvider,
+  Subscription: subscriptionProvider,
 };

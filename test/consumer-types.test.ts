@@ -72,6 +72,7 @@ import {
   Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite,
   getRoleOutput, getGroupOutput, getIdentity, getRoleBindingOutput, PlatformClient, PlatformError, ApiError,
   type ApiGroup, type ApiIdentity, type ApiRole,
+  Repo, Tag, Overlay, OverlayBinding, Subscription, getOverlayOutput, getSubscriptions, type ApiRepo,
 } from "platform-pulumi";
 import * as runtime from "platform-pulumi/dist/provider/runtime";
 
@@ -88,7 +89,17 @@ export const lastSeen: pulumi.Output<string> = bot.lastSeenTime;
 export const bindingRole: pulumi.Output<string> = getRoleBindingOutput({ uid: "x" }).apply((b) => b.role?.name ?? "");
 const existing: Group = Group.get("existing", orgUid);
 export const same: boolean = Group.isInstance(existing) && !Identity.isInstance(existing);
-const gets = [Role.get, RoleBinding.get, IdentityProvider.get, AccountAssociation.get, GroupInvite.get];
+const gets = [Role.get, RoleBinding.get, IdentityProvider.get, AccountAssociation.get, GroupInvite.get, Repo.get, Tag.get, Overlay.get, OverlayBinding.get, Subscription.get];
+const app = new Repo("app", { parentUid: team.uid, name: "app", catalogTier: "CATALOG_TIER_BASE", customOverlay: { environment: { A: "1" } }, readme: "# app" });
+const mirror = new Repo("mirror", { parentUid: team.uid, name: "mirror", syncConfig: { source: app.uid } });
+export const syncedFrom: pulumi.Output<string | undefined> = mirror.syncState.apply((s) => s?.source);
+new Tag("latest", { repoUid: app.uid, name: "latest", digest: "sha256:x" });
+const tools = new Overlay("tools", { parentUid: team.uid, name: "tools", config: { contents: { packages: ["curl"] } } });
+export const bound: pulumi.Output<string> = new OverlayBinding("b2", { repoUid: app.uid, overlay: tools.uid, tags: ["latest"] }).overlayUid;
+export const sink: pulumi.Output<string> = new Subscription("hook", { parentUid: team.uid, sink: "https://h.example" }).sink;
+export const packages: pulumi.Output<string[] | undefined> = getOverlayOutput({ uid: "x" }).config.apply((c) => c.contents?.packages);
+export const hookCount: Promise<number> = getSubscriptions({ childrenOf: orgUid }).then((s) => s.length);
+export const tier = (r: ApiRepo): string | undefined => r.catalogTier ?? r.sync_config?.source;
 async function typed(): Promise<string> {
   const i: ApiIdentity = await getIdentity({ uid: "x" });
   const g: ApiGroup = { uid: "u", name: "n", description: "", verified: false, resourceLimits: {} };

@@ -3,9 +3,9 @@
  * do, so it holds for an object made by another copy of this package and never confuses two kinds.
  */
 import { describe, expect, it } from "vitest";
-import { AccountAssociation, Group, GroupInvite, Identity, IdentityProvider, Role, RoleBinding } from "../provider/index";
+import { AccountAssociation, Group, GroupInvite, Identity, IdentityProvider, Overlay, OverlayBinding, Repo, Role, RoleBinding, Subscription, Tag } from "../provider/index";
 
-const CLASSES = { Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite };
+const CLASSES = { Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite, Repo, Tag, Overlay, OverlayBinding, Subscription };
 
 describe("isInstance", () => {
   it.each(Object.entries(CLASSES))("%s.isInstance accepts its own type token only", (kind, cls) => {

@@ -68,4 +68,71 @@ describe("org file", () => {
     const p = problems("groups:\n  - name: eng\n  - name: eng\n");
     expect(p[0]).toMatch(/duplicate group path "eng"/);
   });
+
+  it("keeps the fixture valid with the new sections absent (they default to empty)", () => {
+    const org = parseOrgFile(fixture, "org.yaml", roles);
+    expect(org).toMatchObject({ roles: [], repos: [], subscriptions: [] });
+  });
+
+  const layout = [
+    "groups: [{ name: eng, groups: [{ name: web }] }]",
+    "identities:",
+    "  - { name: bot, group: eng/web, claimMatch: { issuer: 'https://i', subject: s } }",
+  ];
+
+  it("reads custom roles, repos (synced and with a README) and subscriptions; a binding may name a file role", () => {
+    const org = parseOrgFile(
+      [
+        ...layout,
+        "roles:",
+        "  - { name: image-pusher, group: eng, capabilities: [repo.list, CAP_TAG_CREATE, tag.create] }",
+        "bindings:",
+        "  - { identity: eng/web/bot, group: eng/web, role: image-pusher }",
+        "repos:",
+        "  - { name: web-app, group: eng/web, readme: '# web' }",
+        "  - { name: nginx, group: eng, syncConfig: { source: chainguard/nginx } }",
+        "subscriptions:",
+        "  - { group: eng, sink: 'https://hooks.example.com/eng' }",
+      ].join("\n"),
+      "org.yaml",
+      roles,
+    );
+    expect(org.roles).toEqual([{ name: "image-pusher", group: "eng", capabilities: ["CAP_REPO_LIST", "CAP_TAG_CREATE"], path: "eng/image-pusher" }]);
+    expect(org.repos.map((r) => r.path)).toEqual(["eng/web/web-app", "eng/nginx"]);
+    expect(org.repos[1]!.syncConfig).toEqual({ source: "chainguard/nginx" });
+    expect(org.subscriptions).toEqual([{ group: "eng", sink: "https://hooks.example.com/eng" }]);
+  });
+
+  it("reports every problem in the new sections with its line and path", () => {
+    const p = problems(
+      [
+        ...layout,
+        "roles:",
+        "  - { name: pusher, group: eng/web, capabilities: [repo.fly] }",
+        "bindings:",
+        "  - { identity: eng/web/bot, group: eng, role: pusher }",
+        "repos:",
+        "  - { name: Web App, group: eng }",
+        "  - { name: mirror, group: nope, syncConfig: { source: chainguard/nginx }, readme: hi }",
+        "  - { name: dup, group: eng }",
+        "  - { name: dup, group: eng }",
+        "subscriptions:",
+        "  - { group: eng, sink: 'http://hooks.example.com' }",
+      ].join("\n"),
+    );
+    expect(p).toEqual([
+      expect.stringMatching(/^org\.yaml:5:\d+: roles\[0\]\.capabilities\[0\]: "repo\.fly" is not a capability/),
+      expect.stringMatching(/^org\.yaml:7:\d+: bindings\[0\]\.role: role "pusher" is defined at eng\/web, not at "eng" or above it$/),
+      expect.stringMatching(/^org\.yaml:9:\d+: repos\[0\]\.name: repo name "Web App" must be an OCI repository name/),
+      expect.stringMatching(/^org\.yaml:10:\d+: repos\[1\]\.group: no group at path "nope"/),
+      expect.stringMatching(/^org\.yaml:10:\d+: repos\[1\]\.readme: a repo with a syncConfig has its README synced from the source/),
+      expect.stringMatching(/^org\.yaml:12:\d+: repos\[3\]\.name: duplicate repo "eng\/dup"/),
+      expect.stringMatching(/^org\.yaml:14:\d+: subscriptions\[0\]\.sink: sink "http:\/\/hooks\.example\.com" must use the https scheme, not http$/),
+    ]);
+  });
+
+  it("reports unknown keys in a repo's syncConfig", () => {
+    const p = problems([...layout, "repos:", "  - { name: m, group: eng, syncConfig: { source: a/b, gracePeriod: true } }"].join("\n"));
+    expect(p[0]).toMatch(/repos\[0\]\.syncConfig: Unrecognized key: "gracePeriod"/);
+  });
 });

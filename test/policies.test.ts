@@ -8,12 +8,16 @@ import {
   allowedIssuers,
   descriptionRequired,
   groupNameFormat,
+  identityBoundAboveItsGroup,
   identityIssuerHttps,
   identityNameFormat,
   identitySubjectNotWildcard,
   matchesAnything,
   noOwnerAtRoot,
   policies,
+  repoSyncSourceAllowed,
+  sourceAllowed,
+  subscriptionSinkHttps,
 } from "../policies/rules";
 
 const ROOT = "a".repeat(40);
@@ -36,7 +40,7 @@ function violations(policy: ResourceValidationPolicy, kind: string, props: Recor
 }
 
 describe("policy pack", () => {
-  it("has the seven policies with the required enforcement levels", () => {
+  it("has the ten policies with the required enforcement levels", () => {
     expect(Object.fromEntries(policies.map((p) => [p.name, p.enforcementLevel]))).toEqual({
       "group-name-format": "mandatory",
       "identity-name-format": "mandatory",
@@ -45,6 +49,9 @@ describe("policy pack", () => {
       "no-owner-at-root": "advisory",
       "description-required": "advisory",
       "allowed-issuers": "mandatory",
+      "repo-sync-source-allowed": "mandatory",
+      "subscription-sink-https": "mandatory",
+      "identity-bound-above-its-group": "advisory",
     });
   });
 });
@@ -119,5 +126,47 @@ describe("allowed-issuers", () => {
     expect(violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://token.actions.githubusercontent.com" } }, cfg)).toEqual([]);
     expect(violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://evil.example" } }, cfg)[0]).toMatch(/not one of the allowed issuers/);
     expect(violations(allowedIssuers, "Identity", { claimMatch: { issuerPattern: "^https://.*$" } }, cfg)[0]).toMatch(/cannot be checked/);
+  });
+});
+
+describe("repo-sync-source-allowed", () => {
+  const cfg = { sources: ["chainguard/nginx", "cgr.dev/chainguard/*"] };
+  it("checks nothing until sources are configured, and passes repos that do not sync", () => {
+    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "anyone/anything" } })).toEqual([]);
+    expect(violations(repoSyncSourceAllowed, "Repo", { name: "app" }, cfg)).toEqual([]);
+  });
+  it("passes a listed source (exact or by prefix*) and names the source and the list otherwise", () => {
+    expect(sourceAllowed("cgr.dev/chainguard/python", cfg.sources)).toBe(true);
+    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx" } }, cfg)).toEqual([]);
+    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "docker.io/library/nginx" } }, cfg)).toEqual([
+      'repo "m" syncs from "docker.io/library/nginx", which is not one of the allowed sources: chainguard/nginx, cgr.dev/chainguard/*',
+    ]);
+    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx-fips" } }, cfg)).toHaveLength(1);
+  });
+});
+
+describe("subscription-sink-https", () => {
+  it("passes an https sink and flags anything else, quoting it", () => {
+    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "https://hooks.example.com/x" })).toEqual([]);
+    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "http://hooks.example.com/x" })).toEqual([
+      'subscription sink "http://hooks.example.com/x" is not an https URL; events would travel unencrypted or nowhere',
+    ]);
+    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "hooks.example.com" })).toHaveLength(1);
+    expect(violations(subscriptionSinkHttps, "Group", { sink: "http://x" })).toEqual([]);
+  });
+});
+
+describe("identity-bound-above-its-group", () => {
+  const GRANDCHILD = `${CHILD}/fedcba9876543210`;
+  it("flags a binding at an ancestor of the identity's group, naming both groups and the takeover", () => {
+    const [v] = violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: ROOT, identityUid: `${GRANDCHILD}/1111111111111111`, roleUid: "r", role: { name: "editor" } });
+    expect(v).toMatch(new RegExp(`lives in group ${GRANDCHILD} but is granted role editor at ${ROOT}, above it: anyone who may edit identities in ${GRANDCHILD}`));
+    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: CHILD, identityUid: `${GRANDCHILD}/1111111111111111`, roleUid: "r" })).toHaveLength(1);
+  });
+  it("passes a binding at the identity's own group or below, in another branch, and for users", () => {
+    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: CHILD, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
+    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: GRANDCHILD, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
+    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: `${ROOT}/2222222222222222`, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
+    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: ROOT, identityUid: "b".repeat(40) })).toEqual([]);
   });
 });

@@ -139,11 +139,24 @@ export function maskPaths(rawMask: string | undefined, body: Record<string, unkn
     .map((p) => p.trim().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()))
     .filter((p) => p !== "");
   if (paths.includes("*")) return [...writable];
-  const bad = paths.filter((p) => !writable.includes(p.split(".")[0] ?? ""));
+  // A path names a field in its camelCase form; a field whose JSON name is snake_case (a repo's `sync_config`)
+  // is found by that camelCase form too, and the path is returned in the field's own spelling.
+  const byCamel = new Map(writable.map((w) => [toCamel(w), w]));
+  const resolved = paths.map((p) => {
+    const [head = "", ...rest] = p.split(".");
+    const field = byCamel.get(head);
+    return field === undefined ? undefined : [field, ...rest].join(".");
+  });
+  const bad = paths.filter((_p, i) => resolved[i] === undefined);
   if (bad.length > 0) {
     throw invalidArgument(bad.map((p) => ({ field: "update_mask", description: `unknown field path "${p}"; allowed: ${writable.join(", ")}, *` })));
   }
-  return paths;
+  return resolved as string[];
+}
+
+/** The lowerCamelCase form of a snake_case name (`sync_config` → `syncConfig`); camelCase names are unchanged. */
+export function toCamel(name: string): string {
+  return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** Applies the masked paths of `body` onto a copy of `current`; a path absent from the body clears it. */
@@ -177,7 +190,11 @@ export function updateMaskOf(req: FastifyRequest): string | undefined {
 
 /** The `{uid=**}` tail of a wildcard route, validated as a UIDP. @throws StatusError INVALID_ARGUMENT. */
 export function uidParam(req: FastifyRequest, field = "uid"): string {
-  const uid = (req.params as Record<string, string>)["*"] ?? "";
+  return checkUid((req.params as Record<string, string>)["*"] ?? "", field);
+}
+
+/** `uid` when it is a UIDP. @throws StatusError INVALID_ARGUMENT naming `field`. */
+export function checkUid(uid: string, field = "uid"): string {
   if (!isUidp(uid)) {
     throw invalidArgument([{ field, description: `"${uid}" is not a UIDP (40 hex chars, then "/" + 16 hex chars per level)` }]);
   }

@@ -2,7 +2,7 @@
  * `/iam/{version}/groups`: list, get, create under a parent, PATCH with and without updateMask, delete.
  *
  * A group cannot be deleted while anything lives under it (child groups, identities, role bindings, identity
- * providers, invites, custom roles, repos, its account association): FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation whose
+ * providers, invites, custom roles, repos, overlays, event subscriptions, its account association): FAILED_PRECONDITION with a `RESOURCE_NOT_EMPTY` violation whose
  * description names the kinds of children left. Duplicate names under one parent are allowed, as on the real
  * service (whose name lookups can return several).
  */
@@ -13,7 +13,7 @@ import { isChild, newChildUid, parentOf } from "../uidp";
 import { checkName, checkOptionalString, timestamp } from "./common";
 
 /** Collections whose rows live directly under a group, counted as its children. */
-const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "identityProviders", "groupInvites", "roles", "repos"];
+const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "identityProviders", "groupInvites", "roles", "repos", "overlays", "subscriptions"];
 
 /**
  * Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`; scans only the uid range. The

@@ -1,13 +1,19 @@
 /**
- * The org description file: a YAML layout of groups (nested), workload identities and role bindings, read and
- * checked completely before any resource is declared, so a malformed file fails with the line and path of
- * every problem and creates nothing.
+ * The org description file: a YAML layout of groups (nested), workload identities, custom roles, role bindings,
+ * image repos and event subscriptions, read and checked completely before any resource is declared, so a
+ * malformed file fails with the line and path of every problem and creates nothing.
  *
  * ```yaml
- * groups:     [{ name, description?, uid?, groups?: [ ...same shape, nested ] }]
- * identities: [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
- * bindings:   [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
+ * groups:        [{ name, description?, uid?, groups?: [ ...same shape, nested ] }]
+ * identities:    [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
+ * roles:         [{ name, group: "<group path>", description?, uid?, capabilities: ["<dotted or CAP_ name>", ...] }]  # optional
+ * bindings:      [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
+ * repos:         [{ name, group, description?, uid?, syncConfig?: { source, amazon?, google?, azure? }, readme? }]   # optional
+ * subscriptions: [{ group, sink: "<https URL>", uid? }]                                                            # optional
  * ```
+ *
+ * A binding's role is a built-in role's name or a role of this file, which must be defined at the binding's group
+ * or above it. A repo with a `syncConfig` takes its README from the source, so it may not give one.
  *
  * `uid` names an existing object for the program to adopt (`adoptUid`) instead of creating one; `platform-pulumi
  * export --format yaml` writes it for every object (issue 13).
@@ -15,6 +21,9 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
+import { wireName } from "../../provider/capabilities";
+import { repoNameProblem } from "../../provider/resources/repo";
+import { sinkProblem } from "../../provider/resources/subscription";
 import { nameProblem } from "../../provider/validation";
 
 /** A group in the file, with its nested groups. */
@@ -48,7 +57,25 @@ const OrgFileSchema = z.strictObject({
       }),
     )
     .default([]),
+  roles: z
+    .array(z.strictObject({ name: z.string(), group: z.string(), description: z.string().optional(), uid: z.string().optional(), capabilities: z.array(z.string()) }))
+    .default([]),
   bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string(), uid: z.string().optional() })).default([]),
+  repos: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        group: z.string(),
+        description: z.string().optional(),
+        uid: z.string().optional(),
+        syncConfig: z
+          .strictObject({ source: z.string(), amazon: z.string().optional(), google: z.string().optional(), azure: z.string().optional() })
+          .optional(),
+        readme: z.string().optional(),
+      }),
+    )
+    .default([]),
+  subscriptions: z.array(z.strictObject({ group: z.string(), sink: z.string(), uid: z.string().optional() })).default([]),
 });
 
 /** A parsed, checked org file. */
@@ -70,7 +97,12 @@ export interface FlatGroup {
 export interface OrgLayout {
   groups: FlatGroup[];
   identities: Array<OrgFile["identities"][number] & { path: string }>;
+  /** Custom roles, with `path` (`<group path>/<role name>`) and capabilities in wire form. */
+  roles: Array<OrgFile["roles"][number] & { path: string }>;
   bindings: OrgFile["bindings"];
+  /** Repos, with `path` (`<group path>/<repo name>`). */
+  repos: Array<OrgFile["repos"][number] & { path: string }>;
+  subscriptions: OrgFile["subscriptions"];
 }
 
 /** Every problem in an org file, each as `<file>:<line>:<col>: <path>: <what is wrong>`. */
@@ -158,14 +190,68 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
     return { ...id, path };
   });
 
+  const groupRef = (path: Array<string | number>, g: string) => {
+    if (!groupPaths.has(g)) at(path, `no group at path "${g}"; known: ${known(groupPaths)}`);
+  };
+  const rolePaths = new Set<string>();
+  const fileRoles = new Map<string, string[]>(); // role name → the group paths it is defined at
+  const roles = org.roles.map((r, i) => {
+    const bad = nameProblem(r.name);
+    if (bad) at(["roles", i, "name"], `role name ${bad}`);
+    groupRef(["roles", i, "group"], r.group);
+    const wire: string[] = [];
+    if (r.capabilities.length === 0) at(["roles", i, "capabilities"], "a role needs at least one capability");
+    r.capabilities.forEach((c, j) => {
+      const w = wireName(c);
+      if (w === undefined) at(["roles", i, "capabilities", j], `"${c}" is not a capability (dotted, e.g. groups.list, or wire form, e.g. CAP_IAM_GROUPS_LIST)`);
+      else wire.push(w);
+    });
+    const path = `${r.group}/${r.name}`;
+    if (rolePaths.has(path)) at(["roles", i, "name"], `duplicate role path "${path}"`);
+    rolePaths.add(path);
+    fileRoles.set(r.name, [...(fileRoles.get(r.name) ?? []), r.group]);
+    return { ...r, capabilities: [...new Set(wire)].sort(), path };
+  });
+
   org.bindings.forEach((b, i) => {
     if (!identityPaths.has(b.identity)) at(["bindings", i, "identity"], `no identity at path "${b.identity}"; known: ${known(identityPaths)}`);
-    if (!groupPaths.has(b.group)) at(["bindings", i, "group"], `no group at path "${b.group}"; known: ${known(groupPaths)}`);
-    if (knownRoles && !knownRoles.has(b.role)) at(["bindings", i, "role"], `no role named "${b.role}"; roles: ${[...knownRoles].join(", ")}`);
+    groupRef(["bindings", i, "group"], b.group);
+    const definedAt = fileRoles.get(b.role);
+    if (definedAt) {
+      // A custom role is visible at its own group and below.
+      if (!definedAt.some((g) => b.group === g || b.group.startsWith(`${g}/`))) {
+        at(["bindings", i, "role"], `role "${b.role}" is defined at ${definedAt.join(", ")}, not at "${b.group}" or above it`);
+      }
+    } else if (knownRoles && !knownRoles.has(b.role)) {
+      at(["bindings", i, "role"], `no role named "${b.role}"; roles: ${[...knownRoles, ...fileRoles.keys()].join(", ")}`);
+    }
+  });
+
+  const repoPaths = new Set<string>();
+  const repos = org.repos.map((r, i) => {
+    const bad = repoNameProblem(r.name);
+    if (bad) at(["repos", i, "name"], `repo name ${bad}`);
+    groupRef(["repos", i, "group"], r.group);
+    if (r.syncConfig && r.syncConfig.source.trim() === "") at(["repos", i, "syncConfig", "source"], "source must name the repo to sync from (uid, org/repo or host/org/repo)");
+    if (r.syncConfig && r.readme !== undefined) at(["repos", i, "readme"], "a repo with a syncConfig has its README synced from the source; remove readme");
+    const path = `${r.group}/${r.name}`;
+    if (repoPaths.has(path)) at(["repos", i, "name"], `duplicate repo "${path}" (repo names are unique in a group)`);
+    repoPaths.add(path);
+    return { ...r, path };
+  });
+
+  const sinks = new Set<string>();
+  org.subscriptions.forEach((s, i) => {
+    groupRef(["subscriptions", i, "group"], s.group);
+    const bad = sinkProblem(s.sink);
+    if (bad) at(["subscriptions", i, "sink"], `sink ${bad}`);
+    const key = `${s.group} ${s.sink}`;
+    if (sinks.has(key)) at(["subscriptions", i, "sink"], `duplicate subscription of "${s.group}" to ${s.sink}`);
+    sinks.add(key);
   });
 
   if (problems.length > 0) throw new OrgFileError(file, problems);
-  return { groups, identities, bindings: org.bindings };
+  return { groups, identities, roles, bindings: org.bindings, repos, subscriptions: org.subscriptions };
 }
 
 /** Reads and checks an org file from disk. @throws OrgFileError; Error when the file cannot be read. */

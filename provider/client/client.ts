@@ -346,6 +346,62 @@ export interface RoleBindingFields {
   roleUid: string;
 }
 
+/** Writable fields of a repo (OpenAPI `Repo`; the sync settings under their JSON name `sync_config`). */
+export interface RepoFields {
+  name: string;
+  description?: string;
+  aliases?: string[];
+  activeTags?: string[];
+  bundles?: string[];
+  catalogTier?: string;
+  customOverlay?: Api.ApiCustomOverlay;
+  sync_config?: { source: string; amazon?: string; google?: string; azure?: string };
+}
+
+/** Writable fields of a tag (create only: the API has no PATCH for tags). */
+export interface TagFields {
+  name: string;
+  digest: string;
+  bundles?: string[];
+  deprecated?: boolean;
+}
+
+/** Writable fields of an overlay (create only): a name and a packages-only config. */
+export interface OverlayFields {
+  name: string;
+  config: { contents: { packages: string[] } };
+}
+
+/** The create body of an overlay binding: the overlay by uid or name, and the exact tags. */
+export interface OverlayBindingFields {
+  overlay: string;
+  tags: string[];
+}
+
+/** Writable fields of an event subscription (create only): the https sink. */
+export interface SubscriptionFields {
+  sink: string;
+}
+
+/** `/registry/<v>/repos`, with the `readme` sub-resource of each repo. */
+export class RepoCollection extends Collection<Api.ApiRepo, RepoFields> {
+  /**
+   * Reads a repo's README (`GET /repos/{uid}/readme`); `content` is `""` when it has none.
+   * @throws NotFoundError when the repo does not exist.
+   */
+  getReadme(uid: string): Promise<Api.ApiRepoReadme> {
+    return this.transport.send("GET", `${this.path}/${pathUid(uid, "uid")}/readme`, S.RepoReadme);
+  }
+
+  /**
+   * Sets a repo's README (`PATCH /repos/{uid}/readme?updateMask=content`); `""` removes it.
+   * @throws InvalidArgumentError when the repo syncs from another (its README is the source's); NotFoundError.
+   */
+  patchReadme(uid: string, content: string): Promise<Api.ApiRepoReadme> {
+    return this.transport.send("PATCH", `${this.path}/${pathUid(uid, "uid")}/readme`, S.RepoReadme, { body: { content }, query: { updateMask: "content" } });
+  }
+}
+
 /** The Platform API v2 client: one property per collection. */
 export class PlatformClient {
   /** The transport, for requests this class has no method for. */
@@ -364,10 +420,16 @@ export class PlatformClient {
   readonly accountAssociations: Collection<Api.ApiAccountAssociation, Record<string, unknown>>;
   /** `/iam/<v>/groupInvites` (create, get, list, delete) */
   readonly groupInvites: Collection<Api.ApiGroupInvite, Record<string, unknown>>;
-  /** `/registry/<v>/repos` (read-only here) */
-  readonly repos: ReadableCollection<Api.ApiRepo>;
-  /** `/registry/<v>/tags` (read-only here) */
-  readonly tags: ReadableCollection<Api.ApiTag>;
+  /** `/registry/<v>/repos` (create, get, list, PATCH, delete; the README through `getReadme` / `patchReadme`) */
+  readonly repos: RepoCollection;
+  /** `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH: `patch` answers UNIMPLEMENTED) */
+  readonly tags: Collection<Api.ApiTag, TagFields>;
+  /** `/registry/<v>/overlays` (create under a group, get, list, delete; no PATCH; beta versions only) */
+  readonly overlays: Collection<Api.ApiOverlay, OverlayFields>;
+  /** `/registry/<v>/overlayBindings` (create under a repo, get, list, delete; no PATCH; beta versions only) */
+  readonly overlayBindings: Collection<Api.ApiOverlayBinding, OverlayBindingFields>;
+  /** `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH) */
+  readonly subscriptions: Collection<Api.ApiSubscription, SubscriptionFields>;
   /** `/vulnerabilities/<v>/advisories` (read-only) */
   readonly advisories: ReadableCollection<Api.ApiAdvisory>;
 
@@ -380,8 +442,11 @@ export class PlatformClient {
     this.identityProviders = new Collection(t, "iam", "identityProviders", S.IdentityProvider);
     this.accountAssociations = new Collection(t, "iam", "accountAssociations", S.AccountAssociation);
     this.groupInvites = new Collection(t, "iam", "groupInvites", S.GroupInvite);
-    this.repos = new ReadableCollection(t, "registry", "repos", S.Repo);
-    this.tags = new ReadableCollection(t, "registry", "tags", S.Tag);
+    this.repos = new RepoCollection(t, "registry", "repos", S.Repo);
+    this.tags = new Collection(t, "registry", "tags", S.Tag);
+    this.overlays = new Collection(t, "registry", "overlays", S.Overlay);
+    this.overlayBindings = new Collection(t, "registry", "overlayBindings", S.OverlayBinding);
+    this.subscriptions = new Collection(t, "events", "subscriptions", S.Subscription);
     this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory);
   }
 

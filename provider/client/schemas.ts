@@ -110,11 +110,89 @@ export const RoleBinding: z.ZodType<Api.ApiRoleBinding> = z.looseObject({
   role: Ref.optional(),
 });
 
-/** A registry repo. */
+const File = z.looseObject({ name: z.string().default(""), content: z.string().default("") });
+
+/** registry.v2beta1.CustomOverlay (a repo's `customOverlay`, an overlay's `config`). */
+export const CustomOverlay: z.ZodType<Api.ApiCustomOverlay> = z.looseObject({
+  contents: z
+    .looseObject({ packages: z.array(z.string()).optional(), runtimeRepositories: z.array(z.string()).optional(), runtimeKeyring: z.array(File).optional() })
+    .optional(),
+  environment: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  accounts: z
+    .looseObject({
+      runAs: z.string().optional(),
+      users: z
+        .array(
+          z.looseObject({
+            username: z.string().default(""),
+            uid: z.number().optional(),
+            gid: z.number().optional(),
+            groupName: z.string().optional(),
+            homeDir: z.string().optional(),
+            shell: z.string().optional(),
+          }),
+        )
+        .optional(),
+      groups: z.array(z.looseObject({ groupname: z.string().default(""), gid: z.number().optional(), members: z.array(z.string()).optional() })).optional(),
+    })
+    .optional(),
+  certificates: z.looseObject({ providers: z.array(z.string()).optional(), additional: z.array(File).optional() }).optional(),
+});
+
+/** registry.v2beta1.SyncConfig as returned (`source` a repo uid; the service's own members optional). */
+export const SyncConfig: z.ZodType<Api.ApiSyncConfig> = z.looseObject({
+  source: z.string().default(""),
+  amazon: z.string().optional(),
+  google: z.string().optional(),
+  azure: z.string().optional(),
+  expirationTime: z.string().optional(),
+  gracePeriod: z.boolean().optional(),
+  uniqueTags: z.boolean().optional(),
+  apkoOverlay: z.string().optional(),
+});
+
+/** A registry repo. An unknown catalog tier is kept as sent (the enum may grow). */
 export const Repo: z.ZodType<Api.ApiRepo> = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
+  aliases: z.array(z.string()).optional(),
+  activeTags: z.array(z.string()).optional(),
+  bundles: z.array(z.string()).optional(),
+  catalogTier: z.string().optional(),
+  customOverlay: CustomOverlay.optional(),
+  sync_config: SyncConfig.optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+
+/** A repo's README. */
+export const RepoReadme: z.ZodType<Api.ApiRepoReadme> = z.looseObject({ uid: z.string().default(""), content: z.string().default("") });
+
+/** A package overlay under a group. */
+export const Overlay: z.ZodType<Api.ApiOverlay> = z.looseObject({
+  uid: z.string(),
+  name: z.string(),
+  config: CustomOverlay.default({}),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+
+/** An overlay bound to a repo under exact tags. */
+export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = z.looseObject({
+  uid: z.string(),
+  repo: z.string().optional(),
+  tags: z.array(z.string()).default([]),
+  overlay: z.looseObject({ uid: z.string(), name: z.string().optional(), config: CustomOverlay.optional() }).optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+});
+
+/** A webhook subscription under a group. */
+export const Subscription: z.ZodType<Api.ApiSubscription> = z.looseObject({
+  uid: z.string(),
+  sink: z.string().default(""),
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
@@ -268,6 +346,10 @@ export type Identity = Api.ApiIdentity;
 export type Role = Api.ApiRole;
 export type RoleBinding = Api.ApiRoleBinding;
 export type Repo = Api.ApiRepo;
+export type RepoReadme = Api.ApiRepoReadme;
+export type Overlay = Api.ApiOverlay;
+export type OverlayBinding = Api.ApiOverlayBinding;
+export type Subscription = Api.ApiSubscription;
 export type IdentityProvider = Api.ApiIdentityProvider;
 export type AccountAssociation = Api.ApiAccountAssociation;
 export type GroupInvite = Api.ApiGroupInvite;

@@ -182,17 +182,158 @@ export interface ApiRoleBinding {
   role?: ApiBindingRef | undefined;
 }
 
-/** A registry repo as the API returns it. */
+/**
+ * registry.v2beta1.CatalogTier: the catalog tier a repo belongs to (OpenAPI `Repo.catalogTier`), by enum name.
+ * `CATALOG_TIER_UNSPECIFIED` when none is set.
+ */
+export type CatalogTier =
+  | "CATALOG_TIER_UNSPECIFIED"
+  | "CATALOG_TIER_APPLICATION"
+  | "CATALOG_TIER_BASE"
+  | "CATALOG_TIER_FIPS"
+  | "CATALOG_TIER_AI"
+  | "CATALOG_TIER_DEVTOOLS"
+  | "CATALOG_TIER_COMMERCIAL";
+
+/** A `{name, content}` file of a custom overlay (an APK signing key or a PEM certificate). */
+export interface ApiOverlayFile {
+  /** File name. */
+  name: string;
+  /** PEM-encoded content. */
+  content: string;
+}
+
+/**
+ * registry.v2beta1.CustomOverlay: apko image customizations applied when a repo's images are rebuilt (a repo's
+ * `customOverlay`; an overlay's `config`, which carries `contents.packages` only).
+ */
+export interface ApiCustomOverlay {
+  /** Image contents: packages to append, runtime APK repositories and signing keys. */
+  contents?:
+    | {
+        /** Packages to append to the image. */
+        packages?: string[] | undefined;
+        /** APK repository URLs written to /etc/apk/repositories (replacing the defaults). */
+        runtimeRepositories?: string[] | undefined;
+        /** APK signing public keys written to /etc/apk/keys. */
+        runtimeKeyring?: ApiOverlayFile[] | undefined;
+      }
+    | undefined;
+  /** Environment variables set in the image; keys starting `CHAINGUARD_` are refused by the API. */
+  environment?: Record<string, string> | undefined;
+  /** OCI annotations; keys starting `dev.chainguard.` or `org.opencontainers.` are refused by the API. */
+  annotations?: Record<string, string> | undefined;
+  /** Accounts: the run-as user, users and groups to add. */
+  accounts?:
+    | {
+        /** Run-as user. */
+        runAs?: string | undefined;
+        /** Users to add (`username` required; ids are int32). */
+        users?: Array<{ username: string; uid?: number | undefined; gid?: number | undefined; groupName?: string | undefined; homeDir?: string | undefined; shell?: string | undefined }> | undefined;
+        /** Groups to add (`groupname` required). */
+        groups?: Array<{ groupname: string; gid?: number | undefined; members?: string[] | undefined }> | undefined;
+      }
+    | undefined;
+  /** Certificates: provider packages and additional PEM certificates. */
+  certificates?: { providers?: string[] | undefined; additional?: ApiOverlayFile[] | undefined } | undefined;
+}
+
+/**
+ * registry.v2beta1.SyncConfig as the API returns it (the repo's `sync_config`): `source` is always a repo UIDP in
+ * responses; `expirationTime`, `gracePeriod`, `uniqueTags` and `apkoOverlay` are set by the service.
+ */
+export interface ApiSyncConfig {
+  /** The source repo's uid (a catalog name or image reference given on write is stored as the uid). */
+  source: string;
+  /** AWS ECR repository images are also synced to. */
+  amazon?: string | undefined;
+  /** Google Artifact Registry repository images are also synced to. */
+  google?: string | undefined;
+  /** Azure ACR repository images are also synced to. */
+  azure?: string | undefined;
+  /** When syncing stops, RFC 3339 (14 days after creation by default). Set by the service. */
+  expirationTime?: string | undefined;
+  /** Whether the EOL grace period is on (the organization's setting). Set by the service. */
+  gracePeriod?: boolean | undefined;
+  /** Whether exported tags are uniquely labelled (the organization's setting). Set by the service. */
+  uniqueTags?: boolean | undefined;
+  /** The apko overlay applied on rebuilds during sync. Set by the service. */
+  apkoOverlay?: string | undefined;
+}
+
+/** A registry repo as the API returns it (OpenAPI `registry.v2beta1.Repo`). */
 export interface ApiRepo {
   /** The repo's uid (its group's uid + `/` + 16 hex characters). */
   uid: string;
-  /** Name, e.g. `nginx`. */
+  /** Name, e.g. `nginx` (an OCI repository name: the last part of the image reference). */
   name: string;
   /** Description; `""` when none. */
   description: string;
+  /** Equivalent image names; `[]` when none. A synced repo shows its source's. */
+  aliases?: string[] | undefined;
+  /** Actively maintained tags; `[]` when none. A synced repo shows its source's. */
+  activeTags?: string[] | undefined;
+  /** Sales grouping labels; `[]` when none. A synced repo shows its source's. */
+  bundles?: string[] | undefined;
+  /** Catalog tier, a {@link CatalogTier} name (kept as sent when the enum grows); a synced repo shows its source's. */
+  catalogTier?: string | undefined;
+  /** Custom apko overlay applied on rebuilds; absent when none. */
+  customOverlay?: ApiCustomOverlay | undefined;
+  /** Sync settings (JSON name `sync_config`, as the OpenAPI spells it); absent for a repo that does not sync. */
+  sync_config?: ApiSyncConfig | undefined;
   /** Creation time, RFC 3339; absent when the server sends none. */
   createTime?: string | undefined;
   /** Last update time, RFC 3339; absent when the server sends none. */
+  updateTime?: string | undefined;
+}
+
+/** A repo's README (OpenAPI `RepoReadme`, the `/repos/{uid}/readme` sub-resource). */
+export interface ApiRepoReadme {
+  /** The repo's uid. */
+  uid: string;
+  /** Raw Markdown; `""` when the repo has none. A synced repo's README is its source's. */
+  content: string;
+}
+
+/** A named, reusable package overlay under a group (OpenAPI `registry.v2beta1.Overlay`). */
+export interface ApiOverlay {
+  /** The overlay's uid (its group's uid + `/` + 16 hex characters). */
+  uid: string;
+  /** Name, unique among the group's overlays. */
+  name: string;
+  /** Its content, rendered packages-only: `{ contents: { packages } }`. */
+  config: ApiCustomOverlay;
+  /** Creation time, RFC 3339, when the server sends one. */
+  createTime?: string | undefined;
+  /** Last update time, RFC 3339, when the server sends one. */
+  updateTime?: string | undefined;
+}
+
+/** An overlay bound to one repo under exact tags (OpenAPI `registry.v2beta1.OverlayBinding`). */
+export interface ApiOverlayBinding {
+  /** The binding's uid (its repo's uid + `/` + 16 hex characters). */
+  uid: string;
+  /** uid of the repo it applies to. */
+  repo?: string | undefined;
+  /** The exact tag names it applies to. */
+  tags: string[];
+  /** The overlay, expanded inline (uid, name, packages-only config). */
+  overlay?: { uid: string; name?: string | undefined; config?: ApiCustomOverlay | undefined } | undefined;
+  /** Creation time, RFC 3339, when the server sends one. */
+  createTime?: string | undefined;
+  /** Last update time, RFC 3339, when the server sends one. */
+  updateTime?: string | undefined;
+}
+
+/** A webhook subscription under a group (OpenAPI `events.v2beta1.Subscription`). */
+export interface ApiSubscription {
+  /** The subscription's uid (its group's uid + `/` + 16 hex characters). */
+  uid: string;
+  /** The https URL events are delivered to. */
+  sink: string;
+  /** Creation time, RFC 3339, when the server sends one (the OpenAPI lists none). */
+  createTime?: string | undefined;
+  /** Last update time, RFC 3339, when the server sends one. */
   updateTime?: string | undefined;
 }
 

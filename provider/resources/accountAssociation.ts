@@ -7,12 +7,11 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
-import { changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { isUnknown, optionalStringProblem } from "../validation";
+import { logInfo, useIdAsUid } from "./common";
 import { isNotFound } from "../client/errors";
+import { createOnly, declareResource, mutable, parent } from "./declare";
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "./lifecycle";
-import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Cloud accounts an association can name. */
@@ -61,106 +60,71 @@ export interface AccountAssociationOutputs extends AccountAssociationInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description", ...ACCOUNT_KINDS] as const;
-
-function outputs(a: ApiAssoc, local: Partial<AccountAssociationInputs> = {}): AccountAssociationOutputs {
-  const out: AccountAssociationOutputs = { ...a, groupUid: a.uid, name: a.name, description: a.description, createTime: a.createTime ?? "", updateTime: a.updateTime ?? "" };
-  if (local.adopt !== undefined) out.adopt = local.adopt;
-  return out;
-}
-
-function inputsOf(o: AccountAssociationOutputs): AccountAssociationInputs {
-  const i: AccountAssociationInputs = { groupUid: o.groupUid, name: o.name, description: o.description };
-  for (const k of ACCOUNT_KINDS) if (o[k] !== undefined) i[k] = o[k] as Record<string, unknown>;
-  if (o.adopt !== undefined) i.adopt = o.adopt;
-  return i;
-}
-
-function body(i: AccountAssociationInputs): Record<string, unknown> {
-  const b: Record<string, unknown> = { name: i.name, description: i.description };
-  for (const k of ACCOUNT_KINDS) if (i[k] !== undefined) b[k] = i[k];
-  return b;
-}
+const accountAssociation = declareResource<AccountAssociationInputs, AccountAssociationOutputs, ApiAssoc>({
+  kind: "AccountAssociation",
+  what: "account association",
+  collection: (c) => c.accountAssociations,
+  fields: {
+    // The association's uid is its group's uid (one per group).
+    groupUid: parent({ fromServer: (_v, api) => api["uid"] }),
+    name: mutable({ check: optionalStringProblem, default: "" }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    amazon: mutable({
+      nested: (v, f) => {
+        const account = (v as Record<string, unknown>)["account"];
+        if (!isUnknown(v) && !isUnknown(account) && !/^\d{12}$/.test(String(account ?? ""))) f.add("amazon.account", `must be a 12-digit AWS account id, got ${JSON.stringify(account)}`);
+      },
+    }),
+    google: mutable(),
+    azure: mutable(),
+    github: mutable(),
+    chainguard: mutable(),
+    adopt: createOnly(),
+  },
+  server: { createTime: "", updateTime: "" },
+  hooks: {
+    check(news, f) {
+      if (!ACCOUNT_KINDS.some((k) => news[k] !== undefined)) f.add("amazon", `give at least one of ${ACCOUNT_KINDS.join(", ")}`);
+    },
+    /** `adopt: true` takes the group's existing association (its uid is the group's) instead of failing with ALREADY_EXISTS. */
+    adopt: async (inputs, client) => (inputs.adopt ? client.accountAssociations.get(inputs.groupUid) : undefined),
+    /**
+     * The uid is the group's, so an ambiguous failure is settled by one GET; the ownership marker in the
+     * description tells this create's association from one another writer made in the same instant.
+     */
+    async create(inputs, client) {
+      const what = `account association of group ${inputs.groupUid}`;
+      const token = createTokenOf(inputs);
+      const body: Record<string, unknown> = { name: inputs.name };
+      for (const k of ACCOUNT_KINDS) if (inputs[k] !== undefined) body[k] = inputs[k];
+      const created = await createSafely({
+        what,
+        parentUid: inputs.groupUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.accountAssociations.create(inputs.groupUid, { ...body, description: markDescription(inputs.description, token) }),
+        recover: async (_started, _ended, err) => {
+          let found: ApiAssoc;
+          try {
+            found = await client.accountAssociations.get(inputs.groupUid);
+          } catch (e) {
+            if (isNotFound(e)) return { retry: true };
+            throw e;
+          }
+          if (markerToken(found.description) === token) return { adopt: found };
+          throw new Error(
+            `${what}: the create failed ambiguously (${(err as Error).message}) and the group has an account association this create did not make (another writer's); declare it with adopt: true to manage it, or delete it, then run \`pulumi up\` again`,
+            { cause: err },
+          );
+        },
+      });
+      return restoreDescription(client.accountAssociations, what, created, inputs.description, logInfo);
+    },
+  },
+});
 
 /** The AccountAssociation provider implementation (runs in the provider process). */
-export const accountAssociationProvider: ProviderImpl<AccountAssociationInputs, AccountAssociationOutputs> = {
-  /** Validates every field before any API call. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures().add("groupUid", uidpProblem(n["groupUid"])).add("name", optionalStringProblem(n["name"])).add("description", optionalStringProblem(n["description"]));
-    if (!ACCOUNT_KINDS.some((k) => n[k] !== undefined)) f.add("amazon", `give at least one of ${ACCOUNT_KINDS.join(", ")}`);
-    const amazon = n["amazon"] as Record<string, unknown> | undefined;
-    if (amazon && !isUnknown(amazon) && !isUnknown(amazon["account"]) && !/^\d{12}$/.test(String(amazon["account"] ?? ""))) {
-      f.add("amazon.account", `must be a 12-digit AWS account id, got ${JSON.stringify(amazon["account"])}`);
-    }
-    const inputs: AccountAssociationInputs = { groupUid: n["groupUid"] as string, name: (n["name"] as string | undefined) ?? "", description: (n["description"] as string | undefined) ?? "" };
-    for (const k of ACCOUNT_KINDS) if (n[k] !== undefined) inputs[k] = n[k] as Record<string, unknown>;
-    if (n["adopt"] !== undefined) inputs.adopt = n["adopt"] as boolean;
-    return { inputs, failures: f.list };
-  },
-
-  /** `groupUid` replaces; the rest update in place. */
-  async diff(_id, olds, news) {
-    return fieldDiff<keyof AccountAssociationInputs>(olds, news, ["groupUid"], MUTABLE);
-  },
-
-  /** Creates the group's association (or adopts the existing one with `adopt`). */
-  async create(inputs) {
-    const client = getClient();
-    if (inputs.adopt) {
-      const existing = outputs(await client.accountAssociations.get(inputs.groupUid), inputs);
-      const mask = changedFields<keyof AccountAssociationInputs>(existing, inputs, MUTABLE);
-      const a = mask.length ? outputs(await client.accountAssociations.patch(inputs.groupUid, body(inputs), mask), inputs) : existing;
-      logInfo(`adopted the account association of group ${inputs.groupUid}`);
-      return { id: a.uid, outs: a };
-    }
-    // The uid is the group's, so an ambiguous failure is settled by one GET; the ownership marker in the
-    // description tells this create's association from one another writer made in the same instant.
-    const what = `account association of group ${inputs.groupUid}`;
-    const token = createTokenOf(inputs);
-    const created = await createSafely({
-      what,
-      parentUid: inputs.groupUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.accountAssociations.create(inputs.groupUid, { ...body(inputs), description: markDescription(inputs.description, token) }),
-      recover: async (_started, _ended, err) => {
-        let found: ApiAssoc;
-        try {
-          found = await client.accountAssociations.get(inputs.groupUid);
-        } catch (e) {
-          if (isNotFound(e)) return { retry: true };
-          throw e;
-        }
-        if (markerToken(found.description) === token) return { adopt: found };
-        throw new Error(
-          `${what}: the create failed ambiguously (${(err as Error).message}) and the group has an account association this create did not make (another writer's); declare it with adopt: true to manage it, or delete it, then run \`pulumi up\` again`,
-          { cause: err },
-        );
-      },
-    });
-    const a = await restoreDescription(client.accountAssociations, what, created, inputs.description, logInfo);
-    return { id: a.uid, outs: outputs(a, inputs) };
-  },
-
-  /** Current server state; NOT_FOUND reports it gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().accountAssociations, id), props ?? {});
-      return { id, props: outs, inputs: inputsOf(outs) };
-    });
-  },
-
-  /** PATCHes exactly the changed fields. */
-  async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (_b, mask) => outputs(await getClient().accountAssociations.patch(id, body(news), mask), news));
-  },
-
-  /** Deletes the association (a missing one is success). */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().accountAssociations.delete(id));
-  },
-};
+export const accountAssociationProvider = accountAssociation.provider;
 
 /**
  * A group's cloud-account association.
@@ -183,7 +147,7 @@ export class AccountAssociation extends PlatformResource {
    * @example const org = AccountAssociation.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): AccountAssociation {
-    return new AccountAssociation(name, readArgs<AccountAssociationArgs>(["groupUid", "name", "description", "amazon", "google", "azure", "github", "chainguard"]), { ...opts, id: uid });
+    return new AccountAssociation(name, readArgs<AccountAssociationArgs>(accountAssociation.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -203,7 +167,7 @@ export class AccountAssociation extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("AccountAssociation", name, { uid: undefined, createTime: undefined, updateTime: undefined, ...args }, opts);
+    super("AccountAssociation", name, accountAssociation.props(args), accountAssociation.options(opts));
     useIdAsUid(this);
   }
 }

@@ -135,3 +135,17 @@ export async function adoptExisting<T extends { uid: string }>(what: string, uid
   if (parent !== expectedParent) throw new Error(`adoptUid: ${what} ${uid} lives under ${parent}, not under ${expectedParent} as declared`);
   return row;
 }
+
+/**
+ * Refuses to adopt an object of a kind the API cannot change in place (no PATCH) when a declared field differs
+ * from the object's: the next diff would replace, that is delete, the object just adopted.
+ * @throws Error naming each differing field with both values.
+ */
+export function refuseDifferingAdoption(what: string, existing: object, inputs: object, keys: readonly string[]): void {
+  const e = existing as Record<string, unknown>;
+  const i = inputs as Record<string, unknown>;
+  const differ = keys.filter((k) => canonical(e[k]) !== canonical(i[k]));
+  if (differ.length === 0) return;
+  const list = differ.map((k) => `${k} is ${canonical(e[k])}, declared ${canonical(i[k])}`).join("; ");
+  throw new Error(`adoptUid: ${what} ${String(e["uid"] ?? "")} differs from the declaration (${list}), and the API cannot change it in place; declare its values, or let Pulumi create a new one`);
+}

@@ -9,11 +9,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiGroup, ApiResourceLimits } from "../client/types";
-import { getClient } from "../state";
-import { Failures, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { adoptExisting, changedFields, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely, createTokenOf, deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
-import { batchedGet } from "./readBatch";
+import { nameProblem, optionalStringProblem, uidpProblem } from "../validation";
+import { logInfo, useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
+import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -54,96 +53,29 @@ export interface GroupOutputs extends GroupInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description"] as const;
-/** Inputs that change no server field: a change updates the state only. */
-const LOCAL = ["deleteTimeoutSeconds"] as const;
-
-function outputs(g: ApiGroup, local: Partial<GroupInputs> = {}): GroupOutputs {
-  return {
-    ...g,
-    parentUid: parentOfUid(g.uid),
-    description: g.description,
-    createTime: g.createTime ?? "",
-    updateTime: g.updateTime ?? "",
-    verified: g.verified,
-    resourceLimits: g.resourceLimits,
-    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
-    ...(local.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: local.deleteTimeoutSeconds } : {}),
-  };
-}
-
-/** The inputs that would produce `o`: output-only fields (uid, times, verified, resourceLimits) never become inputs. */
-function inputsOf(o: GroupOutputs): GroupInputs {
-  return {
-    parentUid: o.parentUid,
-    name: o.name,
-    description: o.description ?? "",
-    ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
-    ...(o.deleteTimeoutSeconds !== undefined ? { deleteTimeoutSeconds: o.deleteTimeoutSeconds } : {}),
-  };
-}
+const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
+  kind: "Group",
+  what: "group",
+  collection: (c) => c.groups,
+  fields: {
+    parentUid: parent(),
+    name: mutable({ check: nameProblem }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    adoptUid: createOnly({ check: uidpProblem }),
+    deleteTimeoutSeconds: stateOnly(),
+  },
+  // Output only: never inputs, never a diff (the schema defaults verified and resourceLimits).
+  server: { createTime: "", updateTime: "", verified: undefined, resourceLimits: undefined },
+  hooks: {
+    // Children created right after their new parent may be refused while the service catches up (lifecycle.ts).
+    afterCreate: (g) => noteCreated(g.uid),
+    // Waits out RESOURCE_NOT_EMPTY until the delete timeout (children deleted in parallel); NOT_FOUND is done.
+    delete: (id, props, client) => deleteGroupPatiently(client, id, props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS, client.transport.retry, logInfo),
+  },
+});
 
 /** The Group provider implementation (runs in the provider process). */
-export const groupProvider: ProviderImpl<GroupInputs, GroupOutputs> = {
-  /** Validates every field before any API call; reports all failures at once. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures()
-      .add("parentUid", uidpProblem(n["parentUid"]))
-      .add("name", nameProblem(n["name"]))
-      .add("description", optionalStringProblem(n["description"]));
-    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
-    const inputs: GroupInputs = {
-      parentUid: n["parentUid"] as string,
-      name: n["name"] as string,
-      description: (n["description"] as string | undefined) ?? "",
-      ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
-      ...(n["deleteTimeoutSeconds"] !== undefined ? { deleteTimeoutSeconds: n["deleteTimeoutSeconds"] as number } : {}),
-    };
-    return { inputs, failures: f.list };
-  },
-
-  /** `parentUid` replaces; `name` and `description` update in place; `deleteTimeoutSeconds` updates the state. */
-  async diff(_id, olds, news) {
-    return fieldDiff<keyof GroupInputs>(olds, news, ["parentUid"], [...MUTABLE, ...LOCAL]);
-  },
-
-  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
-  async create(inputs) {
-    const client = getClient();
-    if (inputs.adoptUid) {
-      const existing = await adoptExisting("group", inputs.adoptUid, inputs.parentUid, (uid) => client.groups.get(uid));
-      const current = outputs(existing, inputs);
-      const mask = changedFields<keyof GroupInputs>(current, inputs, MUTABLE);
-      const g = mask.length ? await client.groups.patch(existing.uid, { name: inputs.name, description: inputs.description }, mask) : existing;
-      logInfo(`adopted group ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
-      return { id: g.uid, outs: outputs(g, inputs) };
-    }
-    const g = await createNamedSafely(client.groups, "group", inputs.parentUid, inputs.name, { name: inputs.name, description: inputs.description }, createTokenOf(inputs), logInfo);
-    noteCreated(g.uid);
-    return { id: g.uid, outs: outputs(g, inputs) };
-  },
-
-  /** Current server state; NOT_FOUND reports the group gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().groups, id), props ?? {});
-      return { id, props: outs, inputs: inputsOf(outs) };
-    });
-  },
-
-  /** PATCHes exactly the changed fields. */
-  async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().groups.patch(id, body, mask), news));
-  },
-
-  /** Deletes the group, waiting for children to go until the delete timeout; NOT_FOUND counts as done. */
-  async delete(id, props) {
-    const client = getClient();
-    const timeout = props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS;
-    await deleteGroupPatiently(client, id, timeout, client.transport.retry, logInfo);
-  },
-};
+export const groupProvider = group.provider;
 
 /**
  * An IAM group.
@@ -168,7 +100,7 @@ export class Group extends PlatformResource {
    * @example const org = Group.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Group {
-    return new Group(name, readArgs<GroupArgs>(["parentUid", "name", "description"]), { ...opts, id: uid });
+    return new Group(name, readArgs<GroupArgs>(group.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -207,9 +139,7 @@ export class Group extends PlatformResource {
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
-    super("Group", name,
-      { uid: undefined, createTime: undefined, updateTime: undefined, verified: undefined, resourceLimits: undefined, description: undefined, ...args, ...(deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}) },
-      opts);
+    super("Group", name, group.props(args, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}), group.options(opts));
     useIdAsUid(this);
   }
 }

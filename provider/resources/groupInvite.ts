@@ -7,11 +7,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiGroupInvite as ApiInvite } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown, optionalStringProblem, uidpProblem } from "../validation";
-import { canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { isUnknown, optionalStringProblem, uidpProblem } from "../validation";
+import { logInfo, useIdAsUid } from "./common";
+import { declareResource, parent, replace } from "./declare";
 import { candidatesInWindow, createSafely } from "./lifecycle";
-import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link GroupInvite}. */
@@ -47,8 +46,6 @@ export interface GroupInviteOutputs extends GroupInviteInputs {
   [serverField: string]: unknown;
 }
 
-const FIELDS = ["parentUid", "roleUid", "ttl", "email", "singleUse"] as const;
-
 /** Parses `"72h"`, `"1h30m"`, `"90s"`, `"3600"` to whole seconds, or undefined. */
 export function ttlSeconds(v: unknown): number | undefined {
   if (typeof v !== "string") return undefined;
@@ -64,116 +61,80 @@ export function ttlSeconds(v: unknown): number | undefined {
   return used === s.length && total > 0 ? total : undefined;
 }
 
-function outputs(i: ApiInvite, inputs: GroupInviteInputs, code: string): GroupInviteOutputs {
-  return {
-    ...i,
-    ...inputs,
-    parentUid: parentOfUid(i.uid),
-    code,
-    expirationTime: i.expirationTime ?? "",
-    createTime: i.createTime ?? "",
-    keyId: i.keyId ?? "",
-  };
-}
+const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiInvite>({
+  kind: "GroupInvite",
+  what: "group invite",
+  collection: (c) => c.groupInvites,
+  // The API has no PATCH for invites: every field replaces.
+  fields: {
+    parentUid: parent(),
+    roleUid: replace({ check: uidpProblem, fromServer: (v, _api, local) => v ?? local["roleUid"] ?? "" }),
+    ttl: replace({
+      check: (v) => (isUnknown(v) || ttlSeconds(v) !== undefined ? undefined : `must be a duration such as "72h", "30m" or "3600s", got ${JSON.stringify(v)}`),
+      normalize: (v) => `${ttlSeconds(v) ?? 0}s`,
+      // The server returns the expiry, not the ttl: kept from the inputs (the prior state on read).
+      fromServer: (_v, _api, local) => local["ttl"] ?? "",
+    }),
+    email: replace({
+      check: (v) => optionalStringProblem(v) ?? (typeof v === "string" && v !== "" && !/^[^@\s]+@[^@\s]+$/.test(v) ? `"${v}" is not an email address` : undefined),
+      default: "",
+    }),
+    singleUse: replace({ default: false, fromServer: (v, _api, local) => v ?? local["singleUse"] ?? false }),
+  },
+  // `code` is only in the create response: kept from then on (hooks.outputs), secret.
+  server: { code: undefined, expirationTime: "", createTime: "", keyId: "" },
+  secretOutputs: ["code"],
+  hooks: {
+    outputs: (o, api, local) => ({ ...o, code: api.code ?? local.code ?? "" }),
+    /** An invite past its expirationTime is replaced too; no check ever fails because of time. */
+    diff(olds, _news, d) {
+      const replaces = [...(d.replaces ?? [])];
+      const expiry = Date.parse(olds.expirationTime ?? "");
+      if (!Number.isNaN(expiry) && expiry <= Date.now()) replaces.push("expirationTime");
+      return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+    },
+    async create(inputs, client) {
+      const body = { roleUid: inputs.roleUid, ttl: inputs.ttl, singleUse: inputs.singleUse, ...(inputs.email ? { email: inputs.email } : {}) };
+      const what = `group invite for role ${inputs.roleUid}${inputs.email ? ` to ${inputs.email}` : ""}`;
+      const ttlMs = (ttlSeconds(inputs.ttl) ?? 0) * 1000;
+      return createSafely({
+        what,
+        parentUid: inputs.parentUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.groupInvites.create(inputs.parentUid, body),
+        // An invite's code is only in the create response, so a copy whose answer was lost can never be adopted:
+        // find it (same role, email and single-use flag, created during the attempt, expiring ttl after its
+        // creation) and delete it, then send the create again. Never two live invites for one declared invite.
+        recover: async (started, ended, err) => {
+          const lost = await candidatesInWindow(client.transport, started, ended, async () =>
+            (await client.groupInvites.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter(
+              (x) =>
+                x.roleUid === inputs.roleUid &&
+                (x.email ?? "") === (inputs.email ?? "") &&
+                (x.singleUse ?? false) === (inputs.singleUse ?? false) &&
+                Math.abs(Date.parse(x.expirationTime ?? "") - Date.parse(x.createTime ?? "") - ttlMs) <= 2000,
+            ),
+          );
+          if (lost.length > 1) {
+            throw new Error(
+              `${what}: the create failed ambiguously (${(err as Error).message}) and ${lost.length} matching invites were created under ${inputs.parentUid} during the attempt (${lost.map((x) => x.uid).join(", ")}); another writer may have made some, so none was deleted: delete the ones nobody holds a code for, then run \`pulumi up\` again`,
+              { cause: err },
+            );
+          }
+          for (const copy of lost) {
+            logInfo(`${what}: invite ${copy.uid} was created by an attempt whose answer (and code) was lost; deleting it before sending the create again`);
+            await client.groupInvites.delete(copy.uid);
+          }
+          return { retry: true };
+        },
+      });
+    },
+  },
+});
 
 /** The GroupInvite provider implementation (runs in the provider process). */
-export const groupInviteProvider: ProviderImpl<GroupInviteInputs, GroupInviteOutputs> = {
-  /** Validates the fields (never against the clock). */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures().add("parentUid", uidpProblem(n["parentUid"])).add("roleUid", uidpProblem(n["roleUid"])).add("email", optionalStringProblem(n["email"]));
-    const ttl = n["ttl"];
-    const secs = ttlSeconds(ttl);
-    if (!isUnknown(ttl) && secs === undefined) f.add("ttl", `must be a duration such as "72h", "30m" or "3600s", got ${JSON.stringify(ttl)}`);
-    const email = n["email"];
-    if (typeof email === "string" && email !== "" && !/^[^@\s]+@[^@\s]+$/.test(email)) f.add("email", `"${email}" is not an email address`);
-    return {
-      inputs: {
-        parentUid: n["parentUid"] as string,
-        roleUid: n["roleUid"] as string,
-        ttl: isUnknown(ttl) ? (ttl as string) : `${secs ?? 0}s`,
-        email: (email as string | undefined) ?? "",
-        singleUse: (n["singleUse"] as boolean | undefined) ?? false,
-      },
-      failures: f.list,
-    };
-  },
-
-  /** Any change replaces (no PATCH for invites); so does an expired invite. */
-  async diff(_id, olds, news) {
-    const replaces: string[] = FIELDS.filter((k) => canonical(olds[k]) !== canonical(news[k]));
-    const expiry = Date.parse(olds.expirationTime ?? "");
-    if (!Number.isNaN(expiry) && expiry <= Date.now()) replaces.push("expirationTime");
-    return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
-  },
-
-  /** Creates the invite; the code comes only from this response. */
-  async create(inputs) {
-    const client = getClient();
-    const body = { roleUid: inputs.roleUid, ttl: inputs.ttl, singleUse: inputs.singleUse, ...(inputs.email ? { email: inputs.email } : {}) };
-    const what = `group invite for role ${inputs.roleUid}${inputs.email ? ` to ${inputs.email}` : ""}`;
-    const ttlMs = (ttlSeconds(inputs.ttl) ?? 0) * 1000;
-    const i = await createSafely({
-      what,
-      parentUid: inputs.parentUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.groupInvites.create(inputs.parentUid, body),
-      // An invite's code is only in the create response, so a copy whose answer was lost can never be adopted:
-      // find it (same role, email and single-use flag, created during the attempt, expiring ttl after its
-      // creation) and delete it, then send the create again. Never two live invites for one declared invite.
-      recover: async (started, ended, err) => {
-        const lost = await candidatesInWindow(client.transport, started, ended, async () =>
-          (await client.groupInvites.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter(
-            (x) =>
-              x.roleUid === inputs.roleUid &&
-              (x.email ?? "") === (inputs.email ?? "") &&
-              (x.singleUse ?? false) === (inputs.singleUse ?? false) &&
-              Math.abs(Date.parse(x.expirationTime ?? "") - Date.parse(x.createTime ?? "") - ttlMs) <= 2000,
-          ),
-        );
-        if (lost.length > 1) {
-          throw new Error(
-            `${what}: the create failed ambiguously (${(err as Error).message}) and ${lost.length} matching invites were created under ${inputs.parentUid} during the attempt (${lost.map((x) => x.uid).join(", ")}); another writer may have made some, so none was deleted: delete the ones nobody holds a code for, then run \`pulumi up\` again`,
-            { cause: err },
-          );
-        }
-        for (const copy of lost) {
-          logInfo(`${what}: invite ${copy.uid} was created by an attempt whose answer (and code) was lost; deleting it before sending the create again`);
-          await client.groupInvites.delete(copy.uid);
-        }
-        return { retry: true };
-      },
-    });
-    return { id: i.uid, outs: outputs(i, inputs, i.code ?? "") };
-  },
-
-  /** Current server state (the code is kept from state); NOT_FOUND (deleted or expired away) reports it gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const i = await batchedGet(getClient().groupInvites, id);
-      const prior = (props ?? {}) as Partial<GroupInviteOutputs>;
-      const inputs: GroupInviteInputs = {
-        parentUid: parentOfUid(i.uid),
-        roleUid: i.roleUid ?? prior.roleUid ?? "",
-        ttl: prior.ttl ?? "",
-        email: i.email,
-        singleUse: i.singleUse ?? prior.singleUse ?? false,
-      };
-      return { id, props: outputs(i, inputs, prior.code ?? ""), inputs };
-    });
-  },
-
-  /** Never called with a real change (every change replaces); keeps the state as it is. */
-  async update(_id, olds, news) {
-    return { outs: { ...olds, ...news } };
-  },
-
-  /** Deletes the invite; NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().groupInvites.delete(id));
-  },
-};
+export const groupInviteProvider = groupInvite.provider;
 
 /**
  * An invitation into a group.
@@ -197,7 +158,7 @@ export class GroupInvite extends PlatformResource {
    * @example const org = GroupInvite.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): GroupInvite {
-    return new GroupInvite(name, readArgs<GroupInviteArgs>(["parentUid", "roleUid", "ttl", "email", "singleUse"]), { ...opts, id: uid });
+    return new GroupInvite(name, readArgs<GroupInviteArgs>(groupInvite.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -219,9 +180,7 @@ export class GroupInvite extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the invite. @param opts resource options. */
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super("GroupInvite", name,
-      { uid: undefined, code: undefined, expirationTime: undefined, keyId: undefined, createTime: undefined, ...args },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "code"] });
+    super("GroupInvite", name, groupInvite.props(args), groupInvite.options(opts));
     useIdAsUid(this);
   }
 }

@@ -8,11 +8,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem } from "../validation";
-import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely, createTokenOf } from "./lifecycle";
-import { batchedGet } from "./readBatch";
+import { isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem, type Failures } from "../validation";
+import { useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent } from "./declare";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /**
@@ -111,7 +109,6 @@ export interface IdentityOutputs extends IdentityInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description", ...RELATIONSHIP_KINDS] as const;
 const PAIRS = [
   ["issuer", "issuerPattern", true],
   ["subject", "subjectPattern", true],
@@ -204,114 +201,58 @@ function awsFailures(v: unknown, f: Failures): void {
   for (const k of ["arnPattern", "userIdPattern"]) f.add(`awsIdentity.${k}`, re2Problem(o[k]));
 }
 
-function outputs(i: ApiIdentity, local: Partial<IdentityInputs> = {}): IdentityOutputs {
-  const { claimMatch: _c, staticKeys: _s, awsIdentity: _a, servicePrincipal: _p, ...rest } = i;
-  return {
-    ...rest,
-    ...relationshipOf(i),
-    parentUid: parentOfUid(i.uid),
-    description: i.description,
-    createTime: i.createTime ?? "",
-    updateTime: i.updateTime ?? "",
-    lastSeenTime: i.lastSeenTime,
-    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
-  };
+/** Relationship values in check's normal form: objects without unset or empty entries. */
+function normalizeRelationship(v: unknown): unknown {
+  return typeof v === "object" && v !== null ? normalizeClaimMatch(v as Record<string, unknown>) : v;
 }
 
-/** The inputs that would produce `o`: output-only fields (uid, times, lastSeenTime) never become inputs. */
-function inputsOf(o: IdentityOutputs): IdentityInputs {
-  return {
-    parentUid: o.parentUid,
-    name: o.name,
-    description: o.description ?? "",
-    ...relationshipOf(o),
-    ...(o.adoptUid !== undefined ? { adoptUid: o.adoptUid } : {}),
-  };
-}
-
-function body(i: IdentityInputs): Record<string, unknown> {
-  return { name: i.name, description: i.description, ...relationshipOf(i) };
-}
-
-/** The Identity provider implementation (runs in the provider process). */
-export const identityProvider: ProviderImpl<IdentityInputs, IdentityOutputs> = {
-  /** Validates every field before any API call; reports all failures at once. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures()
-      .add("parentUid", uidpProblem(n["parentUid"]))
-      .add("name", nameProblem(n["name"]))
-      .add("description", optionalStringProblem(n["description"]));
-    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
-    const set = RELATIONSHIP_KINDS.filter((k) => n[k] !== undefined && n[k] !== null);
-    if (set.length === 0) f.add("claimMatch", `one of ${RELATIONSHIP_KINDS.join(", ")} is required`);
-    else if (set.length > 1) f.add(set[1]!, `only one of ${RELATIONSHIP_KINDS.join(", ")} may be set, got ${set.join(" and ")}`);
-    if (n["claimMatch"] !== undefined) claimMatchFailures(n["claimMatch"], f);
-    staticKeysFailures(n["staticKeys"], f);
-    awsFailures(n["awsIdentity"], f);
-    const sp = n["servicePrincipal"];
-    if (sp !== undefined && !isUnknown(sp) && !SERVICE_PRINCIPALS.includes(sp as string)) {
-      f.add("servicePrincipal", `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}`);
-    }
-    const rel: Partial<IdentityInputs> = {};
-    for (const k of set) {
-      const v = n[k];
-      (rel as Record<string, unknown>)[k] = typeof v === "object" && v !== null ? normalizeClaimMatch(v as Record<string, unknown>) : v;
-    }
-    const inputs: IdentityInputs = {
-      parentUid: n["parentUid"] as string,
-      name: n["name"] as string,
-      description: (n["description"] as string | undefined) ?? "",
-      ...rel,
-      ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
-    };
-    return { inputs, failures: f.list };
+const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
+  kind: "Identity",
+  what: "identity",
+  collection: (c) => c.identities,
+  fields: {
+    parentUid: parent(),
+    name: mutable({ check: nameProblem }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    claimMatch: mutable({ nested: claimMatchFailures, normalize: normalizeRelationship }),
+    staticKeys: mutable({ nested: staticKeysFailures, normalize: normalizeRelationship }),
+    awsIdentity: mutable({ nested: awsFailures, normalize: normalizeRelationship }),
+    servicePrincipal: mutable({
+      check: (sp) => (sp === undefined || isUnknown(sp) || SERVICE_PRINCIPALS.includes(sp as string) ? undefined : `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}`),
+    }),
+    adoptUid: createOnly({ check: uidpProblem }),
   },
-
-  /** `parentUid` or a switch of relationship kind replaces; a change within the kind, `name` or `description` updates. */
-  async diff(_id, olds, news) {
-    const d = fieldDiff<keyof IdentityInputs>(olds, news, ["parentUid"], MUTABLE);
-    const before = kindOf(olds);
-    const after = kindOf(news);
-    if (before !== after && after !== undefined) return { changes: true, replaces: [...(d.replaces ?? []), after] };
-    return d;
-  },
-
-  /** All-or-nothing: if it throws, nothing was created. */
-  async create(inputs) {
-    const client = getClient();
-    if (inputs.adoptUid) {
-      const existing = outputs(await adoptExisting("identity", inputs.adoptUid, inputs.parentUid, (uid) => client.identities.get(uid)), inputs);
+  // lastSeenTime moves on its own: output only, never an input, never a diff.
+  server: { createTime: "", updateTime: "", lastSeenTime: undefined },
+  hooks: {
+    /** Exactly one relationship kind (a one-of on the wire). */
+    check(n, f) {
+      const set = RELATIONSHIP_KINDS.filter((k) => n[k] !== undefined && n[k] !== null);
+      if (set.length === 0) f.add("claimMatch", `one of ${RELATIONSHIP_KINDS.join(", ")} is required`);
+      else if (set.length > 1) f.add(set[1]!, `only one of ${RELATIONSHIP_KINDS.join(", ")} may be set, got ${set.join(" and ")}`);
+    },
+    /** A switch of relationship kind replaces; a change within the kind updates. */
+    diff(olds, news, d) {
+      const before = kindOf(olds);
+      const after = kindOf(news);
+      return before !== after && after !== undefined ? { changes: true, replaces: [...(d.replaces ?? []), after] } : d;
+    },
+    /** Only the relationship the identity has, normalized, so server-filled blanks never show as drift. */
+    outputs(o, api) {
+      const { claimMatch: _c, staticKeys: _s, awsIdentity: _a, servicePrincipal: _p, ...rest } = o;
+      return { ...rest, ...relationshipOf(api) } as IdentityOutputs;
+    },
+    toWire: (i) => ({ name: i.name, description: i.description, ...relationshipOf(i) }),
+    checkAdopted(existing, inputs) {
       if (kindOf(existing) !== kindOf(inputs)) {
         throw new Error(`adoptUid: identity ${existing.uid} is a ${kindOf(existing) ?? "user"} identity, not ${kindOf(inputs)} as declared`);
       }
-      const mask = changedFields<keyof IdentityInputs>(existing, inputs, MUTABLE);
-      const i = mask.length ? outputs(await client.identities.patch(existing.uid, body(inputs), mask), inputs) : existing;
-      logInfo(`adopted identity ${existing.uid}`);
-      return { id: i.uid, outs: i };
-    }
-    const i = await createNamedSafely(client.identities, "identity", inputs.parentUid, inputs.name, body(inputs), createTokenOf(inputs), logInfo);
-    return { id: i.uid, outs: outputs(i, inputs) };
+    },
   },
+});
 
-  /** Current server state; NOT_FOUND reports the identity gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().identities, id), props ?? {});
-      return { id, props: outs, inputs: inputsOf(outs) };
-    });
-  },
-
-  /** PATCHes exactly the changed fields. */
-  async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (_b, mask) => outputs(await getClient().identities.patch(id, body(news), mask), news));
-  },
-
-  /** Deletes the identity; NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().identities.delete(id));
-  },
-};
+/** The Identity provider implementation (runs in the provider process). */
+export const identityProvider = identity.provider;
 
 /**
  * A workload identity that tokens from an OIDC issuer can assume.
@@ -337,7 +278,7 @@ export class Identity extends PlatformResource {
    * @example const org = Identity.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Identity {
-    return new Identity(name, readArgs<IdentityArgs>(["parentUid", "name", "description", "claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"]), { ...opts, id: uid });
+    return new Identity(name, readArgs<IdentityArgs>(identity.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -380,7 +321,7 @@ export class Identity extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Identity", name, { uid: undefined, createTime: undefined, updateTime: undefined, lastSeenTime: undefined, description: undefined, ...args }, opts);
+    super("Identity", name, identity.props(args), identity.options(opts));
     useIdAsUid(this);
   }
 }

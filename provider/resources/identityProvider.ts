@@ -7,11 +7,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiIdentityProvider as ApiIdp } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely, createTokenOf } from "./lifecycle";
-import { batchedGet } from "./readBatch";
+import { isUnknown, nameProblem, optionalStringProblem, uidpProblem, type Failures } from "../validation";
+import { useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent } from "./declare";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
@@ -65,8 +63,6 @@ export interface IdentityProviderOutputs extends IdentityProviderInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description", "oidc", "clientSecret", "defaultRole"] as const;
-
 function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
   const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -77,111 +73,48 @@ function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
   return out as IdentityProviderInputs["oidc"];
 }
 
-function outputs(p: ApiIdp, local: Partial<IdentityProviderInputs>): IdentityProviderOutputs {
-  return {
-    ...p,
-    parentUid: parentOfUid(p.uid),
-    description: p.description,
-    oidc: normalizeOidc(p.oidc),
-    clientSecret: local.clientSecret ?? "",
-    ...(p.defaultRole ? { defaultRole: p.defaultRole } : {}),
-    createTime: p.createTime ?? "",
-    updateTime: p.updateTime ?? "",
-    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
-  };
+function oidcFailures(v: unknown, f: Failures): void {
+  if (typeof v !== "object" || v === null || isUnknown(v)) return;
+  const oidc = v as Record<string, unknown>;
+  const issuer = oidc["issuer"];
+  if (!isUnknown(issuer) && !(typeof issuer === "string" && /^https:\/\/\S+$/.test(issuer))) f.add("oidc.issuer", `must be an https URL, got ${JSON.stringify(issuer)}`);
+  if (!isUnknown(oidc["clientId"]) && (typeof oidc["clientId"] !== "string" || oidc["clientId"] === "")) f.add("oidc.clientId", "is required");
+  if ("clientSecret" in oidc) f.add("oidc.clientSecret", "give the secret as the top-level clientSecret argument, so only it is secret in state");
 }
 
-function body(i: IdentityProviderInputs): Record<string, unknown> {
-  return { name: i.name, description: i.description, oidc: { ...i.oidc, clientSecret: i.clientSecret }, ...(i.defaultRole ? { defaultRole: i.defaultRole } : {}) };
-}
+const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityProviderOutputs, ApiIdp>({
+  kind: "IdentityProvider",
+  what: "identity provider",
+  collection: (c) => c.identityProviders,
+  fields: {
+    parentUid: parent(),
+    name: mutable({ check: nameProblem }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    oidc: mutable({
+      check: (v) => (isUnknown(v) || (typeof v === "object" && v !== null) ? undefined : "is required: { issuer, clientId, ... }"),
+      nested: oidcFailures,
+      normalize: (v) => (typeof v === "object" ? normalizeOidc(v as object) : v),
+      fromServer: (v) => normalizeOidc(v as object | undefined),
+    }),
+    // Write-only (the API never returns it): kept from the inputs, sent inside `oidc`, always sent on adoption.
+    clientSecret: mutable({
+      check: (v) => (isUnknown(v) || (typeof v === "string" && v !== "") ? undefined : "is required (a string; pass it as a secret)"),
+      secret: true,
+      writeOnly: true,
+      maskPath: "oidc",
+      fromServer: (_v, _api, local) => local["clientSecret"] ?? "",
+    }),
+    defaultRole: mutable({ check: uidpProblem, optional: true, fromServer: (v) => v || undefined }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  server: { createTime: "", updateTime: "" },
+  hooks: {
+    toWire: (i) => ({ name: i.name, description: i.description, oidc: { ...i.oidc, clientSecret: i.clientSecret }, ...(i.defaultRole ? { defaultRole: i.defaultRole } : {}) }),
+  },
+});
 
 /** The IdentityProvider provider implementation (runs in the provider process). */
-export const identityProviderProvider: ProviderImpl<IdentityProviderInputs, IdentityProviderOutputs> = {
-  /** Validates every field before any API call. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures()
-      .add("parentUid", uidpProblem(n["parentUid"]))
-      .add("name", nameProblem(n["name"]))
-      .add("description", optionalStringProblem(n["description"]));
-    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
-    if (n["defaultRole"] !== undefined) f.add("defaultRole", uidpProblem(n["defaultRole"]));
-    const oidc = n["oidc"] as Record<string, unknown> | undefined;
-    if (!isUnknown(oidc)) {
-      if (typeof oidc !== "object" || oidc === null) f.add("oidc", "is required: { issuer, clientId, ... }");
-      else {
-        const issuer = oidc["issuer"];
-        if (!isUnknown(issuer) && !(typeof issuer === "string" && /^https:\/\/\S+$/.test(issuer))) f.add("oidc.issuer", `must be an https URL, got ${JSON.stringify(issuer)}`);
-        if (!isUnknown(oidc["clientId"]) && (typeof oidc["clientId"] !== "string" || oidc["clientId"] === "")) f.add("oidc.clientId", "is required");
-        if ("clientSecret" in oidc) f.add("oidc.clientSecret", "give the secret as the top-level clientSecret argument, so only it is secret in state");
-      }
-    }
-    const secret = n["clientSecret"];
-    if (!isUnknown(secret) && (typeof secret !== "string" || secret === "")) f.add("clientSecret", "is required (a string; pass it as a secret)");
-    return {
-      inputs: {
-        parentUid: n["parentUid"] as string,
-        name: n["name"] as string,
-        description: (n["description"] as string | undefined) ?? "",
-        oidc: typeof oidc === "object" && oidc !== null ? normalizeOidc(oidc) : (oidc as never),
-        clientSecret: secret as string,
-        ...(n["defaultRole"] !== undefined ? { defaultRole: n["defaultRole"] as string } : {}),
-        ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
-      },
-      failures: f.list,
-    };
-  },
-
-  /** `parentUid` replaces; the rest update in place. */
-  async diff(_id, olds, news) {
-    return fieldDiff<keyof IdentityProviderInputs>(olds, news, ["parentUid"], MUTABLE);
-  },
-
-  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
-  async create(inputs) {
-    const client = getClient();
-    if (inputs.adoptUid) {
-      const existing = await adoptExisting("identity provider", inputs.adoptUid, inputs.parentUid, (uid) => client.identityProviders.get(uid));
-      // The secret cannot be read back, so an adopted provider always gets the declared one.
-      const p = await client.identityProviders.patch(existing.uid, body(inputs), ["name", "description", "oidc", "defaultRole"]);
-      logInfo(`adopted identity provider ${existing.uid}`);
-      return { id: p.uid, outs: outputs(p, inputs) };
-    }
-    const p = await createNamedSafely(client.identityProviders, "identity provider", inputs.parentUid, inputs.name, body(inputs), createTokenOf(inputs), logInfo);
-    return { id: p.uid, outs: outputs(p, inputs) };
-  },
-
-  /** Current server state (the secret is kept from state: the API never returns it); NOT_FOUND reports it gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().identityProviders, id), props ?? {});
-      const inputs: IdentityProviderInputs = {
-        parentUid: outs.parentUid,
-        name: outs.name,
-        description: outs.description,
-        oidc: outs.oidc,
-        clientSecret: outs.clientSecret,
-        ...(outs.defaultRole ? { defaultRole: outs.defaultRole } : {}),
-        ...(outs.adoptUid ? { adoptUid: outs.adoptUid } : {}),
-      };
-      return { id, props: outs, inputs };
-    });
-  },
-
-  /** PATCHes exactly the changed fields; a new secret goes in `oidc`. */
-  async update(id, olds, news) {
-    const changed = changedFields<keyof IdentityProviderInputs>(olds, news, MUTABLE);
-    if (changed.length === 0) return { outs: { ...olds, ...news } };
-    const mask = [...new Set(changed.map((f) => (f === "clientSecret" ? "oidc" : f)))];
-    const p = await getClient().identityProviders.patch(id, body(news), mask);
-    return { outs: outputs(p, news) };
-  },
-
-  /** Deletes the provider; NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().identityProviders.delete(id));
-  },
-};
+export const identityProviderProvider = identityProviderDecl.provider;
 
 /**
  * An OIDC identity provider for the org's users.
@@ -208,7 +141,7 @@ export class IdentityProvider extends PlatformResource {
    * @example const org = IdentityProvider.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): IdentityProvider {
-    return new IdentityProvider(name, readArgs<IdentityProviderArgs>(["parentUid", "name", "description", "oidc", "clientSecret", "defaultRole"]), { ...opts, id: uid });
+    return new IdentityProvider(name, readArgs<IdentityProviderArgs>(identityProviderDecl.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -234,9 +167,7 @@ export class IdentityProvider extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
-    super("IdentityProvider", name,
-      { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "clientSecret"] });
+    super("IdentityProvider", name, identityProviderDecl.props(args), identityProviderDecl.options(opts));
     useIdAsUid(this);
   }
 }

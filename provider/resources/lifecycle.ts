@@ -308,6 +308,38 @@ export function adoptOnlyCandidate<T extends { uid: string; createTime?: string 
   );
 }
 
+/**
+ * The recovery of a kind with no free-text field whose server may not date its objects (tags carry only an
+ * `updateTime`; the OpenAPI lists no times for overlays, overlay bindings or subscriptions, which the emulator
+ * adds): `matching` are the objects that match every field of the request. One dated inside the attempt's
+ * server-time window is adopted; none at all means nothing was created; several in the window, or any match the
+ * server does not date (so the window cannot clear it), are refused, naming them.
+ * @param time the server time that dates an object's creation (`createTime`, or a tag's `updateTime`).
+ * @throws Error naming the candidates and how to settle them.
+ */
+export async function recoverInWindow<T extends { uid: string }>(
+  what: string,
+  parentUid: string,
+  transport: Pick<Transport, "serverClockOffsetMs">,
+  startedMs: number,
+  endedMs: number,
+  err: unknown,
+  matching: () => Promise<T[]>,
+  time: (x: T) => string | undefined = (x) => (x as { createTime?: string | undefined }).createTime,
+): Promise<Recovery<T>> {
+  const rows = await matching(); // first, so the offset comes from this very response when none was known
+  const undated = rows.filter((x) => !time(x));
+  if (undated.length > 0) {
+    throw new Error(
+      `${what}: the create failed ambiguously (${(err as Error).message}) and ${rows.length} matching object(s) exist under ${parentUid} (${rows.map((x) => x.uid).join(", ")}); ` +
+        "the API does not say when they were made, so whether one is this create's cannot be proven and none was adopted: declare the one to keep with adoptUid (or delete the one this create made), then run `pulumi up` again",
+      { cause: err },
+    );
+  }
+  const w = serverWindow(transport, startedMs, endedMs);
+  return adoptOnlyCandidate(what, parentUid, rows.filter((x) => createdWithin(time(x), w)) as Array<T & { createTime?: string | undefined }>, err);
+}
+
 /** Parses a Pulumi custom timeout (`"5m"`, `"30s"`, `"1h30m"`, `"90"` seconds) to seconds, or undefined. */
 export function parseTimeout(v: unknown): number | undefined {
   if (typeof v === "number" && v > 0) return v;
@@ -333,6 +365,8 @@ export async function describeChildren(client: PlatformClient, groupUid: string)
     ["identityProviders", client.identityProviders],
     ["groupInvites", client.groupInvites],
     ["repos", client.repos],
+    ["overlays", client.overlays],
+    ["subscriptions", client.subscriptions],
   ] as const;
   const parts: string[] = [];
   for (const [kind, coll] of kinds) {

@@ -9,11 +9,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dottedNames, wireName } from "../capabilities";
 import type { ApiRole } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
-import { createNamedSafely, createTokenOf } from "./lifecycle";
-import { batchedGet } from "./readBatch";
+import { isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
+import { useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent } from "./declare";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link Role}. */
@@ -47,96 +45,39 @@ export interface RoleOutputs extends RoleInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["name", "description", "capabilities"] as const;
-
-function outputs(r: ApiRole, local: Partial<RoleInputs> = {}): RoleOutputs {
-  return {
-    ...r,
-    parentUid: parentOfUid(r.uid),
-    description: r.description,
-    capabilities: [...new Set(r.capabilities)].sort(),
-    createTime: r.createTime ?? "",
-    updateTime: r.updateTime ?? "",
-    ...(local.adoptUid !== undefined ? { adoptUid: local.adoptUid } : {}),
-  };
+/** Wire form, deduplicated and sorted: order and spelling never show as a diff. Unknown entries are kept. */
+function normalizeCapabilities(v: unknown): unknown {
+  if (!Array.isArray(v) || v.length === 0) return v;
+  const wire = v.flatMap((c: unknown) => (isUnknown(c) ? [c as string] : typeof c === "string" && wireName(c) ? [wireName(c)!] : []));
+  return [...new Set(wire)].sort();
 }
 
-/** The Role provider implementation (runs in the provider process). */
-export const roleProvider: ProviderImpl<RoleInputs, RoleOutputs> = {
-  /** Validates every field and capability name before any API call. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const f = new Failures()
-      .add("parentUid", uidpProblem(n["parentUid"]))
-      .add("name", nameProblem(n["name"]))
-      .add("description", optionalStringProblem(n["description"]));
-    if (n["adoptUid"] !== undefined) f.add("adoptUid", uidpProblem(n["adoptUid"]));
-    let capabilities = n["capabilities"] as string[];
-    if (!isUnknown(capabilities)) {
-      if (!Array.isArray(capabilities) || capabilities.length === 0) {
-        f.add("capabilities", "at least one capability is required, e.g. groups.list");
-      } else {
-        const wire: string[] = [];
-        capabilities.forEach((c, i) => {
-          if (isUnknown(c)) return void wire.push(c);
-          const w = typeof c === "string" ? wireName(c) : undefined;
-          if (w) wire.push(w);
-          else f.add(`capabilities[${i}]`, `"${String(c)}" is not a capability; known: ${dottedNames().join(", ")}`);
+const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
+  kind: "Role",
+  what: "role",
+  collection: (c) => c.roles,
+  fields: {
+    parentUid: parent(),
+    name: mutable({ check: nameProblem }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    capabilities: mutable({
+      check: (v) => (isUnknown(v) || (Array.isArray(v) && v.length > 0) ? undefined : "at least one capability is required, e.g. groups.list"),
+      nested: (v, f) => {
+        if (!Array.isArray(v)) return;
+        v.forEach((c: unknown, i) => {
+          if (!isUnknown(c) && !(typeof c === "string" && wireName(c))) f.add(`capabilities[${i}]`, `"${String(c)}" is not a capability; known: ${dottedNames().join(", ")}`);
         });
-        capabilities = [...new Set(wire)].sort();
-      }
-    }
-    return {
-      inputs: {
-        parentUid: n["parentUid"] as string,
-        name: n["name"] as string,
-        description: (n["description"] as string | undefined) ?? "",
-        capabilities,
-        ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
       },
-      failures: f.list,
-    };
+      normalize: normalizeCapabilities,
+      fromServer: (v) => [...new Set(v as string[])].sort(),
+    }),
+    adoptUid: createOnly({ check: uidpProblem }),
   },
+  server: { createTime: "", updateTime: "" },
+});
 
-  /** `parentUid` replaces; the rest update in place. */
-  async diff(_id, olds, news) {
-    return fieldDiff<keyof RoleInputs>(olds, news, ["parentUid"], MUTABLE);
-  },
-
-  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
-  async create(inputs) {
-    const client = getClient();
-    const body = { name: inputs.name, description: inputs.description, capabilities: inputs.capabilities };
-    if (inputs.adoptUid) {
-      const existing = outputs(await adoptExisting("role", inputs.adoptUid, inputs.parentUid, (uid) => client.roles.get(uid)), inputs);
-      const mask = changedFields<keyof RoleInputs>(existing, inputs, MUTABLE);
-      const r = mask.length ? outputs(await client.roles.patch(existing.uid, body, mask), inputs) : existing;
-      logInfo(`adopted role ${existing.uid}`);
-      return { id: r.uid, outs: r };
-    }
-    const r = await createNamedSafely(client.roles, "role", inputs.parentUid, inputs.name, body, createTokenOf(inputs), logInfo);
-    return { id: r.uid, outs: outputs(r, inputs) };
-  },
-
-  /** Current server state; NOT_FOUND reports the role gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().roles, id), props ?? {});
-      const { uid: _u, createTime: _c, updateTime: _t, ...rest } = outs;
-      return { id, props: outs, inputs: { parentUid: rest.parentUid, name: rest.name, description: rest.description, capabilities: rest.capabilities, ...(rest.adoptUid ? { adoptUid: rest.adoptUid } : {}) } };
-    });
-  },
-
-  /** PATCHes exactly the changed fields. */
-  async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().roles.patch(id, body, mask), news));
-  },
-
-  /** Deletes the role (refused while a role binding uses it); NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().roles.delete(id));
-  },
-};
+/** The Role provider implementation (runs in the provider process). */
+export const roleProvider = role.provider;
 
 /**
  * A custom role.
@@ -158,7 +99,7 @@ export class Role extends PlatformResource {
    * @example const org = Role.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Role {
-    return new Role(name, readArgs<RoleArgs>(["parentUid", "name", "description", "capabilities"]), { ...opts, id: uid });
+    return new Role(name, readArgs<RoleArgs>(role.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -186,7 +127,7 @@ export class Role extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the role's fields. @param opts resource options. */
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Role", name, { uid: undefined, createTime: undefined, updateTime: undefined, description: undefined, ...args }, opts);
+    super("Role", name, role.props(args), role.options(opts));
     useIdAsUid(this);
   }
 }

@@ -8,11 +8,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
-import { getClient } from "../state";
-import { Failures, isUnknown } from "../validation";
-import { adoptExisting, changedFields, deleteIgnoringNotFound, fieldDiff, logInfo, parentOfUid, patchChanged, readOrGone, useIdAsUid, type ProviderImpl } from "./common";
+import { uidpProblem } from "../validation";
+import { logInfo, useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent } from "./declare";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "./lifecycle";
-import { batchedGet } from "./readBatch";
 import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
@@ -52,106 +51,51 @@ export interface RoleBindingOutputs extends RoleBindingInputs {
   [serverField: string]: unknown;
 }
 
-const MUTABLE = ["identityUid", "roleUid"] as const;
-const UID = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
-
-function uidProblem(v: unknown): string | undefined {
-  if (isUnknown(v)) return undefined;
-  if (typeof v !== "string" || v === "") return "is required (a uid)";
-  return UID.test(v) ? undefined : `"${v}" is not a uid: 40 lowercase hex characters, then "/" + 16 hex characters per level`;
+/** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
+function refUid(ref: unknown): unknown {
+  return (ref as { uid?: unknown } | undefined)?.uid;
 }
 
-function outputs(b: ApiRoleBinding, fallback: Partial<RoleBindingInputs> = {}): RoleBindingOutputs {
-  return {
-    ...b,
-    groupUid: parentOfUid(b.uid),
-    identityUid: b.identityUid ?? b.identity?.uid ?? fallback.identityUid ?? "",
-    roleUid: b.roleUid ?? b.role?.uid ?? fallback.roleUid ?? "",
-    createTime: b.createTime ?? "",
-    identity: b.identity,
-    group: b.group,
-    role: b.role,
-  };
-}
+const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRoleBinding>({
+  kind: "RoleBinding",
+  what: "role binding",
+  collection: (c) => c.roleBindings,
+  fields: {
+    groupUid: parent(),
+    identityUid: mutable({ check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["identity"]) ?? local["identityUid"] ?? "" }),
+    roleUid: mutable({ check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["role"]) ?? local["roleUid"] ?? "" }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  // Bindings have no update time; the server hydrates identity, group and role.
+  server: { createTime: "", identity: undefined, group: undefined, role: undefined },
+  hooks: {
+    /** No free-text field to mark: the same identity and role under the group, created during the attempt. */
+    async create(inputs, client) {
+      const what = `role binding of ${inputs.identityUid} to ${inputs.roleUid}`;
+      return createSafely({
+        what,
+        parentUid: inputs.groupUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),
+        recover: async (started, ended, err) =>
+          adoptOnlyCandidate(
+            what,
+            inputs.groupUid,
+            await candidatesInWindow(client.transport, started, ended, async () =>
+              (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
+                (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
+              ),
+            ),
+            err,
+          ),
+      });
+    },
+  },
+});
 
 /** The RoleBinding provider implementation (runs in the provider process). */
-export const roleBindingProvider: ProviderImpl<RoleBindingInputs, RoleBindingOutputs> = {
-  /** Validates the three uids before any API call; reports all failures at once. */
-  async check(_olds, news) {
-    const n = news as unknown as Record<string, unknown>;
-    const failures = new Failures()
-      .add("groupUid", uidProblem(n["groupUid"]))
-      .add("identityUid", uidProblem(n["identityUid"]))
-      .add("roleUid", uidProblem(n["roleUid"]))
-      .add("adoptUid", n["adoptUid"] === undefined ? undefined : uidProblem(n["adoptUid"])).list;
-    return {
-      inputs: {
-        groupUid: n["groupUid"] as string,
-        identityUid: n["identityUid"] as string,
-        roleUid: n["roleUid"] as string,
-        ...(n["adoptUid"] !== undefined ? { adoptUid: n["adoptUid"] as string } : {}),
-      },
-      failures,
-    };
-  },
-
-  /** `groupUid` replaces; `identityUid` and `roleUid` update in place. */
-  async diff(_id, olds, news) {
-    return fieldDiff<keyof RoleBindingInputs>(olds, news, ["groupUid"], MUTABLE);
-  },
-
-  /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
-  async create(inputs) {
-    const client = getClient();
-    const body = { identityUid: inputs.identityUid, roleUid: inputs.roleUid };
-    if (inputs.adoptUid) {
-      const existing = outputs(await adoptExisting("role binding", inputs.adoptUid, inputs.groupUid, (uid) => client.roleBindings.get(uid)), inputs);
-      const mask = changedFields<keyof RoleBindingInputs>(existing, inputs, MUTABLE);
-      const b = mask.length ? outputs(await client.roleBindings.patch(existing.uid, body, mask), inputs) : existing;
-      logInfo(`adopted role binding ${existing.uid}`);
-      return { id: b.uid, outs: { ...b, adoptUid: inputs.adoptUid } };
-    }
-    const what = `role binding of ${inputs.identityUid} to ${inputs.roleUid}`;
-    const b = await createSafely({
-      what,
-      parentUid: inputs.groupUid,
-      policy: client.transport.retry,
-      log: logInfo,
-      post: () => client.roleBindings.create(inputs.groupUid, body),
-      // No free-text field to mark: the same identity and role under the group, created during the attempt.
-      recover: async (started, ended, err) =>
-        adoptOnlyCandidate(
-          what,
-          inputs.groupUid,
-          await candidatesInWindow(client.transport, started, ended, async () =>
-            (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
-              (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
-            ),
-          ),
-          err,
-        ),
-    });
-    return { id: b.uid, outs: outputs(b, inputs) };
-  },
-
-  /** Current server state; NOT_FOUND reports the binding gone. */
-  async read(id, props) {
-    return readOrGone(async () => {
-      const outs = outputs(await batchedGet(getClient().roleBindings, id), props);
-      return { id, props: outs, inputs: { groupUid: outs.groupUid, identityUid: outs.identityUid, roleUid: outs.roleUid } };
-    });
-  },
-
-  /** PATCHes exactly the changed fields. */
-  async update(id, olds, news) {
-    return patchChanged(olds, news, MUTABLE, async (body, mask) => outputs(await getClient().roleBindings.patch(id, body, mask), news));
-  },
-
-  /** Deletes the binding; NOT_FOUND counts as done. */
-  async delete(id) {
-    await deleteIgnoringNotFound(() => getClient().roleBindings.delete(id));
-  },
-};
+export const roleBindingProvider = roleBinding.provider;
 
 /**
  * A role binding: `identityUid` holds `roleUid` at `groupUid` and every group below it.
@@ -174,7 +118,7 @@ export class RoleBinding extends PlatformResource {
    * @example const org = RoleBinding.get("org", orgUid);
    */
   static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): RoleBinding {
-    return new RoleBinding(name, readArgs<RoleBindingArgs>(["groupUid", "identityUid", "roleUid"]), { ...opts, id: uid });
+    return new RoleBinding(name, readArgs<RoleBindingArgs>(roleBinding.readKeys), { ...opts, id: uid });
   }
 
   /**
@@ -208,9 +152,7 @@ export class RoleBinding extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super("RoleBinding", name,
-      { uid: undefined, createTime: undefined, identity: undefined, group: undefined, role: undefined, ...args },
-      opts);
+    super("RoleBinding", name, roleBinding.props(args), roleBinding.options(opts));
     useIdAsUid(this);
   }
 }

@@ -18,7 +18,19 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
-export type ResourceKind = "Group" | "Identity" | "RoleBinding" | "Role" | "IdentityProvider" | "AccountAssociation" | "GroupInvite";
+export type ResourceKind =
+  | "Group"
+  | "Identity"
+  | "RoleBinding"
+  | "Role"
+  | "IdentityProvider"
+  | "AccountAssociation"
+  | "GroupInvite"
+  | "Repo"
+  | "Tag"
+  | "Overlay"
+  | "OverlayBinding"
+  | "Subscription";
 
 /** The type token of a kind: `pulumi-nodejs:dynamic/platform:<kind>`. */
 export function typeToken(kind: ResourceKind): string {
@@ -39,7 +51,7 @@ export function isResourceOfKind(obj: unknown, kind: ResourceKind): boolean {
  * for keys present in the props it registers, so without them a resource read by id would have no `name`
  * (the outputs would be in state but unreachable from the program).
  */
-export function readArgs<A>(keys: ReadonlyArray<keyof A & string>): A {
+export function readArgs<A>(keys: ReadonlyArray<string>): A {
   return Object.fromEntries(keys.map((k) => [k, undefined])) as A;
 }
 

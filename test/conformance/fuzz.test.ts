@@ -96,7 +96,9 @@ const COLLECTIONS: Array<[CollectionName, string]> = [
   ["groups", "iam"], ["identities", "iam"], ["roles", "iam"], ["roleBindings", "iam"], ["identityProviders", "iam"],
   ["accountAssociations", "iam"], ["groupInvites", "iam"], ["repos", "registry"], ["tags", "registry"], ["advisories", "vulnerabilities"],
 ];
-const WRITABLE: CollectionName[] = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites"];
+const WRITABLE: CollectionName[] = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites", "repos"];
+/** Collections outside the helpers' table (issue 12), reached by path only. */
+const MORE_COLLECTIONS = ["overlays", "overlayBindings", "subscriptions"];
 
 const deep = (depth: number, open = "[", close = "]") => `${open.repeat(depth)}${close.repeat(depth)}`;
 const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
@@ -167,6 +169,19 @@ function template(c: CollectionName): Json {
     case "identityProviders": return { name: "fz-idp", description: "d", defaultRole: viewer, oidc: { issuer: "https://idp.example", clientId: "c", clientSecret: "s", additionalScopes: ["email"], groupsClaim: "groups", pkceEnabled: true } };
     case "accountAssociations": return { name: "fz", description: "d", amazon: { account: "123456789012" }, google: { projectId: "p", projectNumber: "1" }, azure: { tenantId: "t", clientIds: { a: "b" } }, chainguard: { serviceBindings: { SERVICE_PRINCIPAL_INGESTER: `${g}/0123456789abcdef` } }, github: { appInstallations: { "1": { installations: [{ installationId: "2", name: "n" }] } } } };
     case "groupInvites": return { email: "a@example.com", roleUid: viewer, ttl: "3600s", singleUse: true };
+    case "repos":
+      return {
+        name: "fz-repo",
+        description: "d",
+        sync_config: { source: known["repos"]![0], amazon: "a", google: "g", azure: "z" },
+        customOverlay: {
+          contents: { packages: ["curl"], runtimeRepositories: ["https://r"], runtimeKeyring: [{ name: "k", content: "c" }] },
+          environment: { A: "1" },
+          annotations: { a: "b" },
+          accounts: { runAs: "u", users: [{ username: "u", uid: 1, gid: 1 }], groups: [{ groupname: "g", gid: 1, members: ["u"] }] },
+          certificates: { providers: ["p"], additional: [{ name: "n", content: "c" }] },
+        },
+      };
     default: return {};
   }
 }
@@ -226,9 +241,9 @@ const pathRequest = (): fc.Arbitrary<Req> =>
   fc
     .record({
       method: fc.constantFrom("GET", "GET", "POST", "PATCH", "DELETE", "PUT", "OPTIONS", "HEAD", "TRACE", "FOO"),
-      api: fc.constantFrom("iam", "registry", "vulnerabilities", "sts", "oidc", "_emulator", "", "IAM"),
+      api: fc.constantFrom("iam", "registry", "events", "vulnerabilities", "sts", "oidc", "_emulator", "", "IAM"),
       version: fc.constantFrom("v2beta1", "v2beta1", "v2", "v1", "v3", ""),
-      collection: fc.oneof(fc.constantFrom(...COLLECTIONS.map(([c]) => c)), fc.string({ maxLength: 12 }).map(encodeURIComponent)),
+      collection: fc.oneof(fc.constantFrom(...COLLECTIONS.map(([c]) => c), ...MORE_COLLECTIONS), fc.string({ maxLength: 12 }).map(encodeURIComponent)),
       uid: fc.option(uidArb(), { nil: undefined }),
       query: queryArb(),
       auth: authArb(),
@@ -249,7 +264,7 @@ const bodyRequest = (): fc.Arbitrary<Req> =>
       .record({
         patch: fc.boolean(),
         target: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...known[c]!, ...known["groups"]!) }, { weight: 1, arbitrary: uidArb() }),
-        mask: fc.option(fc.oneof(fc.constantFrom("*", "name", "description,name", "claimMatch.subject", "oidc.clientSecret", "amazon.constructor", "amazon.__proto__", "a.b.c", ""), fc.string({ maxLength: 30 }).map(encodeURIComponent)), { nil: undefined }),
+        mask: fc.option(fc.oneof(fc.constantFrom("*", "name", "description,name", "claimMatch.subject", "oidc.clientSecret", "amazon.constructor", "amazon.__proto__", "a.b.c", "", "syncConfig", "sync_config.source", "customOverlay.environment"), fc.string({ maxLength: 30 }).map(encodeURIComponent)), { nil: undefined }),
         body: bodyArb(c),
         type: contentTypeArb,
       })

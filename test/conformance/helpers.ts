@@ -225,7 +225,7 @@ export const COLLECTIONS: Record<CollectionName, CollectionDef> = {
   identityProviders: { name: "identityProviders", api: "iam", schema: IdentityProvider, writable: true },
   accountAssociations: { name: "accountAssociations", api: "iam", schema: AccountAssociation, writable: true },
   groupInvites: { name: "groupInvites", api: "iam", schema: GroupInvite, writable: true },
-  repos: { name: "repos", api: "registry", schema: Repo, writable: false },
+  repos: { name: "repos", api: "registry", schema: Repo, writable: true },
   tags: { name: "tags", api: "registry", schema: Tag, writable: false },
   advisories: { name: "advisories", api: "vulnerabilities", schema: Advisory, writable: false },
 };

@@ -91,7 +91,7 @@ describe("issue 9: the emulator follows the API description", () => {
       [api(emu, "GET", "/iam/v2beta1/nothing-here"), 5, "NOT_FOUND"],
       [api(emu, "GET", base("groups"), undefined, null), 16, "UNAUTHENTICATED"],
       [api(emu, "POST", `${base("accountAssociations")}/${g}`, { amazon: { account: "123456789012" } }), 6, "ALREADY_EXISTS"],
-      [api(emu, "POST", `${base("repos")}/${g}`, { name: "r" }), 12, "UNIMPLEMENTED"],
+      [api(emu, "PATCH", `${base("tags")}/${(await api(emu, "GET", base("tags"))).body.tags[0].uid}`, { deprecated: true }), 12, "UNIMPLEMENTED"],
       [api(emu, "DELETE", `${base("roles")}/${viewerRole}`), 9, "FAILED_PRECONDITION"],
       [api(emu, "DELETE", `${base("groups")}/${emu.orgUid}`), 9, "FAILED_PRECONDITION"],
     ];
@@ -296,7 +296,7 @@ describe("issue 9: found by the fuzz suite", () => {
     const g = await fresh();
     const invite = await create(emu, "groupInvites", g, { roleUid: (await api(emu, "GET", `${base("roles")}${qs({ name: "viewer" })}`)).body.roles[0].uid, ttl: "3600s" });
     expectStatus(await api(emu, "PATCH", `${base("groupInvites")}/${invite.uid}`, { email: "a@example.com" }), 12, 405);
-    expectStatus(await api(emu, "DELETE", `${base("repos")}/${emu.orgUid}/0123456789abcdef`), 12, 405);
+    expectStatus(await api(emu, "PATCH", `${base("tags")}/${emu.orgUid}/0123456789abcdef/0123456789abcdef`, { deprecated: true }), 12, 405);
     expectStatus(await api(emu, "PUT", `/iam/v1/groups/${g}`, { name: "v1-put" }), 12, 405);
   });
 

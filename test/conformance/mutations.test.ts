@@ -115,6 +115,17 @@ const WRITABLE: Writable[] = [
     named: false,
   },
   {
+    // Repo names follow the OCI repository-name grammar and are unique within a group (registry.test.ts), so
+    // the group-name rules of `named` do not apply.
+    c: "repos",
+    body: async () => ({ name: `repo-${++n}`, description: "d" }),
+    readOnly: { uid: "spoofed", createTime: OLD, updateTime: OLD },
+    strict: true,
+    patchable: true,
+    hasUpdateTime: true,
+    named: false,
+  },
+  {
     c: "groupInvites",
     body: async () => ({ roleUid: viewer, ttl: "3600s", email: "a@example.com" }),
     readOnly: { uid: "spoofed", createTime: OLD, expirationTime: OLD, code: "spoofed-code", keyId: "spoofed-key", role: { uid: "spoofed" } },

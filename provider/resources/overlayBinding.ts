@@ -1,0 +1,156 @@
+/**
+ * OverlayBinding: binds an {@link Overlay} to one repo under exact tags
+ * (`pulumi-nodejs:dynamic/platform:OverlayBinding`).
+ *
+ * Life cycle: create POSTs `{overlay, tags}` under `repoUid` (`overlay`: the overlay's uid, or its name, resolved
+ * in the repo's organization); the API has no PATCH for bindings, so any change replaces. Read reports the
+ * server's values as inputs so drift shows (an `overlay` given by name stays as written while the bound overlay
+ * still has that name); delete treats NOT_FOUND as done (deleting the repo deletes its bindings too).
+ *
+ * Create proof (bindings have no name or description): after an ambiguous failure, a binding of the repo to this
+ * overlay with these tags, created inside the attempt's server-time window, is this create's; several in the
+ * window, or one the server does not date, are refused, naming them.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ApiOverlayBinding } from "../client/types";
+import { isUnknown, uidpProblem } from "../validation";
+import { canonical, logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { createOnly, declareResource, parent, replace } from "./declare";
+import { createSafely, recoverInWindow } from "./lifecycle";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { tagNameProblem } from "./tag";
+
+/** Arguments of an {@link OverlayBinding}. Every change replaces the binding (the API has no PATCH for bindings). */
+export interface OverlayBindingArgs {
+  /** uid of the repo the overlay applies to. */
+  repoUid: pulumi.Input<string>;
+  /** The overlay: its uid (e.g. `overlay.uid`), or its name, resolved in the repo's organization. */
+  overlay: pulumi.Input<string>;
+  /** The exact tag names the overlay applies to, at least one (duplicates are dropped, order kept). */
+  tags: pulumi.Input<pulumi.Input<string>[]>;
+  /** uid of an existing binding of the repo to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
+}
+
+/** A binding's inputs after `check`. */
+export interface OverlayBindingInputs {
+  repoUid: string;
+  overlay: string;
+  tags: string[];
+  adoptUid?: string | undefined;
+}
+
+/** A binding's outputs: the inputs plus the server's fields. */
+export interface OverlayBindingOutputs extends OverlayBindingInputs {
+  uid: string;
+  /** uid of the bound overlay (whether `overlay` names it by uid or name). */
+  overlayUid: string;
+  createTime: string;
+  updateTime: string;
+  [serverField: string]: unknown;
+}
+
+type Ref = ApiOverlayBinding["overlay"];
+
+/** Whether the server's expanded overlay is the one `ref` (a uid or a name) names. */
+function names(ref: unknown, overlay: Ref): boolean {
+  return overlay !== undefined && (ref === overlay.uid || ref === overlay.name);
+}
+
+const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOverlayBinding>({
+  kind: "OverlayBinding",
+  what: "overlay binding",
+  collection: (c) => c.overlayBindings,
+  fields: {
+    repoUid: parent(),
+    overlay: replace({
+      check: (v) => (isUnknown(v) || (typeof v === "string" && v.trim() !== "") ? undefined : `is required: the overlay's uid or name, got ${JSON.stringify(v)}`),
+      fromServer: (v, _api, local) => (names(local["overlay"], v as Ref) ? local["overlay"] : (v as Ref)?.uid),
+    }),
+    tags: replace({
+      check: (v) => {
+        if (isUnknown(v)) return undefined;
+        if (!Array.isArray(v) || v.length === 0) return `must list at least one tag name (an all-tags change belongs on the repo's customOverlay), got ${JSON.stringify(v)}`;
+        const bad = v.findIndex((t) => tagNameProblem(t) !== undefined);
+        return bad < 0 ? undefined : `[${bad}] ${tagNameProblem(v[bad])}`;
+      },
+      normalize: (v) => (Array.isArray(v) && !v.some(isUnknown) ? [...new Set(v)] : v),
+    }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  server: { overlayUid: "", createTime: "", updateTime: "" },
+  hooks: {
+    outputs: (o, api) => ({ ...o, overlayUid: api.overlay?.uid ?? "" }),
+    checkAdopted: (existing, inputs) => refuseDifferingAdoption("overlay binding", existing, inputs, ["overlay", "tags"]),
+    async create(inputs, client) {
+      const what = `overlay binding of ${inputs.overlay} to repo ${inputs.repoUid} (tags ${inputs.tags.join(", ")})`;
+      return createSafely({
+        what,
+        parentUid: inputs.repoUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.overlayBindings.create(inputs.repoUid, { overlay: inputs.overlay, tags: inputs.tags }),
+        recover: (started, ended, err) =>
+          recoverInWindow(what, inputs.repoUid, client.transport, started, ended, err, async () =>
+            (await client.overlayBindings.list({ childrenOf: inputs.repoUid, pageSize: 200 }).collect()).filter(
+              (b) => names(inputs.overlay, b.overlay) && canonical([...b.tags].sort()) === canonical([...inputs.tags].sort()),
+            ),
+          ),
+      });
+    },
+  },
+});
+
+/** The OverlayBinding provider implementation (runs in the provider process). */
+export const overlayBindingProvider = decl.provider;
+
+/**
+ * An overlay bound to a repo's tags.
+ *
+ * @example
+ * ```ts
+ * new OverlayBinding("app-debug", { repoUid: app.uid, overlay: debug.uid, tags: ["latest-dev"] });
+ * ```
+ */
+export class OverlayBinding extends PlatformResource {
+  /**
+   * Reads an existing overlay binding by uid without managing it: its current server state becomes this
+   * resource's outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the binding alone. Built on
+   * `new OverlayBinding(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the binding's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no binding has that uid.
+   * @example const b = OverlayBinding.get("b", bindingUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): OverlayBinding {
+    return new OverlayBinding(name, readArgs<OverlayBindingArgs>(decl.readKeys), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is an OverlayBinding (type token `pulumi-nodejs:dynamic/platform:OverlayBinding`). Checks the
+   * token, not the class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is OverlayBinding {
+    return isResourceOfKind(obj, "OverlayBinding");
+  }
+
+  /** The binding's uid (its repo's uid + `/` + 16 hex characters). */
+  declare readonly uid: pulumi.Output<string>;
+  /** uid of the repo. */
+  declare readonly repoUid: pulumi.Output<string>;
+  /** The overlay as declared (uid or name). */
+  declare readonly overlay: pulumi.Output<string>;
+  /** uid of the bound overlay. */
+  declare readonly overlayUid: pulumi.Output<string>;
+  /** The exact tags. */
+  declare readonly tags: pulumi.Output<string[]>;
+  /** Creation time, RFC 3339 (`""` when the server sends none). */
+  declare readonly createTime: pulumi.Output<string>;
+
+  /** @param name Pulumi resource name. @param args the binding. @param opts resource options. */
+  constructor(name: string, args: OverlayBindingArgs, opts?: pulumi.CustomResourceOptions) {
+    super("OverlayBinding", name, decl.props(args), decl.options(opts));
+    useIdAsUid(this);
+  }
+}

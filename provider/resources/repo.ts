@@ -1,0 +1,361 @@
+/**
+ * Repo: an image repository under a group (`pulumi-nodejs:dynamic/platform:Repo`), with its README.
+ *
+ * Life cycle: create POSTs under `parentUid` with the ownership-marked description (`lifecycle.ts`), then writes
+ * the README (`PATCH /repos/{uid}/readme`) when one is declared; a change of `parentUid` replaces; a change of any
+ * other repo field PATCHes exactly that field (`updateMask`; `syncConfig` travels as `sync_config`, its JSON name
+ * in the OpenAPI); a change of only `readme` PATCHes only the README; read reports the server's values (and the
+ * README, when declared) as inputs so drift shows; delete deletes (the API deletes the repo's tags and overlay
+ * bindings with it) and treats NOT_FOUND as done. Guarding a repo against deletion is the program's choice
+ * (`protect: true`), never the provider's.
+ *
+ * A repo with a `syncConfig` inherits `aliases`, `activeTags`, `bundles`, `catalogTier` and its README from the
+ * source (OpenAPI `Repo`: "attempts to change them fail with INVALID_ARGUMENT"; `RepoReadme.content`: "synced
+ * from the source repository"), so `check` refuses them beside a `syncConfig`, before any API call.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ApiCustomOverlay, ApiRepo, ApiSyncConfig } from "../client/types";
+import { isUnknown, optionalStringProblem, uidpProblem, type Failures } from "../validation";
+import { canonical, logInfo, useIdAsUid } from "./common";
+import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { getClient } from "../state";
+
+/** The catalog tiers (OpenAPI `registry.v2beta1.CatalogTier`), in enum order. */
+export const CATALOG_TIERS = [
+  "CATALOG_TIER_UNSPECIFIED",
+  "CATALOG_TIER_APPLICATION",
+  "CATALOG_TIER_BASE",
+  "CATALOG_TIER_FIPS",
+  "CATALOG_TIER_AI",
+  "CATALOG_TIER_DEVTOOLS",
+  "CATALOG_TIER_COMMERCIAL",
+] as const;
+
+/** A repo's sync settings as a program declares them (OpenAPI `SyncConfig`, its writable members). */
+export interface SyncConfigArgs {
+  /**
+   * The repo to sync from: its uid, a catalog name (`chainguard/nginx`) or an image reference
+   * (`cgr.dev/chainguard/nginx`). The API stores the uid (output `syncState.source`); a name is kept as written.
+   */
+  source: pulumi.Input<string>;
+  /** AWS ECR repository to also sync images to. */
+  amazon?: pulumi.Input<string>;
+  /** Google Artifact Registry repository to also sync images to. */
+  google?: pulumi.Input<string>;
+  /** Azure ACR repository to also sync images to. */
+  azure?: pulumi.Input<string>;
+}
+
+/** Arguments of a {@link Repo}. */
+export interface RepoArgs {
+  /** uid of the group that holds the repo. Changing it replaces the repo. */
+  parentUid: pulumi.Input<string>;
+  /**
+   * Repo name, the last part of its image reference: an OCI repository name (lowercase letters and digits,
+   * separated by `.`, `_`, `__`, `-` or `/`), at most 255 characters, unique in its group.
+   */
+  name: pulumi.Input<string>;
+  /** Free-text description; default `""`. */
+  description?: pulumi.Input<string>;
+  /** Equivalent image names; default `[]`. Not with `syncConfig` (inherited from the source). */
+  aliases?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Actively maintained tags; default `[]`. Not with `syncConfig` (inherited from the source). */
+  activeTags?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Sales grouping labels; default `[]`. Not with `syncConfig` (inherited from the source). */
+  bundles?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * Catalog tier, one of {@link CATALOG_TIERS}; default `CATALOG_TIER_UNSPECIFIED`. Not with `syncConfig`
+   * (inherited from the source).
+   */
+  catalogTier?: pulumi.Input<string>;
+  /**
+   * apko customizations applied when the repo's images are rebuilt (OpenAPI `CustomOverlay`: `contents`,
+   * `environment`, `annotations`, `accounts`, `certificates`); default none. The API allows it only on repos with
+   * custom assembly enabled, and refuses environment keys starting `CHAINGUARD_` and annotation keys starting
+   * `dev.chainguard.` or `org.opencontainers.` (check refuses them first).
+   */
+  customOverlay?: pulumi.Input<ApiCustomOverlay>;
+  /** Sync images and metadata from another repo; default none (the repo does not sync). */
+  syncConfig?: pulumi.Input<SyncConfigArgs>;
+  /**
+   * The README, raw Markdown (the `/repos/{uid}/readme` sub-resource); `""` removes it. Unset: the README is not
+   * managed (left as it is, and not read). Not with `syncConfig` (the README is the source's).
+   */
+  readme?: pulumi.Input<string>;
+  /** uid of an existing repo in `parentUid` to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
+}
+
+/** A repo's inputs after `check`. */
+export interface RepoInputs {
+  parentUid: string;
+  name: string;
+  description: string;
+  aliases: string[];
+  activeTags: string[];
+  bundles: string[];
+  catalogTier: string;
+  customOverlay?: ApiCustomOverlay | undefined;
+  syncConfig?: { source: string; amazon?: string; google?: string; azure?: string } | undefined;
+  readme?: string | undefined;
+  adoptUid?: string | undefined;
+}
+
+/** A repo's outputs: the inputs plus the server's fields. */
+export interface RepoOutputs extends RepoInputs {
+  uid: string;
+  createTime: string;
+  updateTime: string;
+  /** The server's whole `sync_config` (source as a uid, and the service-managed members); absent when not syncing. */
+  syncState?: ApiSyncConfig | undefined;
+  [serverField: string]: unknown;
+}
+
+const REPO_NAME = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
+const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+const INHERITED = ["aliases", "activeTags", "bundles", "catalogTier"] as const;
+const SYNC_MEMBERS = ["source", "amazon", "google", "azure"];
+const SYNC_SERVER_MEMBERS = ["expirationTime", "gracePeriod", "uniqueTags", "apkoOverlay"];
+const OVERLAY_MEMBERS = ["contents", "environment", "annotations", "accounts", "certificates"];
+const RESERVED: Record<string, string[]> = { environment: ["CHAINGUARD_"], annotations: ["dev.chainguard.", "org.opencontainers."] };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Why `name` is not an OCI repository name, or undefined. */
+export function repoNameProblem(name: unknown): string | undefined {
+  if (isUnknown(name)) return undefined;
+  if (typeof name !== "string" || name === "") return "is required (a string)";
+  if (name.length > 255 || !REPO_NAME.test(name)) {
+    return `"${name}" must be an OCI repository name: lowercase letters and digits separated by ".", "_", "__", "-" or "/", at most 255 characters`;
+  }
+  return undefined;
+}
+
+/** Why `v` is not a list of non-empty strings, or undefined. */
+function stringListProblem(v: unknown): string | undefined {
+  if (v === undefined || isUnknown(v)) return undefined;
+  if (!Array.isArray(v)) return `must be a list of strings, got ${JSON.stringify(v)}`;
+  const bad = v.findIndex((s) => !isUnknown(s) && (typeof s !== "string" || s === ""));
+  return bad < 0 ? undefined : `[${bad}] must be a non-empty string, got ${JSON.stringify(v[bad])}`;
+}
+
+/** Why `v` is not a catalog tier name, or undefined. */
+function tierProblem(v: unknown): string | undefined {
+  if (v === undefined || isUnknown(v) || (CATALOG_TIERS as readonly unknown[]).includes(v)) return undefined;
+  return `${JSON.stringify(v)} is not a catalog tier; allowed: ${CATALOG_TIERS.join(", ")}`;
+}
+
+/** Failures of a customOverlay: its members, and the keys the API reserves. */
+function overlayProblems(v: unknown, f: Failures): void {
+  if (isUnknown(v)) return;
+  if (!isObject(v)) {
+    f.add("customOverlay", `must be an object with any of ${OVERLAY_MEMBERS.join(", ")}, got ${JSON.stringify(v)}`);
+    return;
+  }
+  for (const k of Object.keys(v)) if (!OVERLAY_MEMBERS.includes(k)) f.add(`customOverlay.${k}`, `is not a customOverlay member; allowed: ${OVERLAY_MEMBERS.join(", ")}`);
+  for (const [member, prefixes] of Object.entries(RESERVED)) {
+    const map = v[member];
+    if (map === undefined || isUnknown(map)) continue;
+    if (!isObject(map)) {
+      f.add(`customOverlay.${member}`, `must be a map of strings, got ${JSON.stringify(map)}`);
+      continue;
+    }
+    for (const key of Object.keys(map)) {
+      const p = prefixes.find((x) => key.startsWith(x));
+      if (p) f.add(`customOverlay.${member}`, `key "${key}" uses the reserved prefix "${p}", which the API refuses`);
+    }
+  }
+}
+
+/** Failures of a syncConfig: `source` required, the members strings, no service-managed member. */
+function syncProblems(v: unknown, f: Failures): void {
+  if (isUnknown(v)) return;
+  if (!isObject(v)) {
+    f.add("syncConfig", `must be an object { source, amazon?, google?, azure? }, got ${JSON.stringify(v)}`);
+    return;
+  }
+  for (const k of Object.keys(v)) {
+    if (SYNC_SERVER_MEMBERS.includes(k)) f.add(`syncConfig.${k}`, "is set by the service (read it from the syncState output); remove it");
+    else if (!SYNC_MEMBERS.includes(k)) f.add(`syncConfig.${k}`, `is not a syncConfig member; allowed: ${SYNC_MEMBERS.join(", ")}`);
+  }
+  const source = v["source"];
+  if (source === undefined || source === "") f.add("syncConfig.source", "is required: the source repo's uid, a catalog name (org/repo) or an image reference (host/org/repo)");
+  else if (!isUnknown(source) && typeof source !== "string") f.add("syncConfig.source", `must be a string, got ${JSON.stringify(source)}`);
+  for (const k of ["amazon", "google", "azure"]) f.add(`syncConfig.${k}`, optionalStringProblem(v[k]));
+}
+
+/** A syncConfig with only its set members, in a stable shape. */
+function syncOf(v: Record<string, unknown>): RepoInputs["syncConfig"] {
+  return Object.fromEntries(SYNC_MEMBERS.filter((k) => v[k] !== undefined && v[k] !== "").map((k) => [k, v[k]])) as RepoInputs["syncConfig"];
+}
+
+/** An inherited field's output: the server's value, or, on a synced repo (whose value is the source's), the declared one. */
+function inherited(def: unknown) {
+  return (v: unknown, api: Record<string, unknown>, local: Record<string, unknown>, key: string): unknown =>
+    api["sync_config"] !== undefined ? (local[key] ?? def) : (v ?? def);
+}
+const tierFromServer = inherited(CATALOG_TIERS[0]);
+const listFromServer = inherited([]);
+
+const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
+  kind: "Repo",
+  what: "repo",
+  collection: (c) => c.repos,
+  fields: {
+    parentUid: parent(),
+    name: mutable({ check: repoNameProblem }),
+    description: mutable({ check: optionalStringProblem, default: "" }),
+    aliases: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "aliases") }),
+    activeTags: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "activeTags") }),
+    bundles: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "bundles") }),
+    catalogTier: mutable({ check: tierProblem, default: CATALOG_TIERS[0], fromServer: (v, a, l) => tierFromServer(v, a, l, "catalogTier") }),
+    // `{}` is no overlay: stored as unset, so it never differs from what the server reads back.
+    customOverlay: mutable({ optional: true, nested: overlayProblems, normalize: (v) => (isObject(v) && Object.keys(v).length === 0 ? undefined : v) }),
+    syncConfig: mutable({
+      optional: true,
+      wireKey: "sync_config",
+      nested: syncProblems,
+      normalize: (v) => (isObject(v) ? syncOf(v) : v),
+      // The server returns the source as a uid: a catalog name or image reference declared instead is kept as written.
+      fromServer: (v, _api, local) => {
+        if (!isObject(v)) return undefined;
+        const server = syncOf(v)!;
+        const mine = (local["syncConfig"] as Record<string, unknown> | undefined)?.["source"];
+        return typeof mine === "string" && !UIDP.test(mine) ? { ...server, source: mine } : server;
+      },
+    }),
+    // The README is a sub-resource: written and read by this file's wrappers below, never in the repo's body.
+    readme: stateOnly({ check: optionalStringProblem }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  server: { createTime: "", updateTime: "", syncState: undefined },
+  hooks: {
+    /** The synced-repo rule: what a repo inherits from its source cannot be set beside a syncConfig. */
+    check(news, f) {
+      if (news["syncConfig"] === undefined || news["syncConfig"] === null) return;
+      for (const k of INHERITED) {
+        const v = news[k];
+        const set = k === "catalogTier" ? v !== undefined && v !== CATALOG_TIERS[0] : Array.isArray(v) ? v.length > 0 : v !== undefined;
+        if (set) f.add(k, `${JSON.stringify(v)}: a repo with a syncConfig inherits ${k} from syncConfig.source, and the API refuses it (INVALID_ARGUMENT); remove ${k} or the syncConfig`);
+      }
+      if (news["readme"] !== undefined) f.add("readme", "a repo with a syncConfig has its README synced from syncConfig.source, and the API refuses a write; remove readme or the syncConfig");
+    },
+    outputs(o, api) {
+      const { sync_config: sync, ...rest } = o as RepoOutputs & { sync_config?: ApiSyncConfig };
+      void sync;
+      return (api.sync_config ? { ...rest, syncState: api.sync_config } : rest) as RepoOutputs;
+    },
+  },
+});
+
+/**
+ * The Repo provider: the declared one, plus the README. Create writes it after the repo exists (a failed write is
+ * logged and left for the next `pulumi up`, never orphaning the repo); read returns the server's README when one is
+ * declared; update PATCHes it alone when only it changed.
+ */
+export const repoProvider: typeof decl.provider = {
+  ...decl.provider,
+
+  async create(inputs) {
+    const r = await decl.provider.create(inputs);
+    const wanted = inputs.readme;
+    if (wanted === undefined || wanted === "") return r;
+    try {
+      const readme = await getClient().repos.patchReadme(r.id, wanted);
+      return { ...r, outs: { ...r.outs!, readme: readme.content } };
+    } catch (err) {
+      logInfo(`repo ${r.id}: created, but writing its README failed (${(err as Error).message}); the next \`pulumi up\` writes it`);
+      return { ...r, outs: { ...r.outs!, readme: "" } };
+    }
+  },
+
+  async read(id, props) {
+    const r = await decl.provider.read(id, props);
+    if (!r.id || props?.readme === undefined || r.props?.syncConfig !== undefined) return r;
+    const { content } = await getClient().repos.getReadme(id);
+    return { ...r, props: { ...r.props!, readme: content }, inputs: { ...r.inputs!, readme: content } };
+  },
+
+  async update(id, olds, news) {
+    const r = await decl.provider.update(id, olds, news);
+    if (news.readme === undefined || canonical(olds.readme) === canonical(news.readme)) return r;
+    const { content } = await getClient().repos.patchReadme(id, news.readme);
+    return { outs: { ...r.outs!, readme: content } };
+  },
+};
+
+/**
+ * An image repository.
+ *
+ * @example
+ * ```ts
+ * const app = new Repo("app", { parentUid: team.uid, name: "app", catalogTier: "CATALOG_TIER_APPLICATION", readme: "# app" });
+ * const mirror = new Repo("nginx", { parentUid: team.uid, name: "nginx", syncConfig: { source: "chainguard/nginx" } });
+ * ```
+ */
+export class Repo extends PlatformResource {
+  /**
+   * Reads an existing repo by uid without managing it: its current server state becomes this resource's outputs
+   * (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the repo alone. Built on
+   * `new Repo(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the repo's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no repo has that uid.
+   * @example const nginx = Repo.get("nginx", nginxUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Repo {
+    return new Repo(name, readArgs<RepoArgs>(decl.readKeys), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Repo (type token `pulumi-nodejs:dynamic/platform:Repo`). Checks the token, not the class, so
+   * it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Repo {
+    return isResourceOfKind(obj, "Repo");
+  }
+
+  /** The repo's uid (its group's uid + `/` + 16 hex characters). */
+  declare readonly uid: pulumi.Output<string>;
+  /** uid of the group holding the repo. */
+  declare readonly parentUid: pulumi.Output<string>;
+  /** Repo name. */
+  declare readonly name: pulumi.Output<string>;
+  /** Description (`""` when none). */
+  declare readonly description: pulumi.Output<string>;
+  /** Equivalent image names (`[]` when none; on a synced repo, the declared `[]`). */
+  declare readonly aliases: pulumi.Output<string[]>;
+  /** Actively maintained tags (`[]` when none; on a synced repo, the declared `[]`). */
+  declare readonly activeTags: pulumi.Output<string[]>;
+  /** Sales grouping labels (`[]` when none; on a synced repo, the declared `[]`). */
+  declare readonly bundles: pulumi.Output<string[]>;
+  /** Catalog tier (`CATALOG_TIER_UNSPECIFIED` when none). */
+  declare readonly catalogTier: pulumi.Output<string>;
+  /** The custom apko overlay, as the server holds it; undefined when none. */
+  declare readonly customOverlay: pulumi.Output<ApiCustomOverlay | undefined>;
+  /** The sync settings' writable members; undefined when the repo does not sync. */
+  declare readonly syncConfig: pulumi.Output<{ source: string; amazon?: string; google?: string; azure?: string } | undefined>;
+  /**
+   * The server's whole sync settings: `source` as a uid, and the service-managed `expirationTime` (RFC 3339),
+   * `gracePeriod`, `uniqueTags`, `apkoOverlay`. Output only; undefined when the repo does not sync.
+   */
+  declare readonly syncState: pulumi.Output<ApiSyncConfig | undefined>;
+  /** The README (when declared). */
+  declare readonly readme: pulumi.Output<string | undefined>;
+  /** Creation time, RFC 3339. */
+  declare readonly createTime: pulumi.Output<string>;
+  /** Last update time, RFC 3339 (a README write does not change it). */
+  declare readonly updateTime: pulumi.Output<string>;
+
+  /**
+   * @param name Pulumi resource name (unique in the stack; not the repo's name).
+   * @param args the repo's fields.
+   * @param opts resource options (`protect: true` guards the repo against `pulumi destroy`).
+   */
+  constructor(name: string, args: RepoArgs, opts?: pulumi.CustomResourceOptions) {
+    super("Repo", name, decl.props(args, { readme: args.readme }), decl.options(opts));
+    useIdAsUid(this);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Subscription: a webhook subscription to a group's events (`pulumi-nodejs:dynamic/platform:Subscription`,
+ * `/events/v2beta1/subscriptions`).
+ *
+ * Life cycle: create POSTs `{sink}` under `parentUid`; the API has no PATCH for subscriptions, so a change of the
+ * sink replaces (the new one is created before the old is deleted, so no event is missed); read reports the
+ * server's sink as an input so drift shows; delete treats NOT_FOUND as done.
+ *
+ * Create proof (a subscription has only its sink): after an ambiguous failure, a subscription of the group to this
+ * sink created inside the attempt's server-time window is this create's; several in the window, or one the server
+ * does not date (the OpenAPI lists no time on subscriptions), are refused, naming them.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ApiSubscription } from "../client/types";
+import { isUnknown, uidpProblem } from "../validation";
+import { logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { createOnly, declareResource, parent, replace } from "./declare";
+import { createSafely, recoverInWindow } from "./lifecycle";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+
+/** Arguments of a {@link Subscription}. */
+export interface SubscriptionArgs {
+  /** uid of the group whose events are delivered. */
+  parentUid: pulumi.Input<string>;
+  /** The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it replaces. */
+  sink: pulumi.Input<string>;
+  /** uid of an existing subscription in `parentUid` to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
+}
+
+/** A subscription's inputs after `check`. */
+export interface SubscriptionInputs {
+  parentUid: string;
+  sink: string;
+  adoptUid?: string | undefined;
+}
+
+/** A subscription's outputs: the inputs plus the server's fields. */
+export interface SubscriptionOutputs extends SubscriptionInputs {
+  uid: string;
+  createTime: string;
+  [serverField: string]: unknown;
+}
+
+/** Why `sink` is not an https URL with a host and no credentials, or undefined. */
+export function sinkProblem(sink: unknown): string | undefined {
+  if (isUnknown(sink)) return undefined;
+  if (typeof sink !== "string" || sink === "") return "is required (an https URL)";
+  let url: URL;
+  try {
+    url = new URL(sink);
+  } catch {
+    return `"${sink}" is not a URL; an https URL is required`;
+  }
+  if (url.protocol !== "https:") return `"${sink}" must use the https scheme, not ${url.protocol.replace(/:$/, "")}`;
+  if (url.username !== "" || url.password !== "") return `"${url.protocol}//…@${url.host}${url.pathname}" must not carry credentials in the URL`;
+  return undefined;
+}
+
+const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
+  kind: "Subscription",
+  what: "subscription",
+  collection: (c) => c.subscriptions,
+  fields: {
+    parentUid: parent(),
+    sink: replace({ check: sinkProblem }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  server: { createTime: "" },
+  hooks: {
+    checkAdopted: (existing, inputs) => refuseDifferingAdoption("subscription", existing, inputs, ["sink"]),
+    async create(inputs, client) {
+      const what = `subscription of group ${inputs.parentUid} to ${inputs.sink}`;
+      return createSafely({
+        what,
+        parentUid: inputs.parentUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
+        recover: (started, ended, err) =>
+          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, async () =>
+            (await client.subscriptions.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink),
+          ),
+      });
+    },
+  },
+});
+
+/** The Subscription provider implementation (runs in the provider process). */
+export const subscriptionProvider = decl.provider;
+
+/**
+ * A webhook subscription to a group's events.
+ *
+ * @example
+ * ```ts
+ * new Subscription("audit-hook", { parentUid: team.uid, sink: "https://hooks.example.com/platform" });
+ * ```
+ */
+export class Subscription extends PlatformResource {
+  /**
+   * Reads an existing subscription by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves it alone. Built on
+   * `new Subscription(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the subscription's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when none has that uid.
+   * @example const hook = Subscription.get("hook", subscriptionUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Subscription {
+    return new Subscription(name, readArgs<SubscriptionArgs>(decl.readKeys), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Subscription (type token `pulumi-nodejs:dynamic/platform:Subscription`). Checks the token,
+   * not the class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Subscription {
+    return isResourceOfKind(obj, "Subscription");
+  }
+
+  /** The subscription's uid (its group's uid + `/` + 16 hex characters). */
+  declare readonly uid: pulumi.Output<string>;
+  /** uid of the group. */
+  declare readonly parentUid: pulumi.Output<string>;
+  /** The https sink. */
+  declare readonly sink: pulumi.Output<string>;
+  /** Creation time, RFC 3339 (`""` when the server sends none). */
+  declare readonly createTime: pulumi.Output<string>;
+
+  /** @param name Pulumi resource name. @param args the subscription. @param opts resource options. */
+  constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
+    super("Subscription", name, decl.props(args), decl.options(opts));
+    useIdAsUid(this);
+  }
+}

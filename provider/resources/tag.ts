@@ -1,0 +1,189 @@
+/**
+ * Tag: an image tag in a repo, pointing at a manifest digest (`pulumi-nodejs:dynamic/platform:Tag`).
+ *
+ * Life cycle: the API has no PATCH for tags (OpenAPI: TagsService has create, get, list, delete), so any change
+ * replaces; when the name stays, the old tag is deleted first (`deleteBeforeReplace`), because a create of a name
+ * the repo already has updates that very tag ("creates (or updates) a tag under a repo"), and deleting the old one
+ * afterwards would delete the new one. Read reports the server's values as inputs so drift shows; delete treats
+ * NOT_FOUND as done.
+ *
+ * Create never takes over another writer's tag: because the API's create overwrites a tag of the same name, a
+ * name the repo already has is refused (adopt it with `adoptUid`); after an ambiguous failure, a tag with this
+ * name and every declared field, updated inside the attempt's server-time window, is this create's (tags carry
+ * no creation time: their `updateTime` dates the create).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ApiTag } from "../client/types";
+import { isUnknown, uidpProblem } from "../validation";
+import { logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { createOnly, declareResource, parent, replace } from "./declare";
+import { createSafely, recoverInWindow } from "./lifecycle";
+import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+
+/** Arguments of a {@link Tag}. Every change replaces the tag (the API has no PATCH for tags). */
+export interface TagArgs {
+  /** uid of the repo the tag belongs to. */
+  repoUid: pulumi.Input<string>;
+  /** Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`. */
+  name: pulumi.Input<string>;
+  /** The manifest digest it points at: `sha256:` + 64 hex, or `sha512:` + 128 hex characters. */
+  digest: pulumi.Input<string>;
+  /** Sales labels; default `[]`. */
+  bundles?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Whether the tag is deprecated; default `false`. */
+  deprecated?: pulumi.Input<boolean>;
+  /** uid of an existing tag of the repo to take under management instead of creating one (read only at create). */
+  adoptUid?: pulumi.Input<string>;
+}
+
+/** A tag's inputs after `check`. */
+export interface TagInputs {
+  repoUid: string;
+  name: string;
+  digest: string;
+  bundles: string[];
+  deprecated: boolean;
+  adoptUid?: string | undefined;
+}
+
+/** A tag's outputs: the inputs plus the server's fields. */
+export interface TagOutputs extends TagInputs {
+  uid: string;
+  updateTime: string;
+  [serverField: string]: unknown;
+}
+
+const TAG_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const DIGEST = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
+const FIELDS = ["name", "digest", "bundles", "deprecated"] as const;
+
+/** Why `v` is not an OCI tag name, or undefined. */
+export function tagNameProblem(v: unknown): string | undefined {
+  if (isUnknown(v)) return undefined;
+  if (typeof v !== "string" || v === "") return "is required (a string)";
+  return TAG_NAME.test(v) ? undefined : `"${v}" is not an OCI tag: [A-Za-z0-9_][A-Za-z0-9._-]{0,127}`;
+}
+
+function digestProblem(v: unknown): string | undefined {
+  if (isUnknown(v)) return undefined;
+  if (typeof v !== "string" || v === "") return "is required (sha256:<64 hex> or sha512:<128 hex>)";
+  return DIGEST.test(v) ? undefined : `"${v}" is not a digest: sha256:<64 lowercase hex> or sha512:<128 lowercase hex>`;
+}
+
+function bundlesProblem(v: unknown): string | undefined {
+  if (v === undefined || isUnknown(v)) return undefined;
+  return Array.isArray(v) && v.every((s) => isUnknown(s) || (typeof s === "string" && s !== "")) ? undefined : `must be a list of non-empty strings, got ${JSON.stringify(v)}`;
+}
+
+const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
+  kind: "Tag",
+  what: "tag",
+  collection: (c) => c.tags,
+  fields: {
+    repoUid: parent(),
+    name: replace({ check: tagNameProblem }),
+    digest: replace({ check: digestProblem }),
+    bundles: replace({ check: bundlesProblem, default: [], fromServer: (v) => v ?? [] }),
+    deprecated: replace({
+      check: (v) => (v === undefined || isUnknown(v) || typeof v === "boolean" ? undefined : `must be true or false, got ${JSON.stringify(v)}`),
+      default: false,
+      fromServer: (v) => v ?? false,
+    }),
+    adoptUid: createOnly({ check: uidpProblem }),
+  },
+  server: { updateTime: "" },
+  hooks: {
+    /** A replace that keeps the name deletes first: a create of the same name would update the old tag in place. */
+    diff(olds, news, d) {
+      return d.replaces?.length && olds.name === news.name ? { ...d, deleteBeforeReplace: true } : d;
+    },
+    checkAdopted: (existing, inputs) => refuseDifferingAdoption("tag", existing, inputs, FIELDS),
+    async create(inputs, client) {
+      const what = `tag "${inputs.name}" of repo ${inputs.repoUid}`;
+      const same = (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter((t) => t.name === inputs.name);
+      if (same.length > 0) {
+        throw new Error(
+          `${what}: the repo already has a tag named "${inputs.name}" (${same[0]!.uid}, digest ${same[0]!.digest ?? "?"}), and the API's create would overwrite it; take it under management with adoptUid: "${same[0]!.uid}", or choose another name`,
+        );
+      }
+      const body = { name: inputs.name, digest: inputs.digest, bundles: inputs.bundles, deprecated: inputs.deprecated };
+      return createSafely({
+        what,
+        parentUid: inputs.repoUid,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.tags.create(inputs.repoUid, body),
+        recover: (started, ended, err) =>
+          recoverInWindow(
+            what,
+            inputs.repoUid,
+            client.transport,
+            started,
+            ended,
+            err,
+            async () =>
+              (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter(
+                (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles) && (t.deprecated ?? false) === inputs.deprecated,
+              ),
+            (t) => t.updateTime,
+          ),
+      });
+    },
+  },
+});
+
+/** The Tag provider implementation (runs in the provider process). */
+export const tagProvider = decl.provider;
+
+/**
+ * An image tag.
+ *
+ * @example
+ * ```ts
+ * new Tag("app-latest", { repoUid: app.uid, name: "latest", digest: "sha256:…" });
+ * ```
+ */
+export class Tag extends PlatformResource {
+  /**
+   * Reads an existing tag by uid without managing it: its current server state becomes this resource's outputs
+   * (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the tag alone. Built on
+   * `new Tag(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the tag's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no tag has that uid.
+   * @example const latest = Tag.get("latest", tagUid);
+   */
+  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Tag {
+    return new Tag(name, readArgs<TagArgs>(decl.readKeys), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a Tag (type token `pulumi-nodejs:dynamic/platform:Tag`). Checks the token, not the class, so it
+   * holds when the program loads two copies of this package.
+   */
+  static override isInstance(obj: unknown): obj is Tag {
+    return isResourceOfKind(obj, "Tag");
+  }
+
+  /** The tag's uid (its repo's uid + `/` + 16 hex characters). */
+  declare readonly uid: pulumi.Output<string>;
+  /** uid of the repo. */
+  declare readonly repoUid: pulumi.Output<string>;
+  /** Tag name. */
+  declare readonly name: pulumi.Output<string>;
+  /** The digest it points at. */
+  declare readonly digest: pulumi.Output<string>;
+  /** Sales labels (`[]` when none). */
+  declare readonly bundles: pulumi.Output<string[]>;
+  /** Whether the tag is deprecated. */
+  declare readonly deprecated: pulumi.Output<boolean>;
+  /** Last update time, RFC 3339 (tags have no creation time). */
+  declare readonly updateTime: pulumi.Output<string>;
+
+  /** @param name Pulumi resource name. @param args the tag. @param opts resource options. */
+  constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
+    super("Tag", name, decl.props(args), decl.options(opts));
+    useIdAsUid(this);
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * Repo, Tag, Overlay, OverlayBinding and Subscription (issue 12): each provider method against the emulator, called
+ * the way the dynamic-provider host calls them: check's failures, create (with the ownership proof after a lost
+ * answer), read without a diff and with drift, the exact update mask, the README sub-resource, replaces, delete,
+ * and a group delete that waits for registry children and names them.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import type { RecordedRequest } from "../emulator";
+import { groupProvider } from "../provider/resources/group";
+import { deleteGroupPatiently, describeChildren } from "../provider/resources/lifecycle";
+import { overlayProvider, type OverlayInputs } from "../provider/resources/overlay";
+import { overlayBindingProvider, type OverlayBindingInputs } from "../provider/resources/overlayBinding";
+import { repoProvider, type RepoInputs, type RepoOutputs } from "../provider/resources/repo";
+import { subscriptionProvider, type SubscriptionInputs } from "../provider/resources/subscription";
+import { tagProvider, type TagInputs } from "../provider/resources/tag";
+import { getClient, setConfigLookup } from "../provider/state";
+
+let emu: Emulator;
+let group: string;
+const D1 = `sha256:${"a".repeat(64)}`;
+const D2 = `sha256:${"b".repeat(64)}`;
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  const config: Record<string, string> = {
+    "platform:apiUrl": emu.url,
+    "platform:token": emu.token,
+    "platform:retryBaseDelayMs": "1",
+    "platform:retryMaxDelayMs": "5",
+  };
+  setConfigLookup((k) => config[k]);
+  group = (await groupProvider.create({ parentUid: emu.orgUid, name: "registry", description: "" })).id;
+});
+afterAll(async () => {
+  await getClient().close();
+  await emu.close();
+});
+beforeEach(() => emu.control.reset());
+
+const writes = (since: number) =>
+  emu.requests
+    .slice(since)
+    .filter((r: RecordedRequest) => r.method !== "GET")
+    .map((r: RecordedRequest) => `${r.method} ${r.path}${r.query["updateMask"] ? `?updateMask=${r.query["updateMask"]}` : ""}`);
+
+async function checked<I>(p: { check: (o: I, n: I) => Promise<{ inputs?: I; failures?: Array<{ property: string; reason: string }> }> }, news: object) {
+  return p.check({} as I, news as I);
+}
+
+async function repoInputs(news: object): Promise<RepoInputs> {
+  const r = await checked(repoProvider, news);
+  expect(r.failures).toEqual([]);
+  return r.inputs!;
+}
+
+describe("Repo", () => {
+  it("check names every bad field and refuses what a synced repo inherits", async () => {
+    const bad = await checked(repoProvider, {
+      parentUid: group,
+      name: "Bad Name",
+      catalogTier: "CATALOG_TIER_GOLD",
+      aliases: ["ok", ""],
+      customOverlay: { environment: { CHAINGUARD_X: "1" }, colour: "red" },
+    });
+    expect(bad.failures!.map((f) => f.property).sort()).toEqual(["aliases", "catalogTier", "customOverlay.colour", "customOverlay.environment", "name"]);
+    expect(bad.failures!.find((f) => f.property === "catalogTier")!.reason).toMatch(/"CATALOG_TIER_GOLD" is not a catalog tier; allowed: CATALOG_TIER_UNSPECIFIED, /);
+    const synced = await checked(repoProvider, {
+      parentUid: group,
+      name: "mirror",
+      syncConfig: { source: "chainguard/nginx", gracePeriod: true },
+      bundles: ["x"],
+      catalogTier: "CATALOG_TIER_BASE",
+      readme: "# no",
+    });
+    expect(synced.failures!.map((f) => f.property).sort()).toEqual(["bundles", "catalogTier", "readme", "syncConfig.gracePeriod"]);
+    expect(synced.failures!.find((f) => f.property === "bundles")!.reason).toMatch(/inherits bundles from syncConfig\.source.*INVALID_ARGUMENT/);
+    const noSource = await checked(repoProvider, { parentUid: group, name: "mirror", syncConfig: {} });
+    expect(noSource.failures).toEqual([{ property: "syncConfig.source", reason: expect.stringMatching(/is required/) }]);
+  });
+
+  it("creates with the README, reads back without a diff, and PATCHes exactly the changed field", async () => {
+    const inputs = await repoInputs({
+      parentUid: group,
+      name: "app",
+      description: "the app",
+      aliases: ["app-alias"],
+      catalogTier: "CATALOG_TIER_APPLICATION",
+      customOverlay: { contents: { packages: ["curl"] }, environment: { MODE: "prod" } },
+      readme: "# app",
+    });
+    let since = emu.requests.length;
+    const made = await repoProvider.create(inputs);
+    expect(writes(since)).toEqual([`POST /registry/v2beta1/repos/${group}`, `PATCH /registry/v2beta1/repos/${made.id}?updateMask=description`, `PATCH /registry/v2beta1/repos/${made.id}/readme?updateMask=content`]);
+    expect((await getClient().repos.getReadme(made.id)).content).toBe("# app");
+    const read = await repoProvider.read(made.id, made.outs);
+    expect(read.props).toMatchObject({ name: "app", description: "the app", aliases: ["app-alias"], catalogTier: "CATALOG_TIER_APPLICATION", readme: "# app" });
+    expect(await repoProvider.diff(made.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+
+    since = emu.requests.length;
+    const next = { ...inputs, catalogTier: "CATALOG_TIER_BASE" };
+    const d = await repoProvider.diff(made.id, read.props!, next);
+    expect(d).toEqual({ changes: true, replaces: [] });
+    const updated = await repoProvider.update(made.id, read.props!, next);
+    expect(writes(since)).toEqual([`PATCH /registry/v2beta1/repos/${made.id}?updateMask=catalogTier`]);
+    expect(updated.outs!.catalogTier).toBe("CATALOG_TIER_BASE");
+
+    since = emu.requests.length;
+    await repoProvider.update(made.id, updated.outs!, { ...next, readme: "# app v2" });
+    expect(writes(since)).toEqual([`PATCH /registry/v2beta1/repos/${made.id}/readme?updateMask=content`]);
+    expect((await getClient().repos.getReadme(made.id)).content).toBe("# app v2");
+  });
+
+  it("shows README and field drift on refresh, and a parent change replaces", async () => {
+    const inputs = await repoInputs({ parentUid: group, name: "drifty", readme: "one" });
+    const made = await repoProvider.create(inputs);
+    await getClient().repos.patchReadme(made.id, "edited by hand");
+    await getClient().repos.patch(made.id, { bundles: ["sneaky"] }, ["bundles"]);
+    const read = await repoProvider.read(made.id, made.outs);
+    expect(read.inputs).toMatchObject({ readme: "edited by hand", bundles: ["sneaky"] });
+    const d = await repoProvider.diff(made.id, read.props!, inputs);
+    expect(d.changes).toBe(true);
+    expect((await repoProvider.diff(made.id, read.props!, { ...inputs, parentUid: emu.orgUid })).replaces).toEqual(["parentUid"]);
+  });
+
+  it("creates a synced repo (syncConfig sent as sync_config, patched with mask syncConfig) with no diff after read", async () => {
+    const source = await repoProvider.create(await repoInputs({ parentUid: group, name: "upstream", bundles: ["base"], catalogTier: "CATALOG_TIER_BASE" }));
+    const inputs = await repoInputs({ parentUid: group, name: "mirror", syncConfig: { source: source.id } });
+    const made = await repoProvider.create(inputs);
+    const server = await getClient().repos.get(made.id);
+    expect(server.sync_config?.source).toBe(source.id);
+    expect(server.bundles).toEqual(["base"]); // inherited from the source
+    const read = await repoProvider.read(made.id, made.outs);
+    expect(read.props!.syncState).toMatchObject({ source: source.id, gracePeriod: false });
+    expect(read.props).not.toHaveProperty("sync_config");
+    expect(await repoProvider.diff(made.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    const since = emu.requests.length;
+    const next = { ...inputs, syncConfig: { source: source.id, amazon: "123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror" } };
+    const updated = await repoProvider.update(made.id, read.props! as RepoOutputs, next);
+    expect(writes(since)).toEqual([`PATCH /registry/v2beta1/repos/${made.id}?updateMask=syncConfig`]);
+    expect((await getClient().repos.get(made.id)).sync_config).toMatchObject(next.syncConfig);
+    expect(updated.outs!.syncConfig).toEqual(next.syncConfig);
+  });
+
+  it("destroy deletes (no provider-side guard), and a second delete is fine", async () => {
+    const made = await repoProvider.create(await repoInputs({ parentUid: group, name: "doomed" }));
+    await repoProvider.delete(made.id, made.outs!);
+    await repoProvider.delete(made.id, made.outs!);
+    expect((await repoProvider.read(made.id, made.outs)).id).toBe("");
+  });
+
+  it("after a lost create answer adopts the marked repo, never a same-named one of another writer", async () => {
+    emu.control.set({ dropCreateResponses: 1 });
+    const made = await repoProvider.create(await repoInputs({ parentUid: group, name: "lost-answer", description: "mine" }));
+    const all = await getClient().repos.list({ childrenOf: group, name: "lost-answer" }).collect();
+    expect(all.map((r) => r.uid)).toEqual([made.id]);
+    expect(all[0]!.description).toBe("mine");
+  });
+});
+
+describe("Tag", () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = (await repoProvider.create(await repoInputs({ parentUid: group, name: "tagged" }))).id;
+  });
+
+  it("checks name, digest and bundles", async () => {
+    const r = await checked(tagProvider, { repoUid: repo, name: "-bad", digest: "sha256:xyz", bundles: [1] });
+    expect(r.failures!.map((f) => f.property)).toEqual(["name", "digest", "bundles"]);
+    expect(r.failures![1]!.reason).toMatch(/"sha256:xyz" is not a digest: sha256:<64 lowercase hex>/);
+  });
+
+  it("creates, reads back without a diff; a changed digest replaces delete-first, a new name create-first", async () => {
+    const inputs = (await checked<TagInputs>(tagProvider, { repoUid: repo, name: "latest", digest: D1 })).inputs!;
+    const made = await tagProvider.create(inputs);
+    const read = await tagProvider.read(made.id, made.outs);
+    expect(read.props).toMatchObject({ name: "latest", digest: D1, bundles: [], deprecated: false, repoUid: repo });
+    expect(await tagProvider.diff(made.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    expect(await tagProvider.diff(made.id, read.props!, { ...inputs, digest: D2 })).toEqual({ changes: true, replaces: ["digest"], deleteBeforeReplace: true });
+    expect(await tagProvider.diff(made.id, read.props!, { ...inputs, name: "stable" })).toEqual({ changes: true, replaces: ["name"] });
+  });
+
+  it("refuses a name the repo already has (the API's create would overwrite it), naming adoptUid", async () => {
+    const existing = await getClient().tags.create(repo, { name: "taken", digest: D1 });
+    const since = emu.requests.length;
+    await expect(tagProvider.create({ repoUid: repo, name: "taken", digest: D2, bundles: [], deprecated: false })).rejects.toThrow(
+      new RegExp(`already has a tag named "taken" \\(${existing.uid}, digest ${D1}\\).*adoptUid`),
+    );
+    expect(writes(since)).toEqual([]);
+    expect((await getClient().tags.get(existing.uid)).digest).toBe(D1);
+  });
+
+  it("after a lost create answer adopts the tag made inside the attempt", async () => {
+    emu.control.set({ dropCreateResponses: 1 });
+    const made = await tagProvider.create({ repoUid: repo, name: "lost", digest: D2, bundles: [], deprecated: true });
+    const all = await getClient().tags.list({ childrenOf: repo, name: "lost" }).collect();
+    expect(all.map((t) => t.uid)).toEqual([made.id]);
+    expect(made.outs).toMatchObject({ deprecated: true, digest: D2 });
+  });
+});
+
+describe("Overlay and OverlayBinding", () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = (await repoProvider.create(await repoInputs({ parentUid: group, name: "overlaid" }))).id;
+  });
+
+  it("check allows packages only, at least one", async () => {
+    const r = await checked(overlayProvider, { parentUid: group, name: "tools", config: { contents: { packages: [], runtimeRepositories: ["x"] }, environment: {} } });
+    expect(r.failures!.map((f) => f.property).sort()).toEqual(["config.contents.packages", "config.contents.runtimeRepositories", "config.environment"]);
+    const b = await checked(overlayBindingProvider, { repoUid: repo, overlay: "", tags: [] });
+    expect(b.failures!.map((f) => f.property)).toEqual(["overlay", "tags"]);
+  });
+
+  it("creates an overlay and a binding (by name and by uid), reads both without a diff, replaces on change", async () => {
+    const oi = (await checked<OverlayInputs>(overlayProvider, { parentUid: group, name: "tools", config: { contents: { packages: ["curl", "jq"] } } })).inputs!;
+    const overlay = await overlayProvider.create(oi);
+    const oread = await overlayProvider.read(overlay.id, overlay.outs);
+    expect(await overlayProvider.diff(overlay.id, oread.props!, oi)).toEqual({ changes: false, replaces: [] });
+    expect(await overlayProvider.diff(overlay.id, oread.props!, { ...oi, config: { contents: { packages: ["curl"] } } })).toEqual({
+      changes: true,
+      replaces: ["config"],
+      deleteBeforeReplace: true,
+    });
+
+    for (const ref of ["tools", overlay.id]) {
+      const bi = (await checked<OverlayBindingInputs>(overlayBindingProvider, { repoUid: repo, overlay: ref, tags: ["latest", "latest", "dev"] })).inputs!;
+      expect(bi.tags).toEqual(["latest", "dev"]);
+      const b = await overlayBindingProvider.create(bi);
+      const bread = await overlayBindingProvider.read(b.id, b.outs);
+      expect(bread.props).toMatchObject({ overlay: ref, overlayUid: overlay.id, tags: ["latest", "dev"], repoUid: repo });
+      expect(await overlayBindingProvider.diff(b.id, bread.props!, bi)).toEqual({ changes: false, replaces: [] });
+      expect((await overlayBindingProvider.diff(b.id, bread.props!, { ...bi, tags: ["dev"] })).replaces).toEqual(["tags"]);
+      await overlayBindingProvider.delete(b.id, bread.props!);
+    }
+    await overlayProvider.delete(overlay.id, oread.props!);
+    expect((await overlayProvider.read(overlay.id, oread.props)).id).toBe("");
+  });
+
+  it("after a lost create answer adopts the one binding made in the window", async () => {
+    const overlay = await overlayProvider.create({ parentUid: group, name: "lost-tools", config: { contents: { packages: ["git"] } } });
+    emu.control.set({ dropCreateResponses: 1 });
+    const b = await overlayBindingProvider.create({ repoUid: repo, overlay: overlay.id, tags: ["v1"] });
+    const all = await getClient().overlayBindings.list({ childrenOf: repo }).collect();
+    expect(all.filter((x) => x.overlay?.uid === overlay.id).map((x) => x.uid)).toEqual([b.id]);
+  });
+});
+
+describe("Subscription", () => {
+  it("requires an https sink, naming the value", async () => {
+    const r = await checked(subscriptionProvider, { parentUid: group, sink: "http://hooks.example.com/x" });
+    expect(r.failures).toEqual([{ property: "sink", reason: '"http://hooks.example.com/x" must use the https scheme, not http' }]);
+  });
+
+  it("creates, reads without a diff, replaces on a sink change, deletes", async () => {
+    const inputs = (await checked<SubscriptionInputs>(subscriptionProvider, { parentUid: group, sink: "https://hooks.example.com/a" })).inputs!;
+    const made = await subscriptionProvider.create(inputs);
+    const read = await subscriptionProvider.read(made.id, made.outs);
+    expect(await subscriptionProvider.diff(made.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    expect((await subscriptionProvider.diff(made.id, read.props!, { ...inputs, sink: "https://hooks.example.com/b" })).replaces).toEqual(["sink"]);
+    await subscriptionProvider.delete(made.id, read.props!);
+    expect((await subscriptionProvider.read(made.id, read.props)).id).toBe("");
+  });
+
+  it("after a lost create answer refuses when two matching subscriptions were made in the window", async () => {
+    const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "two-writers", description: "" })).id;
+    // Another writer's identical subscription, made in the same instant as ours.
+    await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/same" });
+    emu.control.set({ dropCreateResponses: 1 });
+    await expect(subscriptionProvider.create({ parentUid: g, sink: "https://hooks.example.com/same" })).rejects.toThrow(/2 matching objects were created under .*none was adopted/);
+  });
+});
+
+describe("group delete with registry children", () => {
+  it("waits while repos, overlays and subscriptions are deleted, and names them when it gives up", async () => {
+    const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "full", description: "" })).id;
+    const repo = await getClient().repos.create(g, { name: "r1" });
+    const overlay = await getClient().overlays.create(g, { name: "ov1", config: { contents: { packages: ["p"] } } });
+    const sub = await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/full" });
+    expect(await describeChildren(getClient(), g)).toBe(`repos: ${repo.uid}; overlays: ${overlay.uid}; subscriptions: ${sub.uid}`);
+    await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry)).rejects.toThrow(
+      new RegExp(`not empty; children left: repos: ${repo.uid}; overlays: ${overlay.uid}; subscriptions: ${sub.uid}`),
+    );
+    setTimeout(() => {
+      void Promise.all([getClient().repos.delete(repo.uid), getClient().overlays.delete(overlay.uid), getClient().subscriptions.delete(sub.uid)]);
+    }, 50);
+    await deleteGroupPatiently(getClient(), g, 10, getClient().transport.retry);
+    expect((await getClient().groups.list({ childrenOf: emu.orgUid, name: "full" }).collect())).toEqual([]);
+  });
+});
