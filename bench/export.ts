@@ -2,7 +2,8 @@
  * `npm run bench:export`: the wall time and request count of `platform-pulumi export` on a large org (issue 13).
  *
  * Starts the emulator in this process, seeds an org of `BENCH_OBJECTS` objects (default 2,000) through the API
- * (five levels of groups, identities, custom roles, role bindings, identity providers, account associations),
+ * (five levels of groups, identities, custom roles, role bindings, identity providers, account associations, repos
+ * with READMEs, tags, subscriptions),
  * then runs the built bin `export --org <root> --out <tmp>` in its own process, `BENCH_ROUNDS` times (default 3),
  * and reports each run's wall time (process start to exit) and the requests the emulator served for it. Prints
  * one JSON line per run and a summary line.
@@ -34,13 +35,17 @@ async function pool<T, R>(items: readonly T[], limit: number, fn: (t: T, i: numb
 }
 
 async function seed(c: PlatformClient, root: string, total: number): Promise<Record<string, number>> {
-  // Proportions of a typical org: 20% groups, 30% identities, 45% bindings, the rest roles, providers, associations.
+  // Proportions of a typical org: 20% groups, 25% identities, 32% bindings, 5% repos, 10% tags, the rest roles,
+  // identity providers, account associations and subscriptions.
   const nGroups = Math.round(total * 0.2);
-  const nIdentities = Math.round(total * 0.3);
+  const nIdentities = Math.round(total * 0.25);
   const nRoles = Math.round(total * 0.025);
   const nIdps = Math.max(1, Math.round(total * 0.005));
   const nAssoc = Math.round(total * 0.02);
-  const nBindings = total - nGroups - nIdentities - nRoles - nIdps - nAssoc;
+  const nRepos = Math.round(total * 0.05);
+  const nTags = Math.round(total * 0.1);
+  const nSubs = Math.round(total * 0.005);
+  const nBindings = total - nGroups - nIdentities - nRoles - nIdps - nAssoc - nRepos - nTags - nSubs;
   const roles = new Map((await c.roles.list({ pageSize: 200 }).collect()).map((r) => [r.name, r.uid]));
   // Five levels: each level's groups spread over the previous level's.
   const levels: string[][] = [[root]];
@@ -67,7 +72,16 @@ async function seed(c: PlatformClient, root: string, total: number): Promise<Rec
     c.identityProviders.create(groups[i]!, { name: `idp-${i}`, oidc: { issuer: "https://example.okta.com", clientId: `client-${i}`, clientSecret: "s" } } as never),
   );
   await pool(Array.from({ length: nAssoc }, (_, i) => i), 8, (i) => c.accountAssociations.create(groups[i]!, { amazon: { account: String(100000000000 + i) } } as never));
-  return { groups: groups.length, identities: nIdentities, roles: nRoles, roleBindings: nBindings, identityProviders: nIdps, accountAssociations: nAssoc };
+  const repos = await pool(Array.from({ length: nRepos }, (_, i) => i), 16, async (i) => {
+    const r = await c.repos.create(groups[i % groups.length]!, { name: `image-${i}`, description: `Image ${i}` });
+    await c.repos.patchReadme(r.uid, `# image-${i}\n`);
+    return r.uid;
+  });
+  await pool(Array.from({ length: nTags }, (_, i) => i), 16, (i) =>
+    c.tags.create(repos[i % repos.length]!, { name: `v${Math.floor(i / repos.length)}`, digest: `sha256:${i.toString(16).padStart(64, "0")}` }),
+  );
+  await pool(Array.from({ length: nSubs }, (_, i) => i), 8, (i) => c.subscriptions.create(groups[i]!, { sink: `https://hooks.example.com/${i}` }));
+  return { groups: groups.length, identities: nIdentities, roles: nRoles, roleBindings: nBindings, identityProviders: nIdps, accountAssociations: nAssoc, repos: nRepos, tags: nTags, subscriptions: nSubs };
 }
 
 async function main(): Promise<void> {

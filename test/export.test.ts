@@ -84,6 +84,28 @@ async function seed(c: PlatformClient, root: string): Promise<number> {
   await c.accountAssociations.create(top[0]!.uid, { name: "eng-aws", amazon: { account: "123456789012" } } as never);
   await c.accountAssociations.create(top[1]!.uid, { google: { projectId: "security-prod", projectNumber: "1234567890" } } as never);
   await c.accountAssociations.create(top[2]!.uid, { description: "Ops tenant", azure: { tenantId: "0b3c8f4e-1111-2222-3333-444455556666", clientIds: { deployer: "8d2f-0001" } } } as never);
+
+  // Registry: repos (one syncing from another of the org), READMEs, tags, an overlay bound to tags, subscriptions.
+  n += 4;
+  const app = await c.repos.create(top[0]!.uid, { name: "app", description: "The product", catalogTier: "CATALOG_TIER_APPLICATION", aliases: ["product"], bundles: ["core"] });
+  const api = await c.repos.create(top[0]!.uid, { name: "api" });
+  const scanner = await c.repos.create(top[1]!.uid, { name: "tools/scanner", description: "Scanner image" });
+  await c.repos.create(top[2]!.uid, { name: "app-mirror", sync_config: { source: app.uid } });
+  await c.repos.patchReadme(app.uid, "# app\n\nThe product image.\n");
+  await c.repos.patchReadme(scanner.uid, "# scanner\n");
+  const digest = (i: number) => `sha256:${i.toString(16).padStart(64, "0")}`;
+  n += 5;
+  await c.tags.create(app.uid, { name: "latest", digest: digest(1) });
+  await c.tags.create(app.uid, { name: "1.0", digest: digest(1), bundles: ["core"] });
+  await c.tags.create(app.uid, { name: "0.9", digest: digest(2), deprecated: true });
+  await c.tags.create(api.uid, { name: "latest", digest: digest(3) });
+  await c.tags.create(scanner.uid, { name: "latest", digest: digest(4) });
+  n += 2;
+  const debug = await c.overlays.create(top[0]!.uid, { name: "debug-tools", config: { contents: { packages: ["bash", "curl"] } } });
+  await c.overlayBindings.create(app.uid, { overlay: debug.uid, tags: ["latest", "1.0"] });
+  n += 2;
+  await c.subscriptions.create(top[0]!.uid, { sink: "https://hooks.example.com/engineering" });
+  await c.subscriptions.create(root, { sink: "https://hooks.example.com/all" });
   return n;
 }
 
@@ -158,8 +180,11 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(reqs.every((r) => r.method === "GET")).toBe(true);
     expect(first.stderr).toMatch(/^export: groups: \d+$/m); // plain progress lines: stderr is not a terminal
     expect(first.stdout).toMatch(/^total\s+\d+$/m);
-    for (const m of first.stdout.matchAll(/^(Group|Identity|Role|RoleBinding|IdentityProvider|AccountAssociation)\s+(\d+)$/gm)) exported[m[1]!] = Number(m[2]);
-    expect(exported).toEqual({ Group: 80, Identity: 60, Role: 3, RoleBinding: 60, IdentityProvider: 1, AccountAssociation: 3 });
+    for (const m of first.stdout.matchAll(/^([A-Za-z]+)\s+(\d+)$/gm)) if (m[1] !== "total") exported[m[1]!] = Number(m[2]);
+    expect(exported).toEqual({
+      Group: 80, Identity: 60, Role: 3, RoleBinding: 60, IdentityProvider: 1, AccountAssociation: 3,
+      Repo: 4, Tag: 5, Overlay: 1, OverlayBinding: 1, Subscription: 2,
+    });
 
     const again = path.join(work, "org-again");
     const second = await bin(["export", "--org", emu.orgUid, "--out", again, "--stack", "dev", "--project", "org"], apiEnv);
@@ -173,6 +198,9 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(index).toMatch(/identityUid: \w+Deployer\.uid,/);
     expect(index).toContain('clientSecret: config.requireSecret("oktaClientSecret")');
     expect(index).toContain('new Group("engineering/apps-'); // the same-named sibling, told apart by its uid
+    expect(index).toMatch(/syncConfig: \{\n\s+source: app\.uid,/); // the synced repo refers to its source's variable
+    expect(index).toContain('readme: "# app\\n\\nThe product image.\\n",');
+    expect(index).toMatch(/overlay: debugTools\.uid,/);
     // No pasted uid where a declared resource exists: uids appear only as adoptUid, or for the owner outside the org.
     const pasted = [...index.matchAll(/^\s+(\w+): "([0-9a-f]{40}[^"]*)"/gm)].filter((m) => m[1] !== "adoptUid");
     expect(pasted.map((m) => m[1])).toEqual(["identityUid"]);
@@ -242,7 +270,14 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(layout.groups.every((g) => g.uid !== undefined)).toBe(true);
     expect(layout.identities.length).toBeGreaterThan(0);
     expect(layout.bindings.every((b) => b.uid !== undefined)).toBe(true);
-    expect(r.stdout).toMatch(/^Role\s+3\s+the org file has no custom roles/m);
+    expect(layout.roles.map((x) => `${x.group}/${x.name}`).sort()).toEqual(["engineering/releaser", "security/auditor"]);
+    expect(layout.roles.every((x) => x.uid !== undefined)).toBe(true);
+    // app has a catalog tier, aliases and bundles, which the file cannot hold: adopting it from the file would change it.
+    expect(layout.repos.map((x) => x.path).sort()).toEqual(["engineering/api", "operations/app-mirror", "security/tools/scanner"]);
+    expect(layout.repos.find((x) => x.name === "tools/scanner")?.readme).toBe("# scanner\n");
+    expect(layout.subscriptions.map((x) => x.sink)).toEqual(["https://hooks.example.com/engineering"]);
+    expect(r.stdout).toMatch(/^Repo\s+1\s+aliases, active tags/m);
+    expect(r.stdout).toMatch(/^Tag\s+5\s+the org file has no tags/m);
   }, 60_000);
 
   it("names the flag, its value and what is allowed on a bad argument", async () => {

@@ -21,18 +21,25 @@ import type {
   ApiGroup,
   ApiIdentity,
   ApiIdentityProvider,
+  ApiOverlay,
+  ApiOverlayBinding,
+  ApiRepo,
   ApiRole,
   ApiRoleBinding,
+  ApiSubscription,
+  ApiTag,
 } from "../client/types";
 import type { OrgSnapshot } from "./read";
 
 /** The resource kinds the export declares. */
-export type ExportKind = "Group" | "Identity" | "Role" | "RoleBinding" | "IdentityProvider" | "AccountAssociation";
+export type ExportKind =
+  | "Group" | "Identity" | "Role" | "RoleBinding" | "IdentityProvider" | "AccountAssociation"
+  | "Repo" | "Tag" | "Overlay" | "OverlayBinding" | "Subscription";
 
 /** A reference from one declared object to another object. */
 export type Ref =
   | { to: "anchor" }
-  | { to: "declared"; node: GroupNode | IdentityNode | RoleNode }
+  | { to: "declared"; node: GroupNode | IdentityNode | RoleNode | RepoNode | OverlayNode }
   | { to: "builtin"; name: string; varName: string }
   /** Nothing declared for it: the uid itself, with a note saying what it is. */
   | { to: "uid"; uid: string; note: string };
@@ -93,6 +100,45 @@ export interface AccountAssociationNode extends NodeBase {
   api: ApiAccountAssociation;
 }
 
+/** A repo to declare, with its README (when it does not sync) and the repo it syncs from. */
+export interface RepoNode extends NodeBase {
+  kind: "Repo";
+  api: ApiRepo;
+  varName: string;
+  /** Its README; undefined for a synced repo (whose README is its source's). */
+  readme: string | undefined;
+  /** The repo it syncs from, when it syncs. */
+  syncSource: Ref | undefined;
+}
+
+/** A tag to declare, under its repo. */
+export interface TagNode extends NodeBase {
+  kind: "Tag";
+  api: ApiTag;
+  repo: RepoNode;
+}
+
+/** An overlay to declare. */
+export interface OverlayNode extends NodeBase {
+  kind: "Overlay";
+  api: ApiOverlay;
+  varName: string;
+}
+
+/** An overlay binding to declare, under its repo. */
+export interface OverlayBindingNode extends NodeBase {
+  kind: "OverlayBinding";
+  api: ApiOverlayBinding;
+  repo: RepoNode;
+  overlay: Ref;
+}
+
+/** A subscription to declare. */
+export interface SubscriptionNode extends NodeBase {
+  kind: "Subscription";
+  api: ApiSubscription;
+}
+
 /** Objects the export leaves out, by kind, with why. */
 export interface Skipped {
   kind: string;
@@ -112,6 +158,11 @@ export interface OrgModel {
   identityProviders: IdentityProviderNode[];
   roleBindings: RoleBindingNode[];
   accountAssociations: AccountAssociationNode[];
+  repos: RepoNode[];
+  tags: TagNode[];
+  overlays: OverlayNode[];
+  overlayBindings: OverlayBindingNode[];
+  subscriptions: SubscriptionNode[];
   /** Built-in roles referred to, by name, with their variable names. */
   builtinRoles: Array<{ name: string; varName: string }>;
   skipped: Skipped[];
@@ -121,6 +172,7 @@ export interface OrgModel {
 const RESERVED = new Set([
   "pulumi", "config", "platformConfig", "orgUid", "underUid",
   "Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "getRoleOutput",
+  "Repo", "Tag", "Overlay", "OverlayBinding", "Subscription",
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export", "extends",
   "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null", "return", "super", "switch", "this",
   "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements", "interface", "package",
@@ -305,12 +357,82 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     defaultRole: p.api.defaultRole ? roleRef(p.api.defaultRole) : undefined,
   }));
 
+  // Registry: repos and overlays in their groups; tags and overlay bindings under their repos.
+  const placedRepos = place(s.repos, "Repo");
+  const repos: RepoNode[] = placedRepos.map((p) => ({
+    kind: "Repo",
+    api: p.api,
+    uid: p.api.uid,
+    path: p.segs.join("/"),
+    resourceName: p.segs.join("/"),
+    parent: p.parent,
+    varName: "",
+    readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid),
+    syncSource: undefined,
+  }));
+  const repoByUid = new Map(repos.map((r) => [r.uid, r]));
+  for (const r of repos) {
+    const src = r.api.sync_config?.source;
+    if (src) {
+      const node = repoByUid.get(src);
+      r.syncSource = node ? { to: "declared", node } : { to: "uid", uid: src, note: "a repo outside this export" };
+    }
+  }
+  const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => ({ kind: "Overlay", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
+  const overlayByUid = new Map(overlays.map((o) => [o.uid, o]));
+  const underRepo = <T extends { uid: string }>(rows: readonly T[], kind: string): Array<{ api: T; repo: RepoNode }> => {
+    const out: Array<{ api: T; repo: RepoNode }> = [];
+    let lost = 0;
+    for (const r of rows) {
+      const repo = repoByUid.get(parentOf(r.uid));
+      if (repo) out.push({ api: r, repo });
+      else lost++;
+    }
+    if (lost > 0) skipped.push({ kind, count: lost, why: "under a repo the caller cannot list" });
+    return out;
+  };
+  const uniqueNames = <T extends { resourceName: string; uid: string }>(rows: T[]): T[] => {
+    const seen = new Map<string, number>();
+    for (const r of rows) seen.set(r.resourceName, (seen.get(r.resourceName) ?? 0) + 1);
+    for (const r of rows) if (seen.get(r.resourceName)! > 1) r.resourceName = `${r.resourceName}~${shortUid(r.uid)}`;
+    return rows.sort((a, b) => (a.resourceName < b.resourceName ? -1 : a.resourceName > b.resourceName ? 1 : a.uid < b.uid ? -1 : 1));
+  };
+  const allTags = underRepo(s.tags, "Tag");
+  const syncedTags = allTags.filter((t) => t.repo.api.sync_config !== undefined).length;
+  if (syncedTags > 0) skipped.push({ kind: "Tag", count: syncedTags, why: "tags of a repo that syncs come from its source: the sync, not this program, keeps them" });
+  const tags: TagNode[] = uniqueNames(
+    allTags.filter((t) => t.repo.api.sync_config === undefined).map(({ api, repo }) => ({ kind: "Tag" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}:${api.name}`, parent: repo.parent, repo })),
+  );
+  const overlayBindings: OverlayBindingNode[] = uniqueNames(
+    underRepo(s.overlayBindings, "OverlayBinding").map(({ api, repo }) => {
+      const ouid = api.overlay?.uid ?? "";
+      const declared = overlayByUid.get(ouid);
+      const overlay: Ref = declared ? { to: "declared", node: declared } : { to: "uid", uid: ouid, note: `overlay ${api.overlay?.name ? `"${api.overlay.name}", ` : ""}outside this export` };
+      return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay };
+    }),
+  );
+  const subscriptions: SubscriptionNode[] = [];
+  let lostSubs = 0;
+  for (const x of s.subscriptions) {
+    const parent = parentRef(x.uid);
+    if (!parent) {
+      lostSubs++;
+      continue;
+    }
+    const groupPath = parent.to === "declared" ? parent.node.path : "/";
+    subscriptions.push({ kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent });
+  }
+  if (lostSubs > 0) skipped.push({ kind: "Subscription", count: lostSubs, why: "under a group the caller cannot list" });
+  uniqueNames(subscriptions);
+
   // Variables for everything another object (or a person) refers to.
   const nameables: Array<Nameable & { target: { varName: string } }> = [
     ...groups.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
     ...identities.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
     ...roles.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
     ...idps.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
+    ...repos.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
+    ...overlays.map((n) => ({ uid: n.uid, kind: n.kind, segs: n.path.split("/"), varName: "", target: n })),
   ];
   // Built-in role variables are fixed names (`viewerRole`): reserved before naming the rest.
   assignVarNames(nameables, s.outsideRoles.filter((r) => !r.uid.includes("/")).map((r) => `${camel([r.name])}Role`));
@@ -365,6 +487,11 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     identityProviders: idps,
     roleBindings,
     accountAssociations,
+    repos,
+    tags,
+    overlays,
+    overlayBindings,
+    subscriptions,
     builtinRoles: [...builtinVars].map(([name, varName]) => ({ name, varName })).sort((a, b) => (a.name < b.name ? -1 : 1)),
     skipped,
   };

@@ -1,19 +1,27 @@
 /**
  * The export's reader (issue 13): everything under one group, read through the API with paged Lists
  * (`uidp.descendants_of`, 200 rows a page, the next page requested before the current one is checked), every
- * kind at once. About one request per 200 objects, plus one per kind and two single GETs (the anchor group and
- * its own account association).
+ * kind at once. About one request per 200 objects, plus one per kind, two single GETs (the anchor group and its
+ * own account association), and one GET per repo that does not sync for its README (the API has no list of them).
  */
 import type { PlatformClient } from "../client/client";
-import { isNotFound } from "../client/errors";
+import { ApiError, isNotFound } from "../client/errors";
+
+/** google.rpc.Code UNIMPLEMENTED (the client names no constant for it). */
+const UNIMPLEMENTED = 12;
 import type { ListParams, Paginator } from "../client/pagination";
 import type {
   ApiAccountAssociation,
   ApiGroup,
   ApiIdentity,
   ApiIdentityProvider,
+  ApiOverlay,
+  ApiOverlayBinding,
+  ApiRepo,
   ApiRole,
   ApiRoleBinding,
+  ApiSubscription,
+  ApiTag,
 } from "../client/types";
 
 /** What the reader found under the anchor group. Arrays are in the API's order (`uid asc`). */
@@ -37,6 +45,13 @@ export interface OrgSnapshot {
   accountAssociations: ApiAccountAssociation[];
   /** How many group invites exist under the anchor (counted, never exported: their codes cannot be read back). */
   groupInvites: number;
+  repos: ApiRepo[];
+  /** README by repo uid, for the repos that do not sync (a synced repo's README is its source's). */
+  readmes: Map<string, string>;
+  tags: ApiTag[];
+  overlays: ApiOverlay[];
+  overlayBindings: ApiOverlayBinding[];
+  subscriptions: ApiSubscription[];
 }
 
 /** Progress of a read: called as pages arrive. */
@@ -48,7 +63,10 @@ export interface ReadProgress {
 }
 
 /** The kinds the reader lists, in summary order. */
-export const READ_KINDS = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites"] as const;
+export const READ_KINDS = [
+  "groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites",
+  "repos", "tags", "overlays", "overlayBindings", "subscriptions",
+] as const;
 
 async function collect<T>(kind: string, p: Paginator<T>, progress: ReadProgress | undefined): Promise<T[]> {
   const out: T[] = [];
@@ -60,6 +78,16 @@ async function collect<T>(kind: string, p: Paginator<T>, progress: ReadProgress 
     progress?.advance(kind, page.items.length);
   }
   return out;
+}
+
+/** A beta-only collection's rows, or none when the API version does not serve it (UNIMPLEMENTED). */
+async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
+  try {
+    return await rows;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === UNIMPLEMENTED) return [];
+    throw err;
+  }
 }
 
 /**
@@ -76,6 +104,15 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
       throw err;
     }
   };
+  const registry = Promise.all([
+    collect("repos", client.repos.list(under), progress),
+    collect("tags", client.tags.list(under), progress),
+    // Overlays are served under beta version segments only: on the GA paths there are none to export.
+    betaOnly(collect("overlays", client.overlays.list(under), progress)),
+    betaOnly(collect("overlayBindings", client.overlayBindings.list(under), progress)),
+    collect("subscriptions", client.subscriptions.list(under), progress),
+  ]);
+  registry.catch(() => undefined); // observed below
   const [anchor, groups, identities, roles, roleBindings, identityProviders, associations, own, invites] = await Promise.all([
     client.groups.get(anchorUid),
     collect("groups", client.groups.list(under), progress),
@@ -99,6 +136,19 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
   const ids = [...wanted].sort();
   const outsideRoles: ApiRole[] = [];
   for (let i = 0; i < ids.length; i += 100) outsideRoles.push(...(await client.roles.list({ ids: ids.slice(i, i + 100), pageSize: 200 }).collect()));
+  const [repos, tags, overlays, overlayBindings, subscriptions] = await registry;
+  // READMEs: one GET each, a few at a time.
+  const readmes = new Map<string, string>();
+  const unsynced = repos.filter((r) => r.sync_config === undefined);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(8, unsynced.length) }, async () => {
+      while (next < unsynced.length) {
+        const r = unsynced[next++]!;
+        readmes.set(r.uid, (await client.repos.getReadme(r.uid)).content);
+      }
+    }),
+  );
   return {
     rootUid: anchorUid.split("/")[0]!,
     anchor,
@@ -110,5 +160,11 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
     identityProviders,
     accountAssociations: [...own, ...associations],
     groupInvites: invites.length,
+    repos,
+    readmes,
+    tags,
+    overlays,
+    overlayBindings,
+    subscriptions,
   };
 }

@@ -9,7 +9,21 @@
  * The output depends only on the model: no dates, no machine names, so a second export writes the same bytes.
  */
 import { dottedName, wireName } from "../capabilities";
-import type { AccountAssociationNode, GroupNode, IdentityNode, IdentityProviderNode, OrgModel, Ref, RoleBindingNode, RoleNode } from "./model";
+import type {
+  AccountAssociationNode,
+  GroupNode,
+  IdentityNode,
+  IdentityProviderNode,
+  OrgModel,
+  OverlayBindingNode,
+  OverlayNode,
+  Ref,
+  RepoNode,
+  RoleBindingNode,
+  RoleNode,
+  SubscriptionNode,
+  TagNode,
+} from "./model";
 
 /** One generated file: path relative to the project folder, and its text. */
 export interface GeneratedFile {
@@ -186,6 +200,72 @@ function associationDecl(a: AccountAssociationNode, anchorVar: string): string {
   ]);
 }
 
+const UNSPECIFIED_TIER = "CATALOG_TIER_UNSPECIFIED";
+
+function repoDecl(r: RepoNode, anchorVar: string): string {
+  const a = r.api;
+  const synced = a.sync_config !== undefined;
+  const list = (v: string[] | undefined) => (!synced && v && v.length ? literal(v, INDENT) : undefined);
+  let sync: string | undefined;
+  if (a.sync_config && r.syncSource) {
+    const inner = INDENT + INDENT;
+    const members = [`${inner}source: ${ref(r.syncSource, anchorVar)},`];
+    for (const k of ["amazon", "google", "azure"] as const) if (a.sync_config[k]) members.push(`${inner}${k}: ${JSON.stringify(a.sync_config[k])},`);
+    sync = `{\n${members.join("\n")}\n${INDENT}}`;
+  }
+  const overlay = a.customOverlay && Object.keys(a.customOverlay).length ? literal(a.customOverlay, INDENT) : undefined;
+  return declaration(r.varName, "Repo", r.resourceName, [
+    ["parentUid", ref(r.parent, anchorVar)],
+    ["name", JSON.stringify(a.name)],
+    ["description", description(a.description)],
+    ["aliases", list(a.aliases)],
+    ["activeTags", list(a.activeTags)],
+    ["bundles", list(a.bundles)],
+    ["catalogTier", !synced && a.catalogTier && a.catalogTier !== UNSPECIFIED_TIER ? JSON.stringify(a.catalogTier) : undefined],
+    ["customOverlay", overlay],
+    ["syncConfig", sync],
+    ["readme", r.readme ? JSON.stringify(r.readme) : undefined],
+    ["adoptUid", JSON.stringify(r.uid)],
+  ]);
+}
+
+function tagDecl(t: TagNode): string {
+  return declaration(undefined, "Tag", t.resourceName, [
+    ["repoUid", `${t.repo.varName}.uid`],
+    ["name", JSON.stringify(t.api.name)],
+    ["digest", JSON.stringify(t.api.digest ?? "")],
+    ["bundles", t.api.bundles && t.api.bundles.length ? literal(t.api.bundles, INDENT) : undefined],
+    ["deprecated", t.api.deprecated ? "true" : undefined],
+    ["adoptUid", JSON.stringify(t.uid)],
+  ]);
+}
+
+function overlayDecl(o: OverlayNode, anchorVar: string): string {
+  return declaration(o.varName, "Overlay", o.resourceName, [
+    ["parentUid", ref(o.parent, anchorVar)],
+    ["name", JSON.stringify(o.api.name)],
+    ["config", literal(o.api.config, INDENT)],
+    ["adoptUid", JSON.stringify(o.uid)],
+  ]);
+}
+
+function overlayBindingDecl(b: OverlayBindingNode, anchorVar: string): string {
+  return declaration(undefined, "OverlayBinding", b.resourceName, [
+    ["repoUid", `${b.repo.varName}.uid`],
+    ["overlay", ref(b.overlay, anchorVar)],
+    ["tags", literal(b.api.tags, INDENT)],
+    ["adoptUid", JSON.stringify(b.uid)],
+  ]);
+}
+
+function subscriptionDecl(x: SubscriptionNode, anchorVar: string): string {
+  return declaration(undefined, "Subscription", x.resourceName, [
+    ["parentUid", ref(x.parent, anchorVar)],
+    ["sink", JSON.stringify(x.api.sink)],
+    ["adoptUid", JSON.stringify(x.uid)],
+  ]);
+}
+
 /** The program's `index.ts`. */
 export function writeIndex(m: OrgModel): string {
   const s = m.snapshot;
@@ -199,7 +279,12 @@ export function writeIndex(m: OrgModel): string {
   if (m.identityProviders.length) used.add("IdentityProvider");
   if (m.accountAssociations.length) used.add("AccountAssociation");
   if (m.builtinRoles.length) used.add("getRoleOutput");
-  const order = ["AccountAssociation", "Group", "Identity", "IdentityProvider", "Role", "RoleBinding", "getRoleOutput"];
+  if (m.repos.length) used.add("Repo");
+  if (m.tags.length) used.add("Tag");
+  if (m.overlays.length) used.add("Overlay");
+  if (m.overlayBindings.length) used.add("OverlayBinding");
+  if (m.subscriptions.length) used.add("Subscription");
+  const order = ["AccountAssociation", "Group", "Identity", "IdentityProvider", "Overlay", "OverlayBinding", "Repo", "Role", "RoleBinding", "Subscription", "Tag", "getRoleOutput"];
   const imports = order.filter((n) => used.has(n));
 
   const out: string[] = [];
@@ -229,12 +314,22 @@ export function writeIndex(m: OrgModel): string {
   const identitiesIn = groupBy(m.identities);
   const rolesIn = groupBy(m.roles);
   const associationIn = new Map(m.accountAssociations.map((a) => [a.uid, a]));
+  const overlaysIn = groupBy(m.overlays);
+  const subscriptionsIn = groupBy(m.subscriptions);
+  const tagsOf = groupBy(m.tags);
+  // A repo that syncs from a repo of this export is declared after the tree, once its source is.
+  const syncing = m.repos.filter((r) => r.syncSource?.to === "declared");
+  const reposIn = groupBy(m.repos.filter((r) => r.syncSource?.to !== "declared"));
+  const repoWithTags = (r: RepoNode) => [repoDecl(r, anchorVar), ...(tagsOf.get(r.uid) ?? []).map(tagDecl)];
   const contents = (groupUid: string): string[] => {
     const parts: string[] = [];
     const a = associationIn.get(groupUid);
     if (a) parts.push(associationDecl(a, anchorVar));
     for (const r of rolesIn.get(groupUid) ?? []) parts.push(roleDecl(r, anchorVar));
     for (const i of identitiesIn.get(groupUid) ?? []) parts.push(identityDecl(i, anchorVar));
+    for (const o of overlaysIn.get(groupUid) ?? []) parts.push(overlayDecl(o, anchorVar));
+    for (const r of reposIn.get(groupUid) ?? []) parts.push(...repoWithTags(r));
+    for (const x of subscriptionsIn.get(groupUid) ?? []) parts.push(subscriptionDecl(x, anchorVar));
     return parts;
   };
   const top = contents(s.anchor.uid);
@@ -245,6 +340,21 @@ export function writeIndex(m: OrgModel): string {
   };
   for (const g of m.topGroups) walk(g);
 
+  if (syncing.length) {
+    out.push("", "// Repos that sync from another repo of this org.");
+    const done = new Set(m.repos.filter((r) => r.syncSource?.to !== "declared").map((r) => r.uid));
+    let left = syncing;
+    while (left.length) {
+      const ready = left.filter((r) => r.syncSource?.to === "declared" && done.has(r.syncSource.node.uid));
+      // A cycle cannot be declared in order; it is declared as it comes (and the compiler will say so).
+      const batch = ready.length ? ready : left;
+      for (const r of batch) {
+        out.push(`// ${r.path}`, ...repoWithTags(r));
+        done.add(r.uid);
+      }
+      left = left.filter((r) => !done.has(r.uid));
+    }
+  }
   if (m.identityProviders.length) {
     out.push("", "// Identity providers. Their client secrets are stack config (see README.md): the API never returns them.");
     for (const p of m.identityProviders) out.push(idpDecl(p, anchorVar));
@@ -257,6 +367,10 @@ export function writeIndex(m: OrgModel): string {
       last = b.path;
       out.push(bindingDecl(b, anchorVar));
     }
+  }
+  if (m.overlayBindings.length) {
+    out.push("", "// Overlay bindings: which overlay applies to which tags of a repo.");
+    for (const b of m.overlayBindings) out.push(overlayBindingDecl(b, anchorVar));
   }
   return `${out.join("\n")}\n`;
 }
@@ -302,6 +416,11 @@ export function declaredCounts(m: OrgModel): Record<string, number> {
     RoleBinding: m.roleBindings.length,
     IdentityProvider: m.identityProviders.length,
     AccountAssociation: m.accountAssociations.length,
+    Repo: m.repos.length,
+    Tag: m.tags.length,
+    Overlay: m.overlays.length,
+    OverlayBinding: m.overlayBindings.length,
+    Subscription: m.subscriptions.length,
   };
 }
 
@@ -353,7 +472,7 @@ export function writeTypeScriptProject(m: OrgModel, o: TypeScriptProjectOptions)
   const files: GeneratedFile[] = [
     {
       path: "Pulumi.yaml",
-      text: [`name: ${o.project}`, "description: The org's groups, identities, roles and bindings, exported by platform-pulumi", "runtime:", "  name: nodejs", "  options:", "    packagemanager: npm", ""].join("\n"),
+      text: [`name: ${o.project}`, "description: The org's groups, identities, roles, bindings and registry, exported by platform-pulumi", "runtime:", "  name: nodejs", "  options:", "    packagemanager: npm", ""].join("\n"),
     },
     {
       path: "package.json",
