@@ -7,8 +7,8 @@
  *     npx platform-pulumi <command> --help      # a command's options
  *
  * A command is a name, a one-line summary and a `run(args)` that loads its module only when chosen, so `--help`
- * and other commands never load the emulator's server. Commands: `emulator`, `recover` and `unmanaged` (issue 11);
- * a later one adds one entry to {@link COMMANDS}.
+ * and other commands never load the emulator's server. Commands: `emulator`, `recover` and `unmanaged` (issue 11),
+ * `export` (issue 13); a later one adds one entry to {@link COMMANDS}.
  *
  * Exit codes: 0 on success or help; 2 for an unknown command or bad arguments (the command's own usage is printed
  * to stderr). A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
@@ -36,6 +36,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   unmanaged: {
     summary: "list objects under a stack's groups that no stack references, with the adoptUid line for each (exit 1 if any)",
     run: (args) => exitWith((require("../provider/commands/unmanaged") as typeof import("../provider/commands/unmanaged")).unmanagedCommand(args)),
+  },
+  export: {
+    summary: "write an existing org as a Pulumi program (or org file) whose first `pulumi up` adopts every object and changes nothing",
+    run: (args) => exitWith((require("../provider/commands/export") as typeof import("../provider/commands/export")).exportCommand(args)),
   },
 };
 

@@ -149,6 +149,21 @@ describe("Repo", () => {
     expect((await repoProvider.read(made.id, made.outs)).id).toBe("");
   });
 
+  it("adopting a repo writes its README only when the declared one differs (issue 13: an adoption changes nothing)", async () => {
+    const c = getClient();
+    const existing = await c.repos.create(group, { name: "adopt-me" });
+    await c.repos.patchReadme(existing.uid, "# as it is\n");
+    const since = emu.requests.length;
+    const same = await repoProvider.create(await repoInputs({ parentUid: group, name: "adopt-me", readme: "# as it is\n", adoptUid: existing.uid }));
+    expect(writes(since)).toEqual([]);
+    expect(same.outs!.readme).toBe("# as it is\n");
+    const other = await c.repos.create(group, { name: "adopt-me-too" });
+    const mark = emu.requests.length;
+    const changed = await repoProvider.create(await repoInputs({ parentUid: group, name: "adopt-me-too", readme: "# new\n", adoptUid: other.uid }));
+    expect(writes(mark)).toEqual([`PATCH /registry/v2beta1/repos/${other.uid}/readme?updateMask=content`]);
+    expect(changed.outs!.readme).toBe("# new\n");
+  });
+
   it("after a lost create answer adopts the marked repo, never a same-named one of another writer", async () => {
     emu.control.set({ dropCreateResponses: 1 });
     const made = await repoProvider.create(await repoInputs({ parentUid: group, name: "lost-answer", description: "mine" }));

@@ -5,7 +5,8 @@
  *
  * Inputs: the org file (`ORG_FILE`, default `examples/org-setup/org.yaml` under the project folder; format in
  * ./README.md) and the root group's uid (`platform:orgUid` or `PLATFORM_ORG_UID`). Roles are found by name
- * with getRoles. The whole file is checked before any resource is declared.
+ * with getRoles. The whole file is checked before any resource is declared. An object with a `uid` in the file is
+ * adopted (`adoptUid`), so a file written by `platform-pulumi export --format yaml` adopts the org it describes.
  *
  * Stack outputs: `groupUids` (uid by group path), `identityUids` (uid by identity path), `repoUids` (uid by repo
  * path), `counts` ({groups, identities, roles, bindings, repos, subscriptions}).
@@ -26,7 +27,7 @@ export = async () => {
   const groups = new Map<string, Group>();
   for (const g of org.groups) {
     const parentUid = g.parentPath === undefined ? orgUid : groups.get(g.parentPath)!.uid;
-    groups.set(g.path, new Group(g.path, { parentUid, name: g.name, description: g.description ?? "" }));
+    groups.set(g.path, new Group(g.path, { parentUid, name: g.name, description: g.description ?? "", ...(g.uid ? { adoptUid: g.uid } : {}) }));
   }
 
   const identities = new Map<string, Identity>();
@@ -38,6 +39,7 @@ export = async () => {
         name: id.name,
         description: id.description ?? "",
         claimMatch: id.claimMatch,
+        ...(id.uid ? { adoptUid: id.uid } : {}),
       }),
     );
   }
@@ -45,7 +47,7 @@ export = async () => {
   // Custom roles by name, each at its group; a binding takes the one nearest above its group.
   const customRoles = new Map<string, Array<{ group: string; role: Role }>>();
   for (const r of org.roles) {
-    const role = new Role(r.path, { parentUid: groups.get(r.group)!.uid, name: r.name, description: r.description ?? "", capabilities: r.capabilities });
+    const role = new Role(r.path, { parentUid: groups.get(r.group)!.uid, name: r.name, description: r.description ?? "", capabilities: r.capabilities, ...(r.uid ? { adoptUid: r.uid } : {}) });
     customRoles.set(r.name, [...(customRoles.get(r.name) ?? []), { group: r.group, role }]);
   }
   const roleFor = (name: string, group: string): pulumi.Input<string> => {
@@ -60,6 +62,7 @@ export = async () => {
       groupUid: groups.get(b.group)!.uid,
       identityUid: identities.get(b.identity)!.uid,
       roleUid: roleFor(b.role, b.group),
+      ...(b.uid ? { adoptUid: b.uid } : {}),
     });
   }
 
@@ -73,12 +76,13 @@ export = async () => {
         description: r.description ?? "",
         ...(r.syncConfig ? { syncConfig: Object.fromEntries(Object.entries(r.syncConfig).filter(([, v]) => v !== undefined)) as unknown as SyncConfigArgs } : {}),
         ...(r.readme !== undefined ? { readme: r.readme } : {}),
+        ...(r.uid ? { adoptUid: r.uid } : {}),
       }),
     );
   }
 
   for (const s of org.subscriptions) {
-    new Subscription(`${s.group}->${s.sink}`, { parentUid: groups.get(s.group)!.uid, sink: s.sink });
+    new Subscription(`${s.group}->${s.sink}`, { parentUid: groups.get(s.group)!.uid, sink: s.sink, ...(s.uid ? { adoptUid: s.uid } : {}) });
   }
 
   return {

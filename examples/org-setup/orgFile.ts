@@ -4,16 +4,19 @@
  * malformed file fails with the line and path of every problem and creates nothing.
  *
  * ```yaml
- * groups:        [{ name, description?, groups?: [ ...same shape, nested ] }]
- * identities:    [{ name, group: "<group path: names joined by />", description?, claimMatch: { issuer, subject } }]
- * roles:         [{ name, group: "<group path>", description?, capabilities: ["<dotted or CAP_ name>", ...] }]  # optional
- * bindings:      [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>" }]
- * repos:         [{ name, group, description?, syncConfig?: { source, amazon?, google?, azure? }, readme? }]   # optional
- * subscriptions: [{ group, sink: "<https URL>" }]                                                            # optional
+ * groups:        [{ name, description?, uid?, groups?: [ ...same shape, nested ] }]
+ * identities:    [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
+ * roles:         [{ name, group: "<group path>", description?, uid?, capabilities: ["<dotted or CAP_ name>", ...] }]  # optional
+ * bindings:      [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
+ * repos:         [{ name, group, description?, uid?, syncConfig?: { source, amazon?, google?, azure? }, readme? }]   # optional
+ * subscriptions: [{ group, sink: "<https URL>", uid? }]                                                            # optional
  * ```
  *
  * A binding's role is a built-in role's name or a role of this file, which must be defined at the binding's group
  * or above it. A repo with a `syncConfig` takes its README from the source, so it may not give one.
+ *
+ * `uid` names an existing object for the program to adopt (`adoptUid`) instead of creating one; `platform-pulumi
+ * export --format yaml` writes it for every object (issue 13).
  */
 import { readFileSync } from "node:fs";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
@@ -27,6 +30,8 @@ import { nameProblem } from "../../provider/validation";
 export interface OrgGroup {
   name: string;
   description?: string | undefined;
+  /** An existing group to adopt instead of creating one. */
+  uid?: string | undefined;
   groups?: OrgGroup[] | undefined;
 }
 
@@ -34,6 +39,7 @@ const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
   z.strictObject({
     name: z.string(),
     description: z.string().optional(),
+    uid: z.string().optional(),
     groups: z.array(OrgGroupSchema).optional(),
   }),
 );
@@ -46,20 +52,22 @@ const OrgFileSchema = z.strictObject({
         name: z.string(),
         group: z.string(),
         description: z.string().optional(),
+        uid: z.string().optional(),
         claimMatch: z.strictObject({ issuer: z.string(), subject: z.string() }),
       }),
     )
     .default([]),
   roles: z
-    .array(z.strictObject({ name: z.string(), group: z.string(), description: z.string().optional(), capabilities: z.array(z.string()) }))
+    .array(z.strictObject({ name: z.string(), group: z.string(), description: z.string().optional(), uid: z.string().optional(), capabilities: z.array(z.string()) }))
     .default([]),
-  bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string() })).default([]),
+  bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string(), uid: z.string().optional() })).default([]),
   repos: z
     .array(
       z.strictObject({
         name: z.string(),
         group: z.string(),
         description: z.string().optional(),
+        uid: z.string().optional(),
         syncConfig: z
           .strictObject({ source: z.string(), amazon: z.string().optional(), google: z.string().optional(), azure: z.string().optional() })
           .optional(),
@@ -67,7 +75,7 @@ const OrgFileSchema = z.strictObject({
       }),
     )
     .default([]),
-  subscriptions: z.array(z.strictObject({ group: z.string(), sink: z.string() })).default([]),
+  subscriptions: z.array(z.strictObject({ group: z.string(), sink: z.string(), uid: z.string().optional() })).default([]),
 });
 
 /** A parsed, checked org file. */
@@ -81,6 +89,8 @@ export interface FlatGroup {
   parentPath: string | undefined;
   name: string;
   description: string | undefined;
+  /** An existing group to adopt, when the file gives one. */
+  uid: string | undefined;
 }
 
 /** The org file, checked and flattened for declaring resources. */
@@ -160,7 +170,7 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
       const path = parentPath === undefined ? g.name : `${parentPath}/${g.name}`;
       if (groupPaths.has(path)) at([...here, "name"], `duplicate group path "${path}" (paths must be unique to be referenced)`);
       groupPaths.add(path);
-      groups.push({ path, parentPath, name: g.name, description: g.description });
+      groups.push({ path, parentPath, name: g.name, description: g.description, uid: g.uid });
       if (g.groups) walk(g.groups, path, [...here, "groups"]);
     });
   };

@@ -260,6 +260,14 @@ export const repoProvider: typeof decl.provider = {
   async create(inputs) {
     const r = await decl.provider.create(inputs);
     const wanted = inputs.readme;
+    if (wanted !== undefined && inputs.adoptUid) {
+      // An adopted repo already has a README: write the declared one only when it differs (issue 13: adopting an
+      // org as it is must change nothing), including "" for a README to remove.
+      const { content } = await getClient().repos.getReadme(r.id);
+      if (content === wanted) return { ...r, outs: { ...r.outs!, readme: content } };
+      const readme = await getClient().repos.patchReadme(r.id, wanted);
+      return { ...r, outs: { ...r.outs!, readme: readme.content } };
+    }
     if (wanted === undefined || wanted === "") return r;
     try {
       const readme = await getClient().repos.patchReadme(r.id, wanted);

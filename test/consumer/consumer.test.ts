@@ -15,7 +15,7 @@
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, readdirSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
@@ -28,6 +28,7 @@ import {
   cleanEnv,
   lowEnd,
   mapReadmeDiagnostics,
+  packTarball,
   run,
   startEmulatorBin,
   tail,
@@ -55,9 +56,7 @@ let tarball: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
-  const packed = await run("npm", ["pack", "--pack-destination", work, "--loglevel=warn"], { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 300_000 });
-  tarball = path.join(work, `${PKG.name}-${PKG.version}.tgz`);
-  if (packed.code !== 0 || !readdirSync(work).includes(path.basename(tarball))) throw new Error(`npm pack failed:\n${tail(packed)}`);
+  tarball = await packTarball(work);
 }, 300_000);
 
 const kept: string[] = [];

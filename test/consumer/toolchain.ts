@@ -3,7 +3,7 @@
  * environment, the standalone emulator started from an installed package's bin, and README blocks as files.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
 
@@ -109,6 +109,19 @@ export function run(cmd: string, args: readonly string[], opts: { cwd: string; e
       resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/**
+ * Packs the package (`npm pack`) into `dest` and returns the tarball's path. Its prepack builds first, unless
+ * `ignoreScripts` (for a caller that runs after `npm run build`, as `npm test` does, and wants the time back).
+ * @throws Error with npm's output when the pack fails.
+ */
+export async function packTarball(dest: string, opts: { ignoreScripts?: boolean } = {}): Promise<string> {
+  const args = ["pack", "--pack-destination", dest, "--loglevel=warn", ...(opts.ignoreScripts ? ["--ignore-scripts"] : [])];
+  const packed = await run("npm", args, { cwd: REPO_ROOT, env: cleanEnv(), timeoutMs: 300_000 });
+  const tarball = path.join(dest, `${PKG.name}-${PKG.version}.tgz`);
+  if (packed.code !== 0 || !readdirSync(dest).includes(path.basename(tarball))) throw new Error(`npm pack failed:\n${tail(packed)}`);
+  return tarball;
 }
 
 /** The output's last lines, for assertion messages. */

@@ -1,0 +1,244 @@
+/**
+ * `platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]`
+ * (issue 13): an org that exists (built by hand or by scripts) as a Pulumi program whose first `pulumi up`
+ * adopts every object: it creates nothing, deletes nothing and changes nothing. `pulumi import` cannot do this
+ * for dynamic resources (pulumi/pulumi#16175).
+ *
+ * It reads the API with the usual settings (`PLATFORM_API_URL`, `PLATFORM_TOKEN` or workload identity, see
+ * `config.ts`), shows progress on stderr (a progress bar when stderr is a terminal, plain lines otherwise),
+ * writes the project (`--format ts`, see `export/typescript.ts`) or the org-setup program's org file
+ * (`--format yaml`, see `export/yaml.ts`), and ends with a summary table on stdout: what was exported by kind,
+ * and what was left out and why. The files depend only on the org: a second export writes the same bytes.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { clientFromSettings } from "../clientFactory";
+import { resolveSettings } from "../config";
+import { buildModel, type OrgModel, type Skipped } from "../export/model";
+import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
+import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
+import { writeOrgFile } from "../export/yaml";
+import { table } from "./stack";
+
+/** The `export` subcommand's usage. */
+export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]
+  Writes an existing org as a Pulumi program whose first \`pulumi up\` adopts every object (adoptUid) and
+  creates, deletes and changes nothing. Reads the API given by PLATFORM_API_URL with PLATFORM_TOKEN (or
+  workload identity: PLATFORM_IDENTITY and PLATFORM_IDENTITY_TOKEN[_FILE]).
+  --org <uid>       the org's root group (40 hex characters) (required)
+  --under <uid>     export only what lives under this group of the org (default: the whole org)
+  --out <dir>       the folder to write (created if needed; the export's files in it are replaced) (required)
+  --format ts|yaml  ts (default): a Pulumi TypeScript project (Pulumi.yaml, package.json, tsconfig.json,
+                    index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids
+  --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts only)
+  --project <name>  the Pulumi project name (default: the --out folder's name)`;
+
+const ROOT_UID = /^[0-9a-f]{40}$/;
+const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
+const STACK = /^[A-Za-z0-9_.-]{1,100}$/;
+const PROJECT = /^[A-Za-z0-9_.-]{1,100}$/;
+
+/** A bad argument: names the flag, its value and what is allowed. */
+export class ExportUsageError extends Error {
+  constructor(flag: string, value: string | undefined, allowed: string) {
+    super(value === undefined ? `${flag} is required: ${allowed}` : `${flag} ${JSON.stringify(value)} is not allowed: ${allowed}`);
+    this.name = "ExportUsageError";
+  }
+}
+
+/** Options of {@link exportOrg}. */
+export interface ExportOptions {
+  org: string;
+  under?: string | undefined;
+  out: string;
+  format: "ts" | "yaml";
+  stack?: string | undefined;
+  project?: string | undefined;
+  /** Where progress goes; default stderr (a bar when it is a terminal). */
+  progress?: ReadProgress & { stop(): void };
+  /** Where the summary goes; default stdout. */
+  write?: (s: string) => void;
+}
+
+/** What {@link exportOrg} did. */
+export interface ExportResult {
+  /** Files written, relative to `out`. */
+  files: string[];
+  /** Objects written, by kind. */
+  counts: Record<string, number>;
+  skipped: Skipped[];
+  /** Wall time of the whole export, ms. */
+  ms: number;
+}
+
+/** Checks the options. @throws ExportUsageError naming the flag, its value and what is allowed. */
+export function checkExportOptions(o: { org?: string | undefined; under?: string | undefined; out?: string | undefined; format?: string | undefined; stack?: string | undefined; project?: string | undefined }): void {
+  if (o.org === undefined || o.org === "") throw new ExportUsageError("--org", undefined, "the org's root group uid, 40 lowercase hex characters");
+  if (!ROOT_UID.test(o.org)) throw new ExportUsageError("--org", o.org, "the org's root group uid, 40 lowercase hex characters");
+  if (o.under !== undefined && !(UIDP.test(o.under) && o.under.startsWith(`${o.org}/`))) {
+    throw new ExportUsageError("--under", o.under, `the uid of a group under the org: ${o.org}/ then 16 hex characters per level`);
+  }
+  if (o.out === undefined || o.out === "") throw new ExportUsageError("--out", undefined, "the folder to write the export to");
+  if (o.format !== undefined && o.format !== "ts" && o.format !== "yaml") throw new ExportUsageError("--format", o.format, "ts or yaml");
+  if (o.stack !== undefined && !STACK.test(o.stack)) throw new ExportUsageError("--stack", o.stack, "a stack name: letters, digits, _, . and -");
+  if (o.stack !== undefined && o.format === "yaml") throw new ExportUsageError("--stack", o.stack, "only with --format ts (the org-setup program has its own stacks)");
+  if (o.project !== undefined && !PROJECT.test(o.project)) throw new ExportUsageError("--project", o.project, "a project name: letters, digits, _, . and -");
+}
+
+/** This package's version, from the nearest package.json named platform-pulumi above this file. */
+function ownVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const f = path.join(dir, "package.json");
+    if (existsSync(f)) {
+      const pkg = JSON.parse(readFileSync(f, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "platform-pulumi" && pkg.version) return pkg.version;
+    }
+    if (path.dirname(dir) === dir) return "0.0.0";
+  }
+}
+
+/**
+ * The @pulumi/pulumi range a generated project depends on. @pulumi/pulumi 3.249 and later require Node.js 22, so
+ * on Node.js 20 the project stays on 3.248.x (README, Supported toolchains).
+ */
+export function pulumiRangeFor(nodeVersion: string): string {
+  return Number(nodeVersion.split(".")[0]) < 22 ? "~3.248.0" : "^3.248.0";
+}
+
+/** Progress on stderr: a cli-progress bar on a terminal, one plain line per finished kind otherwise. */
+export function stderrProgress(stream: NodeJS.WriteStream = process.stderr): ReadProgress & { stop(): void } {
+  const totals = new Map<string, number>();
+  const done = new Map<string, number>();
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  if (stream.isTTY) {
+    const { SingleBar, Presets } = require("cli-progress") as typeof import("cli-progress");
+    const bar = new SingleBar({ format: "export |{bar}| {value}/{total} objects | {kinds}", stream, hideCursor: true, clearOnComplete: false }, Presets.shades_classic);
+    bar.start(0, 0, { kinds: "" });
+    const kinds = () => READ_KINDS.filter((k) => totals.has(k)).map((k) => `${k} ${done.get(k) ?? 0}/${totals.get(k)}`).join(", ");
+    return {
+      total(kind, count) {
+        totals.set(kind, count);
+        bar.setTotal(sum(totals));
+        bar.update(sum(done), { kinds: kinds() });
+      },
+      advance(kind, count) {
+        done.set(kind, (done.get(kind) ?? 0) + count);
+        if ((done.get(kind) ?? 0) > (totals.get(kind) ?? 0)) totals.set(kind, done.get(kind)!);
+        bar.setTotal(sum(totals));
+        bar.update(sum(done), { kinds: kinds() });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  const announced = new Set<string>();
+  return {
+    total(kind, count) {
+      totals.set(kind, count);
+      if (count === 0 && !announced.has(kind)) {
+        announced.add(kind);
+        stream.write(`export: ${kind}: 0\n`);
+      }
+    },
+    advance(kind, count) {
+      done.set(kind, (done.get(kind) ?? 0) + count);
+      const n = done.get(kind)!;
+      const total = totals.get(kind);
+      if (total === undefined || n >= total) {
+        if (!announced.has(kind)) stream.write(`export: ${kind}: ${n}\n`);
+        announced.add(kind);
+      } else stream.write(`export: ${kind}: ${n}/${total}\n`);
+    },
+    stop: () => undefined,
+  };
+}
+
+/** The summary table: kinds × counts, then what was left out and why. */
+export function summary(counts: Record<string, number>, skipped: readonly Skipped[]): string {
+  const rows = Object.entries(counts).map(([k, n]) => [k, String(n)]);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const out = [table(["kind", "exported"], [...rows, ["total", String(total)]])];
+  if (skipped.length) out.push("", table(["not exported", "count", "why"], skipped.map((s) => [s.kind, String(s.count), s.why])));
+  return out.join("\n");
+}
+
+/**
+ * Reads the org and writes the export.
+ * @throws SettingsError when the API settings are missing; NotFoundError when the group does not exist; API errors.
+ */
+export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
+  const started = Date.now();
+  const settings = resolveSettings(() => undefined);
+  const client = clientFromSettings(settings);
+  const progress = o.progress ?? stderrProgress();
+  let model: OrgModel;
+  try {
+    model = buildModel(await readOrg(client, o.under ?? o.org, progress));
+  } finally {
+    progress.stop();
+    await client.close();
+  }
+  let files: GeneratedFile[];
+  let counts: Record<string, number>;
+  let skipped: Skipped[];
+  if (o.format === "yaml") {
+    const y = writeOrgFile(model);
+    files = [{ path: "org.yaml", text: y.text }];
+    counts = y.counts;
+    skipped = y.skipped;
+  } else {
+    files = writeTypeScriptProject(model, {
+      project: o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org"),
+      stack: o.stack,
+      apiUrl: settings.apiUrl,
+      packageRange: `^${ownVersion()}`,
+      pulumiRange: pulumiRangeFor(process.versions.node),
+    });
+    counts = declaredCounts(model);
+    skipped = model.skipped;
+  }
+  mkdirSync(o.out, { recursive: true });
+  for (const f of files) writeFileSync(path.join(o.out, f.path), f.text);
+  const ms = Date.now() - started;
+  const write = o.write ?? ((s: string) => void process.stdout.write(s));
+  write(`${summary(counts, skipped)}\n\nwrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n`);
+  return { files: files.map((f) => f.path), counts, skipped, ms };
+}
+
+/**
+ * `platform-pulumi export …`: parses `argv` (the arguments after `export`) and runs {@link exportOrg}.
+ * @returns the exit code: 0 when written, 2 for a usage error, 1 when the export failed.
+ */
+export async function exportCommand(argv: readonly string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        org: { type: "string" },
+        under: { type: "string" },
+        out: { type: "string" },
+        format: { type: "string" },
+        stack: { type: "string" },
+        project: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+    if (values.help) {
+      process.stdout.write(`${EXPORT_USAGE}\n`);
+      return 0;
+    }
+    checkExportOptions(values);
+  } catch (err) {
+    process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n${EXPORT_USAGE}\n`);
+    return 2;
+  }
+  try {
+    await exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project });
+    return 0;
+  } catch (err) {
+    process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,501 @@
+/**
+ * The export's TypeScript writer (issue 13): a Pulumi project a person would keep. `index.ts` declares the org
+ * top-down (each group, then what lives in it, then its subgroups), every reference through a variable, the
+ * built-in roles by name (`getRoleOutput`), every resource with `adoptUid` (`adopt: true` for account
+ * associations), one field per line so that a one-line edit is a one-field change. Identity providers' client
+ * secrets come from stack config (`requireSecret`); the project's README lists the `pulumi config set --secret`
+ * lines to run.
+ *
+ * The output depends only on the model: no dates, no machine names, so a second export writes the same bytes.
+ */
+import { dottedName, wireName } from "../capabilities";
+import type {
+  AccountAssociationNode,
+  GroupNode,
+  IdentityNode,
+  IdentityProviderNode,
+  OrgModel,
+  OverlayBindingNode,
+  OverlayNode,
+  Ref,
+  RepoNode,
+  RoleBindingNode,
+  RoleNode,
+  SubscriptionNode,
+  TagNode,
+} from "./model";
+
+/** One generated file: path relative to the project folder, and its text. */
+export interface GeneratedFile {
+  path: string;
+  text: string;
+}
+
+/** Options of {@link writeTypeScriptProject}. */
+export interface TypeScriptProjectOptions {
+  /** Pulumi project name (Pulumi.yaml `name`, package.json `name`). */
+  project: string;
+  /** A stack to write `Pulumi.<stack>.yaml` for (with `platform:orgUid`, and `platform:apiUrl` when given). */
+  stack?: string | undefined;
+  /** The API URL the export read, written into the stack's config when `stack` is given. */
+  apiUrl?: string | undefined;
+  /** The version range of platform-pulumi the project depends on. */
+  packageRange: string;
+  /** The version range of @pulumi/pulumi the project depends on. */
+  pulumiRange: string;
+}
+
+const INDENT = "    ";
+/** Keys in the order a person writes them; others follow alphabetically. */
+const KEY_ORDER = [
+  "issuer", "issuerPattern", "subject", "subjectPattern", "audience", "audiencePattern", "claims", "claimPatterns",
+  "issuerKeys", "expirationTime", "audiences", "awsAccount", "arn", "arnPattern", "userId", "userIdPattern",
+  "clientId", "additionalScopes", "groupsClaim", "pkceEnabled", "account", "projectId", "projectNumber", "tenantId", "clientIds",
+];
+
+function orderedKeys(o: Record<string, unknown>): string[] {
+  const rank = (k: string) => {
+    const i = KEY_ORDER.indexOf(k);
+    return i < 0 ? KEY_ORDER.length : i;
+  };
+  return Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function key(k: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k);
+}
+
+/** A JSON value as a TypeScript literal at `indent`: objects one key per line, short scalar arrays on one line. */
+export function literal(v: unknown, indent = ""): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "undefined";
+  const inner = indent + INDENT;
+  if (Array.isArray(v)) {
+    if (v.every((x) => x === null || typeof x !== "object")) {
+      const one = `[${v.map((x) => literal(x)).join(", ")}]`;
+      if (one.length + indent.length <= 100) return one;
+    }
+    return `[\n${v.map((x) => `${inner}${literal(x, inner)},`).join("\n")}\n${indent}]`;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = orderedKeys(o);
+  if (keys.length === 0) return "{}";
+  return `{\n${keys.map((k) => `${inner}${key(k)}: ${literal(o[k], inner)},`).join("\n")}\n${indent}}`;
+}
+
+/** Drops unset and empty members (the provider's own normalization of server-filled blanks). */
+function compact(v: Record<string, unknown> | undefined, dropFalse = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v ?? {})) {
+    if (x === undefined || x === null || x === "" || (dropFalse && x === false)) continue;
+    if (typeof x === "object" && Object.keys(x).length === 0) continue;
+    out[k] = x;
+  }
+  return out;
+}
+
+/** The expression for a reference: `x.uid`, `orgUid`, `viewerRole.uid`, or the uid string with its note. */
+function ref(r: Ref, anchorVar: string): string {
+  switch (r.to) {
+    case "anchor":
+      return anchorVar;
+    case "declared":
+      return `${r.node.varName}.uid`;
+    case "builtin":
+      return `${r.varName}.uid`;
+    case "uid":
+      return `${JSON.stringify(r.uid)} /* ${r.note.replace(/\*\//g, "* /")} */`;
+  }
+}
+
+/** `new Kind("name", {\n    field: value,\n}[, opts]);` with one field per line. */
+function declaration(binding: string | undefined, kind: string, name: string, fields: Array<[string, string | undefined]>, opts?: string): string {
+  const body = fields
+    .filter((f): f is [string, string] => f[1] !== undefined)
+    .map(([k, v]) => `${INDENT}${key(k)}: ${v},`)
+    .join("\n");
+  return `${binding ? `const ${binding} = ` : ""}new ${kind}(${JSON.stringify(name)}, {\n${body}\n}${opts ? `, ${opts}` : ""});`;
+}
+
+function description(d: string | undefined): string | undefined {
+  return d ? JSON.stringify(d) : undefined;
+}
+
+function capabilities(wire: readonly string[]): string {
+  // Dotted names read better (`groups.list`); a capability that does not map back exactly stays in wire form.
+  const names = [...new Set(wire)].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w));
+  return literal(names, INDENT);
+}
+
+function groupDecl(g: GroupNode, anchorVar: string): string {
+  return declaration(g.varName, "Group", g.resourceName, [
+    ["parentUid", ref(g.parent, anchorVar)],
+    ["name", JSON.stringify(g.api.name)],
+    ["description", description(g.api.description)],
+    ["adoptUid", JSON.stringify(g.uid)],
+  ]);
+}
+
+function identityDecl(i: IdentityNode, anchorVar: string): string {
+  const a = i.api;
+  const rel: Array<[string, string | undefined]> = [];
+  if (a.claimMatch) rel.push(["claimMatch", literal(compact(a.claimMatch as Record<string, unknown>), INDENT)]);
+  else if (a.staticKeys) rel.push(["staticKeys", literal(compact(a.staticKeys as Record<string, unknown>), INDENT)]);
+  else if (a.awsIdentity) rel.push(["awsIdentity", literal(compact(a.awsIdentity as Record<string, unknown>), INDENT)]);
+  else if (a.servicePrincipal) rel.push(["servicePrincipal", JSON.stringify(a.servicePrincipal)]);
+  return declaration(i.varName, "Identity", i.resourceName, [
+    ["parentUid", ref(i.parent, anchorVar)],
+    ["name", JSON.stringify(a.name)],
+    ["description", description(a.description)],
+    ...rel,
+    ["adoptUid", JSON.stringify(i.uid)],
+  ]);
+}
+
+function roleDecl(r: RoleNode, anchorVar: string): string {
+  return declaration(r.varName, "Role", r.resourceName, [
+    ["parentUid", ref(r.parent, anchorVar)],
+    ["name", JSON.stringify(r.api.name)],
+    ["description", description(r.api.description)],
+    ["capabilities", capabilities(r.api.capabilities)],
+    ["adoptUid", JSON.stringify(r.uid)],
+  ]);
+}
+
+function idpDecl(p: IdentityProviderNode, anchorVar: string): string {
+  return declaration(p.varName, "IdentityProvider", p.resourceName, [
+    ["parentUid", ref(p.parent, anchorVar)],
+    ["name", JSON.stringify(p.api.name)],
+    ["description", description(p.api.description)],
+    ["oidc", literal(compact(p.api.oidc as Record<string, unknown> | undefined, true), INDENT)],
+    // The API never returns the secret: it comes from stack config (see README.md).
+    ["clientSecret", `config.requireSecret(${JSON.stringify(p.secretKey)})`],
+    ["defaultRole", p.defaultRole ? ref(p.defaultRole, anchorVar) : undefined],
+    ["adoptUid", JSON.stringify(p.uid)],
+  ]);
+}
+
+function bindingDecl(b: RoleBindingNode, anchorVar: string): string {
+  // A grant to someone this program does not declare (the org's owners, people): protected, so a `pulumi
+  // destroy` of this stack cannot lock them out.
+  return declaration(undefined, "RoleBinding", b.resourceName, [
+    ["groupUid", ref(b.parent, anchorVar)],
+    ["identityUid", ref(b.identity, anchorVar)],
+    ["roleUid", ref(b.role, anchorVar)],
+    ["adoptUid", JSON.stringify(b.uid)],
+  ], b.identity.to === "uid" ? "{ protect: true }" : undefined);
+}
+
+const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
+
+function associationDecl(a: AccountAssociationNode, anchorVar: string): string {
+  return declaration(undefined, "AccountAssociation", a.resourceName, [
+    ["groupUid", ref(a.parent, anchorVar)],
+    ["name", a.api.name ? JSON.stringify(a.api.name) : undefined],
+    ["description", description(a.api.description)],
+    // As the server holds them: the provider compares these as given.
+    ...ACCOUNT_KINDS.map((k): [string, string | undefined] => [k, a.api[k] !== undefined ? literal(a.api[k], INDENT) : undefined]),
+    ["adopt", "true"],
+  ]);
+}
+
+const UNSPECIFIED_TIER = "CATALOG_TIER_UNSPECIFIED";
+
+function repoDecl(r: RepoNode, anchorVar: string): string {
+  const a = r.api;
+  const synced = a.sync_config !== undefined;
+  const list = (v: string[] | undefined) => (!synced && v && v.length ? literal(v, INDENT) : undefined);
+  let sync: string | undefined;
+  if (a.sync_config && r.syncSource) {
+    const inner = INDENT + INDENT;
+    const members = [`${inner}source: ${ref(r.syncSource, anchorVar)},`];
+    for (const k of ["amazon", "google", "azure"] as const) if (a.sync_config[k]) members.push(`${inner}${k}: ${JSON.stringify(a.sync_config[k])},`);
+    sync = `{\n${members.join("\n")}\n${INDENT}}`;
+  }
+  const overlay = a.customOverlay && Object.keys(a.customOverlay).length ? literal(a.customOverlay, INDENT) : undefined;
+  return declaration(r.varName, "Repo", r.resourceName, [
+    ["parentUid", ref(r.parent, anchorVar)],
+    ["name", JSON.stringify(a.name)],
+    ["description", description(a.description)],
+    ["aliases", list(a.aliases)],
+    ["activeTags", list(a.activeTags)],
+    ["bundles", list(a.bundles)],
+    ["catalogTier", !synced && a.catalogTier && a.catalogTier !== UNSPECIFIED_TIER ? JSON.stringify(a.catalogTier) : undefined],
+    ["customOverlay", overlay],
+    ["syncConfig", sync],
+    ["readme", r.readme ? JSON.stringify(r.readme) : undefined],
+    ["adoptUid", JSON.stringify(r.uid)],
+  ]);
+}
+
+function tagDecl(t: TagNode): string {
+  return declaration(undefined, "Tag", t.resourceName, [
+    ["repoUid", `${t.repo.varName}.uid`],
+    ["name", JSON.stringify(t.api.name)],
+    ["digest", JSON.stringify(t.api.digest ?? "")],
+    ["bundles", t.api.bundles && t.api.bundles.length ? literal(t.api.bundles, INDENT) : undefined],
+    ["deprecated", t.api.deprecated ? "true" : undefined],
+    ["adoptUid", JSON.stringify(t.uid)],
+  ]);
+}
+
+function overlayDecl(o: OverlayNode, anchorVar: string): string {
+  return declaration(o.varName, "Overlay", o.resourceName, [
+    ["parentUid", ref(o.parent, anchorVar)],
+    ["name", JSON.stringify(o.api.name)],
+    ["config", literal(o.api.config, INDENT)],
+    ["adoptUid", JSON.stringify(o.uid)],
+  ]);
+}
+
+function overlayBindingDecl(b: OverlayBindingNode, anchorVar: string): string {
+  return declaration(undefined, "OverlayBinding", b.resourceName, [
+    ["repoUid", `${b.repo.varName}.uid`],
+    ["overlay", ref(b.overlay, anchorVar)],
+    ["tags", literal(b.api.tags, INDENT)],
+    ["adoptUid", JSON.stringify(b.uid)],
+  ]);
+}
+
+function subscriptionDecl(x: SubscriptionNode, anchorVar: string): string {
+  return declaration(undefined, "Subscription", x.resourceName, [
+    ["parentUid", ref(x.parent, anchorVar)],
+    ["sink", JSON.stringify(x.api.sink)],
+    ["adoptUid", JSON.stringify(x.uid)],
+  ]);
+}
+
+/** The program's `index.ts`. */
+export function writeIndex(m: OrgModel): string {
+  const s = m.snapshot;
+  const under = s.anchor.uid !== s.rootUid;
+  const anchorVar = under ? "underUid" : "orgUid";
+  const used = new Set<string>();
+  if (m.groups.length) used.add("Group");
+  if (m.identities.length) used.add("Identity");
+  if (m.roles.length) used.add("Role");
+  if (m.roleBindings.length) used.add("RoleBinding");
+  if (m.identityProviders.length) used.add("IdentityProvider");
+  if (m.accountAssociations.length) used.add("AccountAssociation");
+  if (m.builtinRoles.length) used.add("getRoleOutput");
+  if (m.repos.length) used.add("Repo");
+  if (m.tags.length) used.add("Tag");
+  if (m.overlays.length) used.add("Overlay");
+  if (m.overlayBindings.length) used.add("OverlayBinding");
+  if (m.subscriptions.length) used.add("Subscription");
+  const order = ["AccountAssociation", "Group", "Identity", "IdentityProvider", "Overlay", "OverlayBinding", "Repo", "Role", "RoleBinding", "Subscription", "Tag", "getRoleOutput"];
+  const imports = order.filter((n) => used.has(n));
+
+  const out: string[] = [];
+  out.push(
+    "// Exported from the Platform API by `platform-pulumi export`. Every resource names the object it stands for",
+    "// (adoptUid, or adopt: true for an account association), so the first `pulumi up` takes the existing objects",
+    "// under management: it creates nothing, deletes nothing and changes nothing. adoptUid is read only at create;",
+    "// once that first update has run it can stay or go.",
+    'import * as pulumi from "@pulumi/pulumi";',
+  );
+  if (imports.length) out.push(`import { ${imports.join(", ")} } from "platform-pulumi";`);
+  out.push("");
+  if (m.identityProviders.length) out.push("const config = new pulumi.Config();");
+  out.push('const orgUid = new pulumi.Config("platform").require("orgUid");');
+  if (under) {
+    out.push(
+      `// Everything below lives under group ${JSON.stringify(s.anchor.name)}, which this program reads but does not manage.`,
+      `const underUid = \`\${orgUid}${s.anchor.uid.slice(s.rootUid.length)}\`;`,
+    );
+  }
+  if (m.builtinRoles.length) {
+    out.push("", "// Built-in roles, found by name.");
+    for (const r of m.builtinRoles) out.push(`const ${r.varName} = getRoleOutput({ name: ${JSON.stringify(r.name)} });`);
+  }
+
+  // What lives directly in a group (or the anchor), in a fixed order.
+  const identitiesIn = groupBy(m.identities);
+  const rolesIn = groupBy(m.roles);
+  const associationIn = new Map(m.accountAssociations.map((a) => [a.uid, a]));
+  const overlaysIn = groupBy(m.overlays);
+  const subscriptionsIn = groupBy(m.subscriptions);
+  const tagsOf = groupBy(m.tags);
+  // A repo that syncs from a repo of this export is declared after the tree, once its source is.
+  const syncing = m.repos.filter((r) => r.syncSource?.to === "declared");
+  const reposIn = groupBy(m.repos.filter((r) => r.syncSource?.to !== "declared"));
+  const repoWithTags = (r: RepoNode) => [repoDecl(r, anchorVar), ...(tagsOf.get(r.uid) ?? []).map(tagDecl)];
+  const contents = (groupUid: string): string[] => {
+    const parts: string[] = [];
+    const a = associationIn.get(groupUid);
+    if (a) parts.push(associationDecl(a, anchorVar));
+    for (const r of rolesIn.get(groupUid) ?? []) parts.push(roleDecl(r, anchorVar));
+    for (const i of identitiesIn.get(groupUid) ?? []) parts.push(identityDecl(i, anchorVar));
+    for (const o of overlaysIn.get(groupUid) ?? []) parts.push(overlayDecl(o, anchorVar));
+    for (const r of reposIn.get(groupUid) ?? []) parts.push(...repoWithTags(r));
+    for (const x of subscriptionsIn.get(groupUid) ?? []) parts.push(subscriptionDecl(x, anchorVar));
+    return parts;
+  };
+  const top = contents(s.anchor.uid);
+  if (top.length) out.push("", `// ${under ? s.anchor.name : "The org's root group"}`, ...top.flatMap((p) => [p]));
+  const walk = (g: GroupNode) => {
+    out.push("", `// ${g.path}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, groupDecl(g, anchorVar), ...contents(g.uid));
+    for (const c of g.children) walk(c);
+  };
+  for (const g of m.topGroups) walk(g);
+
+  if (syncing.length) {
+    out.push("", "// Repos that sync from another repo of this org.");
+    const done = new Set(m.repos.filter((r) => r.syncSource?.to !== "declared").map((r) => r.uid));
+    let left = syncing;
+    while (left.length) {
+      const ready = left.filter((r) => r.syncSource?.to === "declared" && done.has(r.syncSource.node.uid));
+      // A cycle cannot be declared in order; it is declared as it comes (and the compiler will say so).
+      const batch = ready.length ? ready : left;
+      for (const r of batch) {
+        out.push(`// ${r.path}`, ...repoWithTags(r));
+        done.add(r.uid);
+      }
+      left = left.filter((r) => !done.has(r.uid));
+    }
+  }
+  if (m.identityProviders.length) {
+    out.push("", "// Identity providers. Their client secrets are stack config (see README.md): the API never returns them.");
+    for (const p of m.identityProviders) out.push(idpDecl(p, anchorVar));
+  }
+  if (m.roleBindings.length) {
+    out.push("", "// Role bindings: who holds which role where.");
+    let last = "";
+    for (const b of m.roleBindings) {
+      if (b.path !== last) out.push(`// at ${b.path === "/" ? (under ? s.anchor.name : "the root group") : b.path}`);
+      last = b.path;
+      out.push(bindingDecl(b, anchorVar));
+    }
+  }
+  if (m.overlayBindings.length) {
+    out.push("", "// Overlay bindings: which overlay applies to which tags of a repo.");
+    for (const b of m.overlayBindings) out.push(overlayBindingDecl(b, anchorVar));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function oneLine(s: string): string {
+  const line = s.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+
+function groupBy<T extends { uid: string }>(rows: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const p = r.uid.slice(0, r.uid.lastIndexOf("/"));
+    out.set(p, [...(out.get(p) ?? []), r]);
+  }
+  return out;
+}
+
+/** The template tsconfig of `pulumi new typescript`. */
+export const TEMPLATE_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    outDir: "bin",
+    target: "es2020",
+    module: "commonjs",
+    moduleResolution: "node",
+    sourceMap: true,
+    experimentalDecorators: true,
+    pretty: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+  },
+  files: ["index.ts"],
+};
+
+/** The count of declared resources by kind. */
+export function declaredCounts(m: OrgModel): Record<string, number> {
+  return {
+    Group: m.groups.length,
+    Identity: m.identities.length,
+    Role: m.roles.length,
+    RoleBinding: m.roleBindings.length,
+    IdentityProvider: m.identityProviders.length,
+    AccountAssociation: m.accountAssociations.length,
+    Repo: m.repos.length,
+    Tag: m.tags.length,
+    Overlay: m.overlays.length,
+    OverlayBinding: m.overlayBindings.length,
+    Subscription: m.subscriptions.length,
+  };
+}
+
+function readme(m: OrgModel, o: TypeScriptProjectOptions): string {
+  const s = m.snapshot;
+  const counts = declaredCounts(m);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const stack = o.stack ?? "<stack>";
+  const lines = [
+    `# ${o.project}`,
+    "",
+    `The org under group \`${s.anchor.uid}\` as a Pulumi program, written by \`platform-pulumi export\`.`,
+    `It declares ${total} existing objects (${Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ")}), each with the uid it stands for.`,
+    "",
+    "## First run: adopt",
+    "",
+    "```sh",
+    "npm install",
+    o.stack ? `pulumi stack select --create ${o.stack}      # Pulumi.${o.stack}.yaml already holds platform:orgUid` : `pulumi stack init ${stack}`,
+    ...(o.stack ? [] : [`pulumi config set platform:orgUid ${s.rootUid}`]),
+    "export PLATFORM_API_URL=... PLATFORM_TOKEN=...     # or stack config platform:apiUrl, or workload identity",
+  ];
+  for (const p of m.identityProviders) {
+    lines.push(`pulumi config set --secret ${p.secretKey} '<client secret of identity provider "${p.api.name}" (${p.uid})>'`);
+  }
+  lines.push(
+    "pulumi up      # adopts every object: creates nothing, deletes nothing, changes nothing",
+    "pulumi preview --expect-no-changes",
+    "```",
+    "",
+  );
+  if (m.identityProviders.length) {
+    lines.push(
+      "The API never returns an identity provider's client secret, so the program reads it from stack config",
+      "(`config.requireSecret`). Set the value the provider has today: the adoption sends it once, and a",
+      "different value would replace the provider's secret.",
+      "",
+    );
+  }
+  lines.push("## Not exported", "");
+  if (m.skipped.length === 0) lines.push("Nothing was left out.");
+  for (const k of m.skipped) lines.push(`- ${k.count} ${k.kind}: ${k.why}`);
+  lines.push("");
+  return lines.join("\n");
+}
+
+/** Every file of the generated project. */
+export function writeTypeScriptProject(m: OrgModel, o: TypeScriptProjectOptions): GeneratedFile[] {
+  const files: GeneratedFile[] = [
+    {
+      path: "Pulumi.yaml",
+      text: [`name: ${o.project}`, "description: The org's groups, identities, roles, bindings and registry, exported by platform-pulumi", "runtime:", "  name: nodejs", "  options:", "    packagemanager: npm", ""].join("\n"),
+    },
+    {
+      path: "package.json",
+      text: `${JSON.stringify(
+        {
+          name: o.project,
+          main: "index.ts",
+          devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
+          dependencies: { "@pulumi/pulumi": o.pulumiRange, "platform-pulumi": o.packageRange },
+        },
+        null,
+        4,
+      )}\n`,
+    },
+    { path: "tsconfig.json", text: `${JSON.stringify(TEMPLATE_TSCONFIG, null, 4)}\n` },
+    { path: ".gitignore", text: "/bin/\n/node_modules/\n" },
+    { path: "index.ts", text: writeIndex(m) },
+    { path: "README.md", text: readme(m, o) },
+  ];
+  if (o.stack) {
+    const config = [`  platform:orgUid: ${JSON.stringify(m.snapshot.rootUid)}`];
+    if (o.apiUrl) config.push(`  platform:apiUrl: ${JSON.stringify(o.apiUrl)}`);
+    files.push({ path: `Pulumi.${o.stack}.yaml`, text: `config:\n${config.join("\n")}\n` });
+  }
+  return files;
+}

@@ -1,0 +1,146 @@
+/**
+ * The export's YAML writer (issue 13): the org-setup program's org file (`examples/org-setup`, format in its
+ * README) with a `uid` on each object, which the program passes as `adoptUid`. The file format holds nested
+ * groups, claimMatch identities with an exact issuer and subject, custom roles, bindings (built-in roles by name,
+ * or the file's roles as the program resolves them), repos with a description, sync config and README, and
+ * subscriptions; what it cannot express is listed as skipped, with why (an object the program would declare
+ * differently from the server would be changed by the adoption, so it is left out instead).
+ */
+import { stringify } from "yaml";
+import { dottedName, wireName } from "../capabilities";
+import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
+
+/** An org file group with its uid. */
+interface YamlGroup {
+  name: string;
+  uid: string;
+  description?: string;
+  groups?: YamlGroup[];
+}
+
+/** The org file's text and what it could not hold. */
+export interface OrgFileExport {
+  text: string;
+  /** Counts written, by kind. */
+  counts: Record<string, number>;
+  skipped: Skipped[];
+}
+
+/** Writes the model as an org file. */
+export function writeOrgFile(m: OrgModel): OrgFileExport {
+  const skipped: Skipped[] = [...m.skipped];
+  const skip = (kind: string, count: number, why: string) => {
+    if (count > 0) skipped.push({ kind, count, why });
+  };
+  // Paths in the file are names joined by "/", unique: a group with a same-named sibling cannot be referred to.
+  const inFile = new Set<string>();
+  let dupGroups = 0;
+  const walk = (g: GroupNode): YamlGroup | undefined => {
+    if (g.path.split("/").pop() !== g.api.name) {
+      const count = (n: GroupNode): number => 1 + n.children.reduce((a, c) => a + count(c), 0);
+      dupGroups += count(g);
+      return undefined;
+    }
+    inFile.add(g.uid);
+    const kids = g.children.map(walk).filter((x): x is YamlGroup => x !== undefined);
+    return { name: g.api.name, uid: g.uid, ...(g.api.description ? { description: g.api.description } : {}), ...(kids.length ? { groups: kids } : {}) };
+  };
+  const groups = m.topGroups.map(walk).filter((x): x is YamlGroup => x !== undefined);
+  skip("Group", dupGroups, "a sibling has the same name, and the org file refers to groups by their path of names (with what is under them)");
+
+  const identities: Array<Record<string, unknown>> = [];
+  const identityPath = new Map<string, string>();
+  let notExact = 0;
+  let outOfFile = 0;
+  for (const i of m.identities) {
+    const cm = i.api.claimMatch;
+    const exact = cm && cm.issuer && cm.subject && Object.entries(cm).every(([k, v]) => ["issuer", "subject"].includes(k) || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0));
+    const group = i.parent.to === "declared" && inFile.has(i.parent.node.uid) ? i.parent.node.path : undefined;
+    if (!exact) notExact++;
+    else if (group === undefined || i.path.split("/").pop() !== i.api.name) outOfFile++;
+    else {
+      identityPath.set(i.uid, i.path);
+      identities.push({ name: i.api.name, uid: i.uid, group, ...(i.api.description ? { description: i.api.description } : {}), claimMatch: { issuer: cm!.issuer, subject: cm!.subject } });
+    }
+  }
+  skip("Identity", notExact, "the org file holds claimMatch identities with an exact issuer and subject only (use --format ts)");
+  skip("Identity", outOfFile, "in the root group or a group the file cannot hold");
+
+  /** The file path of the group an object lives in, or undefined when the file does not hold that group. */
+  const groupIn = ({ parent }: { parent: Ref }): string | undefined => (parent.to === "declared" && inFile.has(parent.node.uid) ? parent.node.path : undefined);
+  /** Whether an object's path ends in its own name (not a `name-<hex>` told apart from a same-named sibling). */
+  const named = (path: string, name: string) => path === name || path.endsWith(`/${name}`);
+
+  // Custom roles, at their groups; capabilities dotted when that spelling maps back exactly.
+  const roles: Array<Record<string, unknown>> = [];
+  const fileRoles: Array<{ uid: string; name: string; group: string }> = [];
+  let rolesOut = 0;
+  for (const r of m.roles) {
+    const group = groupIn(r);
+    if (group === undefined || !named(r.path, r.api.name)) rolesOut++;
+    else {
+      fileRoles.push({ uid: r.uid, name: r.api.name, group });
+      const caps = [...new Set(r.api.capabilities)].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w));
+      roles.push({ name: r.api.name, uid: r.uid, group, ...(r.api.description ? { description: r.api.description } : {}), capabilities: caps });
+    }
+  }
+  skip("Role", rolesOut, "in the root group, or with a same-named sibling: the org file puts roles in its groups, by name");
+  /** The role the org-setup program would bind for `name` at `group`: the file's nearest at or above, else a built-in. */
+  const resolves = (name: string, group: string) =>
+    fileRoles.filter((r) => r.name === name && (group === r.group || group.startsWith(`${r.group}/`))).sort((a, b) => b.group.length - a.group.length)[0]?.uid;
+
+  const bindings: Array<Record<string, unknown>> = [];
+  let unbindable = 0;
+  for (const b of m.roleBindings) {
+    const identity = b.identity.to === "declared" ? identityPath.get(b.identity.node.uid) : undefined;
+    const group = groupIn(b);
+    const role =
+      group === undefined ? undefined
+      : b.role.to === "builtin" && resolves(b.role.name, group) === undefined ? b.role.name
+      : b.role.to === "declared" && b.role.node.kind === "Role" && resolves(b.role.node.api.name, group) === b.role.node.uid ? b.role.node.api.name
+      : undefined;
+    if (identity === undefined || group === undefined || role === undefined) unbindable++;
+    else bindings.push({ identity, group, role, uid: b.uid });
+  }
+  skip("RoleBinding", unbindable, "the org file binds its own identities, at its own groups, to built-in roles or its own roles by name");
+
+  // Repos: the file holds name, description, sync config and README; one with more would be changed by adoption.
+  const repos: Array<Record<string, unknown>> = [];
+  let reposOut = 0;
+  for (const r of m.repos) {
+    const a = r.api;
+    const group = groupIn(r);
+    const extra = !a.sync_config && ((a.aliases?.length ?? 0) > 0 || (a.activeTags?.length ?? 0) > 0 || (a.bundles?.length ?? 0) > 0 || (a.catalogTier ?? "CATALOG_TIER_UNSPECIFIED") !== "CATALOG_TIER_UNSPECIFIED");
+    const overlay = a.customOverlay !== undefined && Object.keys(a.customOverlay).length > 0;
+    if (group === undefined || extra || overlay || !named(r.path, a.name)) reposOut++;
+    else {
+      const sync = a.sync_config ? Object.fromEntries((["source", "amazon", "google", "azure"] as const).filter((k) => a.sync_config![k]).map((k) => [k, a.sync_config![k]])) : undefined;
+      repos.push({ name: a.name, uid: r.uid, group, ...(a.description ? { description: a.description } : {}), ...(sync ? { syncConfig: sync } : {}), ...(r.readme ? { readme: r.readme } : {}) });
+    }
+  }
+  skip("Repo", reposOut, "aliases, active tags, bundles, a catalog tier or a custom overlay (the org file has none of them), a same-named sibling, or the root group (use --format ts)");
+  const subscriptions: Array<Record<string, unknown>> = [];
+  let subsOut = 0;
+  for (const x of m.subscriptions) {
+    const group = groupIn(x);
+    if (group === undefined) subsOut++;
+    else subscriptions.push({ group, sink: x.api.sink, uid: x.uid });
+  }
+  skip("Subscription", subsOut, "in the root group, which the org file cannot name (use --format ts)");
+  skip("IdentityProvider", m.identityProviders.length, "the org file has no identity providers (use --format ts)");
+  skip("AccountAssociation", m.accountAssociations.length, "the org file has no account associations (use --format ts)");
+  skip("Tag", m.tags.length, "the org file has no tags (use --format ts)");
+  skip("Overlay", m.overlays.length, "the org file has no overlays (use --format ts)");
+  skip("OverlayBinding", m.overlayBindings.length, "the org file has no overlay bindings (use --format ts)");
+
+  const header = [
+    "# Exported by `platform-pulumi export --format yaml`: the org-setup program's org file, with the uid of each",
+    "# existing object, which the program adopts (adoptUid) instead of creating it.",
+  ];
+  const count = (gs: YamlGroup[]): number => gs.reduce((a, g) => a + 1 + count(g.groups ?? []), 0);
+  return {
+    text: `${header.join("\n")}\n${stringify({ groups, identities, roles, bindings, repos, subscriptions }, { lineWidth: 0 })}`,
+    counts: { Group: count(groups), Identity: identities.length, Role: roles.length, RoleBinding: bindings.length, Repo: repos.length, Subscription: subscriptions.length },
+    skipped,
+  };
+}
