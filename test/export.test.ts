@@ -260,6 +260,59 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(r.stdout).toMatch(/no unmanaged objects/);
   }, 180_000);
 
+  it("unmanaged lists registry and events objects made behind the stack's back; recover proves a lost create of each", async () => {
+    const eng = (await client.groups.list({ childrenOf: emu.orgUid, name: "engineering" }).collect())[0]!.uid;
+    const app = (await client.repos.list({ childrenOf: eng, name: "app" }).collect())[0]!.uid;
+    const repo = await client.repos.create(eng, { name: "stray" });
+    const tag = await client.tags.create(app, { name: "stray", digest: `sha256:${"e".repeat(64)}` });
+    const overlay = await client.overlays.create(eng, { name: "stray-tools", config: { contents: { packages: ["jq"] } } });
+    const binding = await client.overlayBindings.create(app, { overlay: overlay.uid, tags: ["stray"] });
+    const sub = await client.subscriptions.create(eng, { sink: "https://hooks.example.com/stray" });
+    const original = await cli.ok(["stack", "export"], { echo: false });
+    try {
+      const r = await bin(["unmanaged", "--stack", "dev", "--cwd", dir, "--json"], cli.env());
+      expect(r.code, tail(r)).toBe(1);
+      const found = (JSON.parse(r.stdout) as Array<{ kind: string; uid: string }>).map((o) => `${o.kind} ${o.uid}`).sort();
+      expect(found).toEqual([`OverlayBinding ${binding.uid}`, `Overlay ${overlay.uid}`, `Repo ${repo.uid}`, `Subscription ${sub.uid}`, `Tag ${tag.uid}`].sort());
+
+      // The same objects as the lost creates of a killed up: pending `creating` operations in the state.
+      const state = JSON.parse(original.stdout) as { deployment: { resources: Array<{ urn: string }>; pending_operations?: unknown[] } };
+      const prefix = state.deployment.resources[0]!.urn.split("::").slice(0, 2).join("::");
+      const lost = (kind: string, name: string, inputs: Record<string, unknown>) => ({
+        type: "creating",
+        resource: { urn: `${prefix}::pulumi-nodejs:dynamic/platform:${kind}::${name}`, custom: true, type: `pulumi-nodejs:dynamic/platform:${kind}`, inputs },
+      });
+      state.deployment.pending_operations = [
+        lost("Repo", "lost-repo", { parentUid: eng, name: "stray" }),
+        lost("Tag", "lost-tag", { repoUid: app, name: "stray", digest: `sha256:${"e".repeat(64)}` }),
+        lost("Overlay", "lost-overlay", { parentUid: eng, name: "stray-tools", config: { contents: { packages: ["jq"] } } }),
+        lost("OverlayBinding", "lost-binding", { repoUid: app, overlay: "stray-tools", tags: ["stray"] }),
+        lost("Subscription", "lost-sub", { parentUid: eng, sink: "https://hooks.example.com/stray" }),
+      ];
+      // `pulumi stack import` drops pending operations, so they go into the file backend's checkpoint directly.
+      const project = prefix.split("::")[1]!;
+      const file = path.join(work, "state", ".pulumi", "stacks", project, "dev.json");
+      const checkpoint = JSON.parse(readFileSync(file, "utf8")) as { checkpoint: { latest: { pending_operations?: unknown[] } } };
+      checkpoint.checkpoint.latest.pending_operations = state.deployment.pending_operations;
+      writeFileSync(file, JSON.stringify(checkpoint));
+      const plan = await bin(["recover", "--stack", "dev", "--cwd", dir], cli.env());
+      expect(plan.code, tail(plan)).toBe(0);
+      for (const [name, uid] of [["lost-repo", repo.uid], ["lost-tag", tag.uid], ["lost-overlay", overlay.uid], ["lost-binding", binding.uid], ["lost-sub", sub.uid]] as const) {
+        const row = plan.stdout.split("\n").find((l) => l.startsWith(`${name} `));
+        expect(row, plan.stdout).toContain(uid);
+        expect(row, plan.stdout).toMatch(/\badopt\b/);
+      }
+    } finally {
+      writeFileSync(path.join(work, "original.json"), original.stdout);
+      await cli.ok(["stack", "import", "--file", path.join(work, "original.json")], { echo: false });
+      await client.overlayBindings.delete(binding.uid);
+      await client.overlays.delete(overlay.uid);
+      await client.tags.delete(tag.uid);
+      await client.repos.delete(repo.uid);
+      await client.subscriptions.delete(sub.uid);
+    }
+  }, 180_000);
+
   it("--format yaml writes an org file the org-setup program reads, with a uid on each object", async () => {
     const out = path.join(work, "yaml");
     const r = await bin(["export", "--org", emu.orgUid, "--out", out, "--format", "yaml"], apiEnv);

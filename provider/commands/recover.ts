@@ -9,14 +9,16 @@
  * (pulumi/pulumi#16175). This command finds, for each pending create of this package's resources, the object it
  * made, and proves it:
  *
- * - groups, identities, roles, identity providers: a same-named child of the parent whose description carries
+ * - groups, identities, roles, identity providers, repos: a same-named child of the parent whose description carries
  *   the create's ownership marker (`[pulumi-create:<token>]`, token from the pending operation's inputs); else,
  *   since a server completes the requests of a killed client and the create may have restored the description,
  *   the one child of that name created since the stack's last completed update that no stack of the project
  *   holds (several are reported, not adopted);
  * - account associations: the group's association when it carries the marker;
  * - role bindings: the same identity and role under the group, created since the stack's last completed update,
- *   held by no stack of the project, and the only one;
+ *   held by no stack of the project, and the only one; likewise overlays (the same name), overlay bindings (the
+ *   same overlay and tags under the repo) and subscriptions (the same sink); tags (which carry no createTime): the
+ *   tag of that name and digest under the repo, held by no stack;
  * - group invites: matching invites made since the last completed update and held by no stack; their codes were
  *   only in the lost response, so they are always deleted and the next up creates a fresh one;
  * - a create with `adoptUid` (or an account association with `adopt`) adopted that object.
@@ -29,6 +31,7 @@
  */
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
+import { betaOnly } from "../export/read";
 import { markerToken, stripMarker } from "../resources/lifecycle";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
@@ -74,7 +77,8 @@ export interface RecoverPlan {
   rows: RecoverRow[];
 }
 
-const NAMED: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "IdentityProvider"]);
+/** Kinds created with the ownership marker in their description (`lifecycle.ts`). */
+const NAMED: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "IdentityProvider", "Repo"]);
 
 function kindOf(r: StateResource): string {
   return r.type.startsWith(TYPE_PREFIX) ? r.type.slice(TYPE_PREFIX.length) : r.type;
@@ -105,6 +109,11 @@ function collectionOf(client: PlatformClient, kind: string) {
     case "RoleBinding": return client.roleBindings;
     case "GroupInvite": return client.groupInvites;
     case "AccountAssociation": return client.accountAssociations;
+    case "Repo": return client.repos;
+    case "Tag": return client.tags;
+    case "Overlay": return client.overlays;
+    case "OverlayBinding": return client.overlayBindings;
+    case "Subscription": return client.subscriptions;
     default: return undefined;
   }
 }
@@ -176,13 +185,41 @@ async function findCreated(
       throw err;
     }
   }
+  // Kinds without a marker: the one object matching the inputs, created during the update and held by no stack.
+  const single = (rows: Array<{ uid: string }>, same: string): Pick<RecoverRow, "uids" | "proof" | "action"> => {
+    if (rows.length === 1) return { uids: [rows[0]!.uid], proof: `${same}, created during the update, held by no stack`, action: "adopt" };
+    if (rows.length > 1) return { uids: rows.map((x) => x.uid), proof: `several objects with ${same}: not proven; adopt one with adoptUid`, action: "forget" };
+    return { uids: [], proof: "nothing was created", action: "forget" };
+  };
+  const free = (x: { uid: string; createTime?: string | undefined }) => !holders.has(held(kind, x.uid)) && createdSince(x.createTime);
   if (kind === "RoleBinding") {
     const rows = (await client.roleBindings.list({ childrenOf: str(inputs["groupUid"]), pageSize: 200 }).collect()).filter(
-      (x) => x.identityUid === inputs["identityUid"] && x.roleUid === inputs["roleUid"] && !holders.has(held(kind, x.uid)) && createdSince(x.createTime),
+      (x) => x.identityUid === inputs["identityUid"] && x.roleUid === inputs["roleUid"] && free(x),
     );
-    if (rows.length === 1) return { uids: [rows[0]!.uid], proof: "same identity and role, created during the update, held by no stack", action: "adopt" };
-    if (rows.length > 1) return { uids: rows.map((x) => x.uid), proof: "several matching bindings: not proven; adopt one with adoptUid", action: "forget" };
-    return { uids: [], proof: "nothing was created", action: "forget" };
+    return single(rows, "the same identity and role");
+  }
+  if (kind === "Tag") {
+    // A tag's name is unique in its repo, and tags carry no createTime: the same name and digest, held by no stack.
+    const rows = (await client.tags.list({ childrenOf: str(inputs["repoUid"]), name: str(inputs["name"]), pageSize: 200 }).collect()).filter(
+      (x) => x.digest === inputs["digest"] && !holders.has(held(kind, x.uid)),
+    );
+    return single(rows, "the same name and digest");
+  }
+  if (kind === "Overlay") {
+    const rows = (await betaOnly(client.overlays.list({ childrenOf: str(inputs["parentUid"]), name: str(inputs["name"]), pageSize: 200 }).collect())).filter(free);
+    return single(rows, "the same name");
+  }
+  if (kind === "OverlayBinding") {
+    const overlay = str(inputs["overlay"]);
+    const tags = Array.isArray(inputs["tags"]) ? (inputs["tags"] as unknown[]).map(String).sort().join("\n") : "";
+    const rows = (await betaOnly(client.overlayBindings.list({ childrenOf: str(inputs["repoUid"]), pageSize: 200 }).collect())).filter(
+      (x) => (x.overlay?.uid === overlay || x.overlay?.name === overlay) && [...x.tags].sort().join("\n") === tags && free(x),
+    );
+    return single(rows, "the same overlay and tags");
+  }
+  if (kind === "Subscription") {
+    const rows = (await client.subscriptions.list({ childrenOf: str(inputs["parentUid"]), pageSize: 200 }).collect()).filter((x) => x.sink === inputs["sink"] && free(x));
+    return single(rows, "the same sink");
   }
   if (kind === "GroupInvite") {
     const rows = (await client.groupInvites.list({ childrenOf: str(inputs["parentUid"]), pageSize: 200 }).collect()).filter(

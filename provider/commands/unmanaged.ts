@@ -4,7 +4,8 @@
  *
  * It looks at:
  * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,
- *   identity providers, group invites, and the account association of each group found);
+ *   identity providers, group invites, repos, tags, overlays, overlay bindings, subscriptions, and the account
+ *   association of each group found);
  * - under the stack's configured root (`platform:orgUid`, then `PLATFORM_ORG_UID`): the children of a kind and
  *   name the stack declares there (the duplicates a lost create leaves), and the role bindings that grant one of
  *   the stack's identities a role there.
@@ -16,14 +17,21 @@
  */
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
+import { betaOnly } from "../export/read";
 import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
 export interface UnmanagedObject {
-  /** Resource kind: `Group`, `Identity`, `Role`, `RoleBinding`, `IdentityProvider`, `GroupInvite`, `AccountAssociation`. */
+  /**
+   * Resource kind: `Group`, `Identity`, `Role`, `RoleBinding`, `IdentityProvider`, `GroupInvite`,
+   * `AccountAssociation`, `Repo`, `Tag`, `Overlay`, `OverlayBinding` or `Subscription`.
+   */
   kind: string;
   uid: string;
-  /** Its name (for a role binding: `<identity> → <role>`; for an invite: its email or role). */
+  /**
+   * Its name (for a role binding: `<identity> → <role>`; for an invite: its email or role; for an overlay binding:
+   * `<overlay> → <tags>`; for a subscription: its sink).
+   */
   name: string;
   /** The group it lives under. */
   parentUid: string;
@@ -81,6 +89,25 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           adopt: "delete it (an invite's code cannot be read back)",
         })),
     ],
+    ["Repo", async (g) => (await client.repos.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Tag", async (g) => (await client.tags.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Tag", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    [
+      "Overlay",
+      async (g) =>
+        (await betaOnly(client.overlays.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` })),
+    ],
+    [
+      "OverlayBinding",
+      async (g) =>
+        (await betaOnly(client.overlayBindings.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({
+          kind: "OverlayBinding",
+          uid: x.uid,
+          name: `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}`,
+          parentUid: parentOf(x.uid),
+          adopt: `adoptUid: "${x.uid}"`,
+        })),
+    ],
+    ["Subscription", async (g) => (await client.subscriptions.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
   ];
   const allGroups = new Set(groups);
   for (const g of groups) {
@@ -100,9 +127,11 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   }
   if (root) {
     // Under the root: only what looks like the stack's own (a declared kind and name), and grants to its identities.
-    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.["name"])}`));
+    // A subscription has no name: its sink stands for one.
+    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.["name"] ?? r.inputs?.["sink"])}`));
     for (const [kind, scan] of scans) {
-      if (kind === "RoleBinding" || kind === "GroupInvite") continue;
+      // Bindings are matched below; invites have no name; tags and overlay bindings live under repos, not the root.
+      if (kind === "RoleBinding" || kind === "GroupInvite" || kind === "Tag" || kind === "OverlayBinding") continue;
       for (const o of (await scan(root)).filter((x) => x.parentUid === root)) if (declared.has(`${o.kind}:${o.name}`)) add(o);
     }
     for (const b of await client.roleBindings.list({ childrenOf: root, pageSize: 200 }).collect()) {

@@ -81,7 +81,7 @@ async function collect<T>(kind: string, p: Paginator<T>, progress: ReadProgress 
 }
 
 /** A beta-only collection's rows, or none when the API version does not serve it (UNIMPLEMENTED). */
-async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
+export async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
   try {
     return await rows;
   } catch (err) {
