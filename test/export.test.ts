@@ -333,6 +333,18 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(r.stdout).toMatch(/^Tag\s+5\s+the org file has no tags/m);
   }, 60_000);
 
+  it("draws a progress bar when stderr is a terminal (under a pseudo-terminal from script(1))", async () => {
+    const out = path.join(work, "tty");
+    const cmd = [process.execPath, BIN, "export", "--org", emu.orgUid, "--out", out].map((a) => `'${a}'`).join(" ");
+    const r = await run("script", ["-qefc", cmd, "/dev/null"], { cwd: REPO_ROOT, env: apiEnv, timeoutMs: 60_000 });
+    expect(r.code, tail(r)).toBe(0);
+    const total = Object.values(exported).reduce((a, b) => a + b, 0);
+    // cli-progress's bar, redrawn in place; the last frame counts every object read (invites included: none here).
+    expect(r.stdout).toMatch(/export \|[█░]+\| \d+\/\d+ objects \| groups/);
+    expect(r.stdout).toContain(`${total}/${total} objects`);
+    expect(r.stdout).not.toMatch(/^export: groups: /m);
+  }, 60_000);
+
   it("names the flag, its value and what is allowed on a bad argument", async () => {
     const r = await bin(["export", "--org", "not-a-uid", "--out", path.join(work, "x")], apiEnv);
     expect(r.code).toBe(2);
