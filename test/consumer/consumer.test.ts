@@ -38,7 +38,10 @@ import {
 } from "./toolchain";
 
 const TEMPLATE = path.join(__dirname, "project");
-const KINDS = ["Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "GroupInvite"] as const;
+const KINDS = [
+  "Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "GroupInvite",
+  "Repo", "Tag", "Overlay", "OverlayBinding", "Subscription",
+] as const;
 /** What `project/index.ts` declares, by kind (plus `Group.get` of the root group, which it only reads). */
 const DECLARED: Record<(typeof KINDS)[number], number> = {
   Group: 2,
@@ -48,8 +51,16 @@ const DECLARED: Record<(typeof KINDS)[number], number> = {
   IdentityProvider: 1,
   AccountAssociation: 1,
   GroupInvite: 1,
+  Repo: 1,
+  Tag: 1,
+  Overlay: 1,
+  OverlayBinding: 1,
+  Subscription: 1,
 };
-const COLLECTIONS = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites"] as const;
+const COLLECTIONS = [
+  "groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites",
+  "repos", "tags", "overlays", "overlayBindings", "subscriptions",
+] as const;
 
 let work: string;
 let tarball: string;

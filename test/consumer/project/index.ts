@@ -1,7 +1,7 @@
 /**
- * The consumer tier's program, written as a user of the installed package writes one: every resource kind,
- * `X.get`, and both lookup forms (a plain async lookup awaited in an async main, and an `...Output` lookup
- * wired straight into an input). Credentials come from PLATFORM_API_URL / PLATFORM_TOKEN in the environment;
+ * The consumer tier's program, written as a user of the installed package writes one: every resource kind (IAM,
+ * registry and events), `X.get`, and both lookup forms (a plain async lookup awaited in an async main, and an
+ * `...Output` lookup wired straight into an input). Credentials come from PLATFORM_API_URL / PLATFORM_TOKEN in the environment;
  * the root group's uid from stack config `platform:orgUid`.
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -11,8 +11,13 @@ import {
     GroupInvite,
     Identity,
     IdentityProvider,
+    Overlay,
+    OverlayBinding,
+    Repo,
     Role,
     RoleBinding,
+    Subscription,
+    Tag,
     getRoleOutput,
     getRoles,
 } from "platform-pulumi";
@@ -54,6 +59,20 @@ export = async () => {
     });
     new AccountAssociation("aws", { groupUid: team.uid, name: "aws", description: "Production account", amazon: { account: "123456789012" } });
     const invite = new GroupInvite("contractor", { parentUid: team.uid, roleUid: auditor.uid, ttl: "72h" });
+
+    // The registry and events.
+    const app = new Repo("app", {
+        parentUid: team.uid,
+        name: "app",
+        description: "The product image",
+        catalogTier: "CATALOG_TIER_APPLICATION",
+        aliases: ["product"],
+        readme: "# app\n",
+    });
+    new Tag("app-latest", { repoUid: app.uid, name: "latest", digest: `sha256:${"a".repeat(64)}` });
+    const debug = new Overlay("debug-tools", { parentUid: team.uid, name: "debug-tools", config: { contents: { packages: ["bash", "curl"] } } });
+    new OverlayBinding("app-debug", { repoUid: app.uid, overlay: debug.uid, tags: ["latest"] });
+    new Subscription("hooks", { parentUid: team.uid, sink: "https://hooks.example.com/platform" });
 
     return {
         rootName: root.name,
