@@ -204,6 +204,9 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     // No pasted uid where a declared resource exists: uids appear only as adoptUid, or for the owner outside the org.
     const pasted = [...index.matchAll(/^\s+(\w+): "([0-9a-f]{40}[^"]*)"/gm)].filter((m) => m[1] !== "adoptUid");
     expect(pasted.map((m) => m[1])).toEqual(["identityUid"]);
+    // That one binding (the org owner's, whose identity is outside the export) is protected from a destroy.
+    expect(index.match(/\{ protect: true \}/g)).toHaveLength(1);
+    expect(index).toMatch(/outside this export \*\/,\n\s+roleUid: ownerRole\.uid,\n\s+adoptUid: "[^"]+",\n\}, \{ protect: true \}\);/);
   }, 120_000);
 
   it("installs the generated project against the packed tarball", async () => {
@@ -331,6 +334,21 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     expect(layout.subscriptions.map((x) => x.sink)).toEqual(["https://hooks.example.com/engineering"]);
     expect(r.stdout).toMatch(/^Repo\s+1\s+aliases, active tags/m);
     expect(r.stdout).toMatch(/^Tag\s+5\s+the org file has no tags/m);
+  }, 60_000);
+
+  it("--under exports one subtree: its group is read, not managed, and nothing outside it is written", async () => {
+    const security = (await client.groups.list({ childrenOf: emu.orgUid, name: "security" }).collect())[0]!.uid;
+    const out = path.join(work, "under");
+    const r = await bin(["export", "--org", emu.orgUid, "--under", security, "--out", out], apiEnv);
+    expect(r.code, tail(r)).toBe(0);
+    const index = readFileSync(path.join(out, "index.ts"), "utf8");
+    expect(index).toContain(`const underUid = \`\${orgUid}${security.slice(emu.orgUid.length)}\`;`);
+    expect(index).not.toContain('name: "security"'); // the anchor itself is not declared
+    expect(index).not.toContain('name: "engineering"');
+    expect(index).toContain('name: "scanner-keys"'); // security's own identity
+    const adopted = [...index.matchAll(/adoptUid: "([^"]+)"/g)].map((m) => m[1]!);
+    expect(adopted.length).toBeGreaterThan(10);
+    expect(adopted.filter((u) => !u.startsWith(`${security}/`))).toEqual([]);
   }, 60_000);
 
   it("draws a progress bar when stderr is a terminal (under a pseudo-terminal from script(1))", async () => {
