@@ -18,7 +18,7 @@
 import { Agent, request, type Dispatcher } from "undici";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
-import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, sleep, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
 import { Paginator, type ListParams, type Page } from "./pagination";
 import * as S from "./schemas";
 import type * as Api from "./types";
@@ -138,16 +138,15 @@ export class Transport {
    */
   async send<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const retryable = RETRYABLE_METHODS.has(method);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.sendOnce(method, path, schema, opts);
-      } catch (err) {
-        if (!retryable || attempt + 1 >= this.retry.maxAttempts || !isTransient(err)) throw err;
+    return retrying({
+      attempt: () => this.sendOnce(method, path, schema, opts),
+      next: (err, attempt) => {
+        if (!retryable || attempt + 1 >= this.retry.maxAttempts || !isTransient(err)) return undefined;
         const delayMs = backoffMs(this.retry, attempt, err instanceof ApiError ? err.retryAfterMs : undefined);
         this.onRetry?.({ method, path, attempt: attempt + 1, delayMs, reason: (err as Error).message });
-        await sleep(delayMs);
-      }
-    }
+        return delayMs;
+      },
+    });
   }
 
   /** Sends one request, once. Same errors as {@link send}. */
