@@ -167,10 +167,14 @@ export const AMBIGUOUS_UID_LIMIT = 100;
 
 const MAX_PAGE_SIZE = 200;
 
+/** What an argument's value must be: a non-empty string, a non-negative integer, a boolean, or an array of non-empty strings. */
 type Kind = "string" | "number" | "boolean" | "string[]";
+/** A lookup's known argument names and the kind of each ({@link checkArgs} refuses any other name). */
 export type ArgSpec = Readonly<Record<string, Kind>>;
 
+/** The {@link PagingArgs} every plural lookup takes. */
 export const PAGING: ArgSpec = { orderBy: "string", pageSize: "number", skip: "number", limit: "number" };
+/** The {@link UidpFilterArgs} every plural lookup takes. */
 export const UIDP: ArgSpec = { ids: "string[]", childrenOf: "string", descendantsOf: "string", ancestorsOf: "string", inRoot: "boolean" };
 
 function describeFilters(filters: Record<string, unknown>): string {
