@@ -244,6 +244,19 @@ export function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }
   }) as ListParams;
 }
 
+/**
+ * The client's List parameters for a plural lookup of a repo's children (tags, overlay bindings): `repoUid` is sent
+ * as `uidp.children_of`, the other arguments as {@link listParams} sends them.
+ * @throws TypeError when `repoUid` and `childrenOf` name different parents.
+ */
+export function underRepo(fn: string, args: PagingArgs & UidpFilterArgs & { name?: string; repoUid?: string }): ListParams {
+  const { repoUid, ...rest } = args;
+  if (repoUid !== undefined && rest.childrenOf !== undefined && repoUid !== rest.childrenOf) {
+    throw new TypeError(`${fn}: repoUid and childrenOf name different parents ("${repoUid}", "${rest.childrenOf}"); give one`);
+  }
+  return listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) });
+}
+
 /** Whether an array filter that matches nothing was given (then no request is made). */
 export function emptySet(...filters: Array<readonly string[] | undefined>): boolean {
   return filters.some((f) => f !== undefined && f.length === 0);

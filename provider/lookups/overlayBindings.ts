@@ -7,7 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../client/client";
 import type { Paginator } from "../client/pagination";
 import type { ApiOverlayBinding as OverlayBinding } from "../client/types";
-import { checkArgs, emptySet, listParams, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
 
 /**
  * Arguments of {@link getOverlayBindings}: the List parameters of `/registry/v2beta1/overlayBindings` plus
@@ -23,11 +23,8 @@ export interface GetOverlayBindingsArgs extends PagingArgs, UidpFilterArgs {
 const BINDINGS_OF_OVERLAYS_SPEC: ArgSpec = { repoUid: "string", overlayUid: "string", ...UIDP, ...PAGING };
 
 function overlayBindingPaginator(fn: string, client: PlatformClient, a: GetOverlayBindingsArgs): Paginator<OverlayBinding> {
-  if (a.repoUid !== undefined && a.childrenOf !== undefined && a.repoUid !== a.childrenOf) {
-    throw new TypeError(`${fn}: repoUid and childrenOf name different parents ("${a.repoUid}", "${a.childrenOf}"); give one`);
-  }
-  const { repoUid, overlayUid, ...rest } = a;
-  return client.overlayBindings.list({ ...listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) }), ...(overlayUid !== undefined ? { overlay: overlayUid } : {}) });
+  const { overlayUid, ...rest } = a;
+  return client.overlayBindings.list({ ...underRepo(fn, rest), ...(overlayUid !== undefined ? { overlay: overlayUid } : {}) });
 }
 
 /**

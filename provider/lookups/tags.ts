@@ -6,7 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../client/client";
 import type { Paginator } from "../client/pagination";
 import type { ApiTag as Tag } from "../client/types";
-import { checkArgs, emptySet, listParams, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
 
 /** Arguments of {@link getTags}: the List parameters of `/registry/v2/tags` plus `repoUid`, `digest` and `limit`. */
 export interface GetTagsArgs extends PagingArgs, UidpFilterArgs {
@@ -21,11 +21,8 @@ export interface GetTagsArgs extends PagingArgs, UidpFilterArgs {
 const TAGS_SPEC: ArgSpec = { name: "string", repoUid: "string", digest: "string", ...UIDP, ...PAGING };
 
 function tagPaginator(fn: string, client: PlatformClient, a: GetTagsArgs): Paginator<Tag> {
-  if (a.repoUid !== undefined && a.childrenOf !== undefined && a.repoUid !== a.childrenOf) {
-    throw new TypeError(`${fn}: repoUid and childrenOf name different parents ("${a.repoUid}", "${a.childrenOf}"); give one`);
-  }
-  const { repoUid, digest, ...rest } = a;
-  return client.tags.list({ ...listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) }), ...(digest !== undefined ? { digest } : {}) });
+  const { digest, ...rest } = a;
+  return client.tags.list({ ...underRepo(fn, rest), ...(digest !== undefined ? { digest } : {}) });
 }
 
 /**
