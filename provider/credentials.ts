@@ -25,11 +25,11 @@
  * ```
  */
 import { readFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
 import { decodeJwt } from "jose";
 import { request, type Dispatcher } from "undici";
 import { ApiError, ConnectionError, PlatformError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
+import { retrying } from "./client/retry";
 import { RawToken, Status } from "./client/schemas";
 
 /**
@@ -385,11 +385,10 @@ function hint(code: number): string {
  * @throws TokenExchangeError of the last attempt.
  */
 async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 0; ; n++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!(err instanceof AttemptError)) throw err;
+  return retrying({
+    attempt,
+    next: (err, n) => {
+      if (!(err instanceof AttemptError)) return undefined;
       if (!err.retryable || n + 1 >= EXCHANGE_ATTEMPTS) {
         if (n > 0 && err.retryable) {
           throw new TokenExchangeError(`${err.error.message} (after ${n + 1} attempts)`, {
@@ -400,7 +399,7 @@ async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
         }
         throw err.error;
       }
-      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n));
-    }
-  }
+      return Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
+    },
+  });
 }

@@ -18,7 +18,7 @@
 import { Agent, request, type Dispatcher } from "undici";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
-import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, sleep, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
 import { Paginator, type ListParams, type Page } from "./pagination";
 import * as S from "./schemas";
 import type * as Api from "./types";
@@ -138,16 +138,15 @@ export class Transport {
    */
   async send<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const retryable = RETRYABLE_METHODS.has(method);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.sendOnce(method, path, schema, opts);
-      } catch (err) {
-        if (!retryable || attempt + 1 >= this.retry.maxAttempts || !isTransient(err)) throw err;
+    return retrying({
+      attempt: () => this.sendOnce(method, path, schema, opts),
+      next: (err, attempt) => {
+        if (!retryable || attempt + 1 >= this.retry.maxAttempts || !isTransient(err)) return undefined;
         const delayMs = backoffMs(this.retry, attempt, err instanceof ApiError ? err.retryAfterMs : undefined);
         this.onRetry?.({ method, path, attempt: attempt + 1, delayMs, reason: (err as Error).message });
-        await sleep(delayMs);
-      }
-    }
+        return delayMs;
+      },
+    });
   }
 
   /** Sends one request, once. Same errors as {@link send}. */
@@ -251,22 +250,50 @@ export function listQuery(p: ListParams, pageToken: string | undefined): Record<
   };
 }
 
-/** List and get on one collection of objects of type `T` (e.g. {@link Api.ApiGroup}). */
-export class ReadableCollection<T> {
+/** List parameters of `/registry/<v>/tags`: the common ones plus the tag List's own filter. */
+export interface TagListParams extends ListParams {
+  /** Only tags pointing at this digest, e.g. `sha256:…` (sent as `digest`). */
+  digest?: string;
+}
+
+/** List parameters of `/vulnerabilities/<v>/advisories`: the common ones plus the advisory List's own filters. */
+export interface AdvisoryListParams extends ListParams {
+  /** Only these advisory ids (sent as repeated `advisory_ids`). */
+  advisoryIds?: readonly string[];
+  /** Only advisories about these artifacts (sent as repeated `artifact_names`). */
+  artifactNames?: readonly string[];
+}
+
+/** List parameters of `/registry/<v>/overlayBindings`: the common ones plus the binding List's own filter. */
+export interface OverlayBindingListParams extends ListParams {
+  /** Only bindings of this overlay, by uid (sent as `overlay`). */
+  overlay?: string;
+}
+
+/** The query a collection's own List filters add, by wire name (undefined values are not sent). */
+export type ExtraQuery<P> = (params: P) => Record<string, string | readonly string[] | undefined>;
+
+/**
+ * List and get on one collection of objects of type `T` (e.g. {@link Api.ApiGroup}); `P` is the collection's
+ * List parameters (the common {@link ListParams} plus its own filters, e.g. {@link TagListParams}).
+ */
+export class ReadableCollection<T, P extends ListParams = ListParams> {
   protected readonly path: string;
   private readonly envelope: Parser<Page<T>>;
 
   /**
    * @param transport the client's transport. @param api `iam`, `registry` or `vulnerabilities`.
    * @param collection the path segment, e.g. `groups`. @param schema parses (and checks) one object.
+   * @param plural the envelope's item key; default `collection`.
+   * @param extraQuery the query of the collection's own filters; default none.
    */
   constructor(
     protected readonly transport: Transport,
     api: string,
     collection: string,
     protected readonly schema: Parser<T>,
-    /** The envelope's item key, e.g. `groups`. */
     plural: string = collection,
+    private readonly extraQuery?: ExtraQuery<P>,
   ) {
     this.path = transport.base(api, collection);
     this.envelope = S.listEnvelope(plural, schema);
@@ -276,8 +303,9 @@ export class ReadableCollection<T> {
    * Lists matching objects, walking pages lazily as the iteration proceeds.
    * @example for await (const g of client.groups.list({ childrenOf: orgUid, orderBy: "name" })) ...
    */
-  list(params: ListParams = {}): Paginator<T> {
-    const query = (token: string | undefined) => ({ query: listQuery(params, token) });
+  list(params: P = {} as P): Paginator<T> {
+    const extra = this.extraQuery?.(params) ?? {};
+    const query = (token: string | undefined) => ({ query: { ...listQuery(params, token), ...extra } });
     return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, query(token)), params, {
       raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
       validate: (raw) => {
@@ -299,8 +327,11 @@ export class ReadableCollection<T> {
   }
 }
 
-/** List, get, create under a parent, PATCH and delete on one collection. */
-export class Collection<T, Create extends object, Patch extends object = Partial<Create>> extends ReadableCollection<T> {
+/**
+ * List, get, create under a parent, PATCH and delete on one collection; `P` is its List parameters, as for
+ * {@link ReadableCollection}.
+ */
+export class Collection<T, Create extends object, Patch extends object = Partial<Create>, P extends ListParams = ListParams> extends ReadableCollection<T, P> {
   /**
    * Creates an object under `parentUid` (`POST /<collection>/<parentUid>`); the body holds only resource fields.
    * @throws InvalidArgumentError naming each bad field; NotFoundError when the parent does not exist.
@@ -422,16 +453,22 @@ export class PlatformClient {
   readonly groupInvites: Collection<Api.ApiGroupInvite, Record<string, unknown>>;
   /** `/registry/<v>/repos` (create, get, list, PATCH, delete; the README through `getReadme` / `patchReadme`) */
   readonly repos: RepoCollection;
-  /** `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH: `patch` answers UNIMPLEMENTED) */
-  readonly tags: Collection<Api.ApiTag, TagFields>;
+  /**
+   * `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH: `patch` answers
+   * UNIMPLEMENTED); lists also filter by `digest`.
+   */
+  readonly tags: Collection<Api.ApiTag, TagFields, Partial<TagFields>, TagListParams>;
   /** `/registry/<v>/overlays` (create under a group, get, list, delete; no PATCH; beta versions only) */
   readonly overlays: Collection<Api.ApiOverlay, OverlayFields>;
-  /** `/registry/<v>/overlayBindings` (create under a repo, get, list, delete; no PATCH; beta versions only) */
-  readonly overlayBindings: Collection<Api.ApiOverlayBinding, OverlayBindingFields>;
+  /**
+   * `/registry/<v>/overlayBindings` (create under a repo, get, list, delete; no PATCH; beta versions only); lists
+   * also filter by `overlay`.
+   */
+  readonly overlayBindings: Collection<Api.ApiOverlayBinding, OverlayBindingFields, Partial<OverlayBindingFields>, OverlayBindingListParams>;
   /** `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH) */
   readonly subscriptions: Collection<Api.ApiSubscription, SubscriptionFields>;
-  /** `/vulnerabilities/<v>/advisories` (read-only) */
-  readonly advisories: ReadableCollection<Api.ApiAdvisory>;
+  /** `/vulnerabilities/<v>/advisories` (read-only); lists also filter by advisory ids and artifact names. */
+  readonly advisories: ReadableCollection<Api.ApiAdvisory, AdvisoryListParams>;
 
   constructor(opts: ClientOptions) {
     const t = (this.transport = new Transport(opts));
@@ -443,11 +480,14 @@ export class PlatformClient {
     this.accountAssociations = new Collection(t, "iam", "accountAssociations", S.AccountAssociation);
     this.groupInvites = new Collection(t, "iam", "groupInvites", S.GroupInvite);
     this.repos = new RepoCollection(t, "registry", "repos", S.Repo);
-    this.tags = new Collection(t, "registry", "tags", S.Tag);
+    this.tags = new Collection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
     this.overlays = new Collection(t, "registry", "overlays", S.Overlay);
-    this.overlayBindings = new Collection(t, "registry", "overlayBindings", S.OverlayBinding);
+    this.overlayBindings = new Collection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
     this.subscriptions = new Collection(t, "events", "subscriptions", S.Subscription);
-    this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory);
+    this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory, "advisories", (p: AdvisoryListParams) => ({
+      advisory_ids: p.advisoryIds,
+      artifact_names: p.artifactNames,
+    }));
   }
 
   /** Closes idle keep-alive connections. */

@@ -12,6 +12,10 @@
  *
  * Defaults are stated on {@link RetryPolicy}; stack config `platform:retryMaxAttempts`,
  * `platform:retryBaseDelayMs`, `platform:retryMaxDelayMs` (or `PLATFORM_RETRY_*`) change them.
+ *
+ * Every retry loop in the package runs on {@link retrying}: the transport (this policy), the token exchange
+ * (`credentials.ts`), create recovery and the patient group delete (`resources/lifecycle.ts`). Each says in its
+ * `next` which failures are worth another attempt and how long to wait.
  */
 import { ApiError, ConnectionError, RpcCode } from "./errors";
 
@@ -69,4 +73,41 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 /** Sleeps `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * What a retry loop's `next` decides after a failed attempt: wait this many milliseconds and try again; stop and
+ * throw the attempt's error (`undefined`); or finish with a result after all (`{ result }`, e.g. a create whose
+ * lost answer was recovered). To fail with another error, `next` throws it.
+ */
+export type RetryDecision<T> = number | undefined | { result: T };
+
+/** One retry loop: the attempt, and the decision after each failure. */
+export interface RetryLoop<T> {
+  /** Runs attempt `n` (from 0). */
+  attempt(n: number): Promise<T>;
+  /** Decides what follows the failure `err` of attempt `n` (see {@link RetryDecision}); may be async. */
+  next(err: unknown, n: number): RetryDecision<T> | Promise<RetryDecision<T>>;
+}
+
+/**
+ * Runs `loop.attempt` until it succeeds or `loop.next` stops it.
+ * @returns the first successful attempt's result, or the `{ result }` a `next` gave.
+ * @throws the failing attempt's error when `next` returns undefined; whatever `next` throws.
+ * @example
+ * ```ts
+ * await retrying({ attempt: () => get(uid), next: (err, n) => (isTransient(err) && n < 4 ? backoffMs(policy, n) : undefined) });
+ * ```
+ */
+export async function retrying<T>(loop: RetryLoop<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await loop.attempt(n);
+    } catch (err) {
+      const decision = await loop.next(err, n);
+      if (decision === undefined) throw err;
+      if (typeof decision === "object") return decision.result;
+      await sleep(decision);
+    }
+  }
 }

@@ -8,11 +8,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { isUnknown, optionalStringProblem } from "../validation";
-import { logInfo, useIdAsUid } from "./common";
+import { logInfo } from "./common";
 import { isNotFound } from "../client/errors";
 import { createOnly, declareResource, mutable, parent } from "./declare";
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
@@ -129,34 +129,16 @@ export const accountAssociationProvider = accountAssociation.provider;
 /**
  * A group's cloud-account association.
  *
+ * `AccountAssociation.get` (read by uid, unmanaged): Its uid is its group's uid.
+ *
  * @example
  * ```ts
  * new AccountAssociation("aws", { groupUid: platform.uid, amazon: { account: "123456789012" } });
  * ```
  */
 export class AccountAssociation extends PlatformResource {
-  /**
-   * Reads an existing account association by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the account association alone. Built on
-   * `new AccountAssociation(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * Its uid is its group's uid.
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the account association's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no account association has that uid.
-   * @example const org = AccountAssociation.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): AccountAssociation {
-    return new AccountAssociation(name, readArgs<AccountAssociationArgs>(accountAssociation.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a AccountAssociation (type token `pulumi-nodejs:dynamic/platform:AccountAssociation`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is AccountAssociation {
-    return isResourceOfKind(obj, "AccountAssociation");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = accountAssociation;
 
   /** The association's uid (= the group's uid). */
   declare readonly uid: pulumi.Output<string>;
@@ -167,7 +149,6 @@ export class AccountAssociation extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("AccountAssociation", name, accountAssociation.props(args), accountAssociation.options(opts));
-    useIdAsUid(this);
+    super(accountAssociation, name, args, opts);
   }
 }

@@ -27,9 +27,9 @@
  *    ownership marker, recovery after an ambiguous failure) with no more code. A kind without them gives
  *    `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do).
  * 4. `export const xProvider = decl.provider;` and one line in `runtime.ts`'s `providers` table.
- * 5. `class X extends PlatformResource` with `static get` (`readArgs(decl.readKeys)`), `static isInstance`,
- *    the `declare readonly` outputs with doc comments, and a constructor calling
- *    `super(kind, name, decl.props(args), decl.options(opts))`.
+ * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
+ *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
+ *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
  *
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
@@ -56,7 +56,7 @@ import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import { createNamedSafely, createTokenOf } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import type { ResourceKind } from "./shim";
+import type { ResourceKind, ResourceShape } from "./shim";
 
 /** What a field does; see the module comment's table. */
 export type FieldKind = "parent" | "replace" | "mutable" | "createOnly" | "stateOnly";
@@ -173,19 +173,10 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   hooks?: Hooks<I, O, A>;
 }
 
-/** What {@link declareResource} gives a resource file. */
-export interface DeclaredResource<I extends object, O extends I> {
+/** What {@link declareResource} gives a resource file: the provider, and the class's shape (`shim.ts`). */
+export interface DeclaredResource<I extends object, O extends I> extends ResourceShape {
   /** The provider implementation the runtime serves for the kind. */
   provider: ProviderImpl<I, O>;
-  /** The argument keys a static `get` registers unset (every field but `createOnly` and `stateOnly` ones). */
-  readKeys: readonly string[];
-  /**
-   * The props a resource registers: every output the class declares, unset (so the SDK makes an `Output` for
-   * each), then the program's arguments.
-   */
-  props(args: object, extra?: Props): pulumi.Inputs;
-  /** Resource options with the declared secret outputs added to `additionalSecretOutputs`. */
-  options(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions;
 }
 
 const SERVER_SIDE: ReadonlySet<FieldKind> = new Set(["replace", "mutable"]);
@@ -328,7 +319,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const unset = Object.fromEntries(["uid", ...Object.keys(d.server ?? {}), ...defaults].map((k) => [k, undefined]));
   const secrets = [...entries.filter(([, f]) => f.secret).map(([k]) => k), ...(d.secretOutputs ?? [])];
   return {
+    kind: d.kind,
     provider,
+    // A static get registers every argument but createOnly and stateOnly ones.
     readKeys: keysOf("parent", "replace", "mutable"),
     props: (args, extra = {}) => ({ ...unset, ...args, ...extra }),
     options: (opts) => (secrets.length ? { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets] } : { ...opts }),

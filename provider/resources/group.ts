@@ -10,10 +10,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { logInfo, useIdAsUid } from "./common";
+import { logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Group}. */
 export interface GroupArgs {
@@ -89,27 +89,8 @@ export const groupProvider = group.provider;
  * ```
  */
 export class Group extends PlatformResource {
-  /**
-   * Reads an existing group by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the group alone. Built on
-   * `new Group(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the group's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no group has that uid.
-   * @example const org = Group.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Group {
-    return new Group(name, readArgs<GroupArgs>(group.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Group (type token `pulumi-nodejs:dynamic/platform:Group`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Group {
-    return isResourceOfKind(obj, "Group");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = group;
 
   /** The group's uid (UIDP: the parent's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -139,7 +120,6 @@ export class Group extends PlatformResource {
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
-    super("Group", name, group.props(args, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {}), group.options(opts));
-    useIdAsUid(this);
+    super(group, name, args, opts, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {});
   }
 }

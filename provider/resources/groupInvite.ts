@@ -8,10 +8,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { isUnknown, optionalStringProblem, uidpProblem } from "../validation";
-import { logInfo, useIdAsUid } from "./common";
+import { logInfo } from "./common";
 import { declareResource, parent, replace } from "./declare";
 import { candidatesInWindow, createSafely } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link GroupInvite}. */
 export interface GroupInviteArgs {
@@ -139,6 +139,8 @@ export const groupInviteProvider = groupInvite.provider;
 /**
  * An invitation into a group.
  *
+ * `GroupInvite.get` (read by uid, unmanaged): Its `code` output is `""`: the API returns the code only when the invite is created.
+ *
  * @example
  * ```ts
  * const invite = new GroupInvite("contractor", { parentUid: platform.uid, roleUid: viewer.uid, ttl: "72h", email: "c@example.com" });
@@ -146,28 +148,8 @@ export const groupInviteProvider = groupInvite.provider;
  * ```
  */
 export class GroupInvite extends PlatformResource {
-  /**
-   * Reads an existing group invite by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the group invite alone. Built on
-   * `new GroupInvite(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * Its `code` output is `""`: the API returns the code only when the invite is created.
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the group invite's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no group invite has that uid.
-   * @example const org = GroupInvite.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): GroupInvite {
-    return new GroupInvite(name, readArgs<GroupInviteArgs>(groupInvite.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a GroupInvite (type token `pulumi-nodejs:dynamic/platform:GroupInvite`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is GroupInvite {
-    return isResourceOfKind(obj, "GroupInvite");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = groupInvite;
 
   /** The invite's uid. */
   declare readonly uid: pulumi.Output<string>;
@@ -180,7 +162,6 @@ export class GroupInvite extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the invite. @param opts resource options. */
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super("GroupInvite", name, groupInvite.props(args), groupInvite.options(opts));
-    useIdAsUid(this);
+    super(groupInvite, name, args, opts);
   }
 }

@@ -9,9 +9,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem, type Failures } from "../validation";
-import { useIdAsUid } from "./common";
 import { createOnly, declareResource, mutable, parent } from "./declare";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /**
  * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
@@ -267,27 +266,8 @@ export const identityProvider = identity.provider;
  * ```
  */
 export class Identity extends PlatformResource {
-  /**
-   * Reads an existing identity by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the identity alone. Built on
-   * `new Identity(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the identity's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no identity has that uid.
-   * @example const org = Identity.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Identity {
-    return new Identity(name, readArgs<IdentityArgs>(identity.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Identity (type token `pulumi-nodejs:dynamic/platform:Identity`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Identity {
-    return isResourceOfKind(obj, "Identity");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = identity;
 
   /** The identity's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -321,7 +301,6 @@ export class Identity extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Identity", name, identity.props(args), identity.options(opts));
-    useIdAsUid(this);
+    super(identity, name, args, opts);
   }
 }

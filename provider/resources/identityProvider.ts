@@ -8,9 +8,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiIdentityProvider as ApiIdp } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem, type Failures } from "../validation";
-import { useIdAsUid } from "./common";
 import { createOnly, declareResource, mutable, parent } from "./declare";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
 export interface OidcArgs {
@@ -119,6 +118,8 @@ export const identityProviderProvider = identityProviderDecl.provider;
 /**
  * An OIDC identity provider for the org's users.
  *
+ * `IdentityProvider.get` (read by uid, unmanaged): Its `clientSecret` output is `""`: the API never returns the secret.
+ *
  * @example
  * ```ts
  * new IdentityProvider("okta", {
@@ -129,28 +130,8 @@ export const identityProviderProvider = identityProviderDecl.provider;
  * ```
  */
 export class IdentityProvider extends PlatformResource {
-  /**
-   * Reads an existing identity provider by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the identity provider alone. Built on
-   * `new IdentityProvider(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * Its `clientSecret` output is `""`: the API never returns the secret.
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the identity provider's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no identity provider has that uid.
-   * @example const org = IdentityProvider.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): IdentityProvider {
-    return new IdentityProvider(name, readArgs<IdentityProviderArgs>(identityProviderDecl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a IdentityProvider (type token `pulumi-nodejs:dynamic/platform:IdentityProvider`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is IdentityProvider {
-    return isResourceOfKind(obj, "IdentityProvider");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = identityProviderDecl;
 
   /** The provider's uid. */
   declare readonly uid: pulumi.Output<string>;
@@ -167,7 +148,6 @@ export class IdentityProvider extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
-    super("IdentityProvider", name, identityProviderDecl.props(args), identityProviderDecl.options(opts));
-    useIdAsUid(this);
+    super(identityProviderDecl, name, args, opts);
   }
 }

@@ -37,7 +37,7 @@
 import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
-import { RETRYABLE_CODES, backoffMs, sleep, type RetryPolicy } from "../client/retry";
+import { RETRYABLE_CODES, backoffMs, retrying, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -159,20 +159,21 @@ export interface SafeCreate<T extends { uid: string }> {
  *   this create's; the last error when the attempts run out.
  */
 export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const started = Date.now();
-    try {
-      return await c.post();
-    } catch (err) {
+  let started = 0;
+  return retrying<T>({
+    attempt: () => {
+      started = Date.now();
+      return c.post();
+    },
+    next: async (err, attempt) => {
       const now = Date.now();
       const consistency = err instanceof ApiError && (err.code === RpcCode.PERMISSION_DENIED || err.code === RpcCode.NOT_FOUND) && inWindow(c.parentUid, now);
       if (consistency) {
         const wait = backoffMs(c.policy, Math.min(attempt, 4));
         c.log?.(`${c.what}: parent ${c.parentUid} is new and not yet visible (${(err as ApiError).code}); retrying in ${wait} ms`);
-        await sleep(wait); // the window, not the attempt count, bounds these retries
-        continue;
+        return wait; // the window, not the attempt count, bounds these retries
       }
-      if (!isAmbiguous(err)) throw err;
+      if (!isAmbiguous(err)) return undefined;
       let outcome: Recovery<T>;
       try {
         outcome = await c.recover(started, now, err);
@@ -186,14 +187,14 @@ export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>):
       }
       if ("adopt" in outcome) {
         c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); ${outcome.adopt.uid} is this create's object, adopted`);
-        return outcome.adopt;
+        return { result: outcome.adopt };
       }
-      if (attempt + 1 >= c.policy.maxAttempts) throw err;
+      if (attempt + 1 >= c.policy.maxAttempts) return undefined;
       const wait = backoffMs(c.policy, attempt);
       c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}) and created nothing; sending it again in ${wait} ms`);
-      await sleep(wait);
-    }
-  }
+      return wait;
+    },
+  });
 }
 
 /** The candidates' uids for a refusal message, e.g. `a/b (created 2026-…), a/c (created …)`. */
@@ -387,21 +388,24 @@ export async function describeChildren(client: PlatformClient, groupUid: string)
  */
 export async function deleteGroupPatiently(client: PlatformClient, uid: string, timeoutSeconds: number, policy: RetryPolicy, log?: (m: string) => void): Promise<void> {
   const deadline = Date.now() + timeoutSeconds * 1000;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.groups.delete(uid);
-      return;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === RpcCode.NOT_FOUND) return;
+  await retrying<void>({
+    attempt: async () => {
+      try {
+        await client.groups.delete(uid);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === RpcCode.NOT_FOUND)) throw err;
+      }
+    },
+    next: async (err, attempt) => {
       const notEmpty = err instanceof FailedPreconditionError && (err.reason === "RESOURCE_NOT_EMPTY" || err.preconditionViolations.some((v) => v.type === "RESOURCE_NOT_EMPTY"));
-      if (!notEmpty) throw err;
+      if (!notEmpty) return undefined;
       const wait = Math.max(100, backoffMs({ ...policy, maxDelayMs: Math.max(policy.maxDelayMs, 5000) }, Math.min(attempt, 6)));
       if (Date.now() + wait > deadline) {
         const left = await describeChildren(client, uid);
         throw new Error(`group ${uid} could not be deleted within ${timeoutSeconds}s because it is not empty; children left: ${left}`, { cause: err });
       }
       log?.(`group ${uid} is not empty yet (${err.message}); retrying delete in ${wait} ms`);
-      await sleep(wait);
-    }
-  }
+      return wait;
+    },
+  });
 }

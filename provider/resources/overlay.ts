@@ -17,10 +17,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiOverlay } from "../client/types";
 import { isUnknown, nameProblem, uidpProblem, type Failures } from "../validation";
-import { canonical, logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { canonical, logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** An overlay's content: packages only (the API refuses any other member). */
 export interface OverlayConfigArgs {
@@ -131,27 +131,8 @@ export const overlayProvider = decl.provider;
  * ```
  */
 export class Overlay extends PlatformResource {
-  /**
-   * Reads an existing overlay by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the overlay alone. Built on
-   * `new Overlay(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the overlay's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no overlay has that uid.
-   * @example const tools = Overlay.get("tools", overlayUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Overlay {
-    return new Overlay(name, readArgs<OverlayArgs>(decl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is an Overlay (type token `pulumi-nodejs:dynamic/platform:Overlay`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Overlay {
-    return isResourceOfKind(obj, "Overlay");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
 
   /** The overlay's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -168,7 +149,6 @@ export class Overlay extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the overlay. @param opts resource options. */
   constructor(name: string, args: OverlayArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Overlay", name, decl.props(args), decl.options(opts));
-    useIdAsUid(this);
+    super(decl, name, args, opts);
   }
 }

@@ -14,10 +14,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiOverlayBinding } from "../client/types";
 import { isUnknown, uidpProblem } from "../validation";
-import { canonical, logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { canonical, logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 import { tagNameProblem } from "./tag";
 
 /** Arguments of an {@link OverlayBinding}. Every change replaces the binding (the API has no PATCH for bindings). */
@@ -113,27 +113,8 @@ export const overlayBindingProvider = decl.provider;
  * ```
  */
 export class OverlayBinding extends PlatformResource {
-  /**
-   * Reads an existing overlay binding by uid without managing it: its current server state becomes this
-   * resource's outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the binding alone. Built on
-   * `new OverlayBinding(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the binding's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no binding has that uid.
-   * @example const b = OverlayBinding.get("b", bindingUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): OverlayBinding {
-    return new OverlayBinding(name, readArgs<OverlayBindingArgs>(decl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is an OverlayBinding (type token `pulumi-nodejs:dynamic/platform:OverlayBinding`). Checks the
-   * token, not the class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is OverlayBinding {
-    return isResourceOfKind(obj, "OverlayBinding");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
 
   /** The binding's uid (its repo's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -150,7 +131,6 @@ export class OverlayBinding extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the binding. @param opts resource options. */
   constructor(name: string, args: OverlayBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super("OverlayBinding", name, decl.props(args), decl.options(opts));
-    useIdAsUid(this);
+    super(decl, name, args, opts);
   }
 }

@@ -16,9 +16,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiCustomOverlay, ApiRepo, ApiSyncConfig } from "../client/types";
 import { isUnknown, optionalStringProblem, uidpProblem, type Failures } from "../validation";
-import { canonical, logInfo, useIdAsUid } from "./common";
+import { canonical, logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 import { getClient } from "../state";
 
 /** The catalog tiers (OpenAPI `registry.v2beta1.CatalogTier`), in enum order. */
@@ -303,27 +303,8 @@ export const repoProvider: typeof decl.provider = {
  * ```
  */
 export class Repo extends PlatformResource {
-  /**
-   * Reads an existing repo by uid without managing it: its current server state becomes this resource's outputs
-   * (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the repo alone. Built on
-   * `new Repo(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the repo's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no repo has that uid.
-   * @example const nginx = Repo.get("nginx", nginxUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Repo {
-    return new Repo(name, readArgs<RepoArgs>(decl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Repo (type token `pulumi-nodejs:dynamic/platform:Repo`). Checks the token, not the class, so
-   * it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Repo {
-    return isResourceOfKind(obj, "Repo");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
 
   /** The repo's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -363,7 +344,6 @@ export class Repo extends PlatformResource {
    * @param opts resource options (`protect: true` guards the repo against `pulumi destroy`).
    */
   constructor(name: string, args: RepoArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Repo", name, decl.props(args, { readme: args.readme }), decl.options(opts));
-    useIdAsUid(this);
+    super(decl, name, args, opts, { readme: args.readme });
   }
 }

@@ -10,9 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { dottedNames, wireName } from "../capabilities";
 import type { ApiRole } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
-import { useIdAsUid } from "./common";
 import { createOnly, declareResource, mutable, parent } from "./declare";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -88,27 +87,8 @@ export const roleProvider = role.provider;
  * ```
  */
 export class Role extends PlatformResource {
-  /**
-   * Reads an existing role by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the role alone. Built on
-   * `new Role(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the role's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no role has that uid.
-   * @example const org = Role.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Role {
-    return new Role(name, readArgs<RoleArgs>(role.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Role (type token `pulumi-nodejs:dynamic/platform:Role`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Role {
-    return isResourceOfKind(obj, "Role");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = role;
 
   /** The role's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -127,7 +107,6 @@ export class Role extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the role's fields. @param opts resource options. */
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Role", name, role.props(args), role.options(opts));
-    useIdAsUid(this);
+    super(role, name, args, opts);
   }
 }

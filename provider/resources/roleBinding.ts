@@ -9,10 +9,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { uidpProblem } from "../validation";
-import { logInfo, useIdAsUid } from "./common";
+import { logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent } from "./declare";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link RoleBinding}. */
 export interface RoleBindingArgs {
@@ -107,27 +107,8 @@ export const roleBindingProvider = roleBinding.provider;
  * ```
  */
 export class RoleBinding extends PlatformResource {
-  /**
-   * Reads an existing role binding by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the role binding alone. Built on
-   * `new RoleBinding(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the role binding's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no role binding has that uid.
-   * @example const org = RoleBinding.get("org", orgUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): RoleBinding {
-    return new RoleBinding(name, readArgs<RoleBindingArgs>(roleBinding.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a RoleBinding (type token `pulumi-nodejs:dynamic/platform:RoleBinding`). Checks the token, not the
-   * class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is RoleBinding {
-    return isResourceOfKind(obj, "RoleBinding");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = roleBinding;
 
   /** The binding's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -152,7 +133,6 @@ export class RoleBinding extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super("RoleBinding", name, roleBinding.props(args), roleBinding.options(opts));
-    useIdAsUid(this);
+    super(roleBinding, name, args, opts);
   }
 }

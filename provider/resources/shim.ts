@@ -16,6 +16,7 @@
  * (and, for state written by 0.1.0, `configure` and `providers[kind]`).
  */
 import * as pulumi from "@pulumi/pulumi";
+import { useIdAsUid } from "./common";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
 export type ResourceKind =
@@ -61,18 +62,67 @@ export function providerSource(kind: ResourceKind): string {
 }
 
 /**
+ * What a resource class is made from: its kind and the helpers its declaration gives (`resources/declare.ts`).
+ */
+export interface ResourceShape {
+  /** The kind (type token `pulumi-nodejs:dynamic/platform:<kind>`). */
+  readonly kind: ResourceKind;
+  /** The argument keys a static `get` registers unset, so each becomes an `Output` of the resource. */
+  readonly readKeys: readonly string[];
+  /** The props a resource registers: every declared output unset, then the program's arguments, then `extra`. */
+  props(args: object, extra?: Record<string, unknown>): pulumi.Inputs;
+  /** Resource options with the kind's secret outputs added to `additionalSecretOutputs`. */
+  options(opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions;
+}
+
+/** The static side of a resource class, which `get` and `isInstance` are called on. */
+export interface ResourceClass<R> {
+  new (name: string, args: never, opts?: pulumi.CustomResourceOptions): R;
+  /** @internal The kind's shape. */
+  readonly __shape: ResourceShape;
+}
+
+/**
  * Base class of this package's resources: a `pulumi-nodejs:dynamic/platform:<Kind>` custom resource, served by
  * Pulumi's Node.js dynamic-provider plugin exactly like a `pulumi.dynamic.Resource`, with the one-line provider.
+ * Its `uid` output is its engine id (see `useIdAsUid`).
  */
 export abstract class PlatformResource extends pulumi.CustomResource {
+  /** @internal The kind's shape; every resource class sets its own. */
+  declare static readonly __shape: ResourceShape;
+
   /**
-   * @param kind the resource kind (type token `pulumi-nodejs:dynamic/platform:<kind>`).
-   * @param name Pulumi resource name. @param props inputs, with output-only properties as `undefined`.
-   * @param opts resource options.
-   * @throws Error when `props` defines `__provider` (reserved).
+   * Reads an existing object by uid without managing it: its current server state becomes this resource's
+   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the object alone. Built on
+   * `new X(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
+   * @param name Pulumi resource name (unique in the stack).
+   * @param uid the object's uid.
+   * @param opts resource options (`id` is set to `uid`).
+   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no object has that uid.
+   * @example const org = Group.get("org", orgUid);
    */
-  protected constructor(kind: ResourceKind, name: string, props: pulumi.Inputs, opts?: pulumi.CustomResourceOptions) {
+  static get<R extends PlatformResource>(this: ResourceClass<R>, name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): R {
+    return new this(name, readArgs<never>(this.__shape.readKeys), { ...opts, id: uid });
+  }
+
+  /**
+   * Whether `obj` is a resource of this class's kind (type token `pulumi-nodejs:dynamic/platform:<Kind>`). Checks
+   * the token, not the class, so it holds when the program loads two copies of this package.
+   */
+  static override isInstance<R extends PlatformResource>(this: ResourceClass<R>, obj: unknown): obj is R {
+    return isResourceOfKind(obj, this.__shape.kind);
+  }
+
+  /**
+   * @param shape the kind's shape (from its declaration).
+   * @param name Pulumi resource name. @param args the program's arguments. @param opts resource options.
+   * @param extra further props (e.g. a group's delete timeout from `customTimeouts`).
+   * @throws Error when the props define `__provider` (reserved).
+   */
+  protected constructor(shape: ResourceShape, name: string, args: object, opts?: pulumi.CustomResourceOptions, extra?: Record<string, unknown>) {
+    const props = shape.props(args, extra);
     if ("__provider" in props) throw new Error("a platform resource must not define the __provider property");
-    super(typeToken(kind), name, { ...props, __provider: providerSource(kind) }, opts);
+    super(typeToken(shape.kind), name, { ...props, __provider: providerSource(shape.kind) }, shape.options(opts));
+    useIdAsUid(this as unknown as pulumi.CustomResource & { uid: pulumi.Output<string> });
   }
 }

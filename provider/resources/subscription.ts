@@ -13,10 +13,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiSubscription } from "../client/types";
 import { isUnknown, uidpProblem } from "../validation";
-import { logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Subscription}. */
 export interface SubscriptionArgs {
@@ -98,27 +98,8 @@ export const subscriptionProvider = decl.provider;
  * ```
  */
 export class Subscription extends PlatformResource {
-  /**
-   * Reads an existing subscription by uid without managing it: its current server state becomes this resource's
-   * outputs (refreshed by `pulumi refresh`), and `pulumi destroy` leaves it alone. Built on
-   * `new Subscription(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the subscription's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when none has that uid.
-   * @example const hook = Subscription.get("hook", subscriptionUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Subscription {
-    return new Subscription(name, readArgs<SubscriptionArgs>(decl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Subscription (type token `pulumi-nodejs:dynamic/platform:Subscription`). Checks the token,
-   * not the class, so it holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Subscription {
-    return isResourceOfKind(obj, "Subscription");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
 
   /** The subscription's uid (its group's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -131,7 +112,6 @@ export class Subscription extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the subscription. @param opts resource options. */
   constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Subscription", name, decl.props(args), decl.options(opts));
-    useIdAsUid(this);
+    super(decl, name, args, opts);
   }
 }

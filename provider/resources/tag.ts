@@ -15,10 +15,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiTag } from "../client/types";
 import { isUnknown, uidpProblem } from "../validation";
-import { logInfo, refuseDifferingAdoption, useIdAsUid } from "./common";
+import { logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
-import { isResourceOfKind, PlatformResource, readArgs } from "./shim";
+import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Tag}. Every change replaces the tag (the API has no PATCH for tags). */
 export interface TagArgs {
@@ -144,27 +144,8 @@ export const tagProvider = decl.provider;
  * ```
  */
 export class Tag extends PlatformResource {
-  /**
-   * Reads an existing tag by uid without managing it: its current server state becomes this resource's outputs
-   * (refreshed by `pulumi refresh`), and `pulumi destroy` leaves the tag alone. Built on
-   * `new Tag(name, args, { id: uid })`, which works for dynamic resources (`pulumi import` does not).
-   * @param name Pulumi resource name (unique in the stack).
-   * @param uid the tag's uid.
-   * @param opts resource options (`id` is set to `uid`).
-   * @returns the typed resource; the operation fails at preview/up with NOT_FOUND when no tag has that uid.
-   * @example const latest = Tag.get("latest", tagUid);
-   */
-  static get(name: string, uid: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Tag {
-    return new Tag(name, readArgs<TagArgs>(decl.readKeys), { ...opts, id: uid });
-  }
-
-  /**
-   * Whether `obj` is a Tag (type token `pulumi-nodejs:dynamic/platform:Tag`). Checks the token, not the class, so it
-   * holds when the program loads two copies of this package.
-   */
-  static override isInstance(obj: unknown): obj is Tag {
-    return isResourceOfKind(obj, "Tag");
-  }
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
 
   /** The tag's uid (its repo's uid + `/` + 16 hex characters). */
   declare readonly uid: pulumi.Output<string>;
@@ -183,7 +164,6 @@ export class Tag extends PlatformResource {
 
   /** @param name Pulumi resource name. @param args the tag. @param opts resource options. */
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Tag", name, decl.props(args), decl.options(opts));
-    useIdAsUid(this);
+    super(decl, name, args, opts);
   }
 }
