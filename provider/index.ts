@@ -31,7 +31,7 @@ export { OverlayBinding, type OverlayBindingArgs, type OverlayBindingOutputs } f
 export { Subscription, type SubscriptionArgs, type SubscriptionOutputs } from "./resources/subscription";
 export * from "./lookups";
 export { CAPABILITY_NAMES, dottedName, wireName, dottedNames } from "./capabilities";
-export { PlatformClient, type ClientOptions, type RetryInfo } from "./client/client";
+export { PlatformClient, type ClientOptions, type RetryInfo, type TagListParams, type AdvisoryListParams, type OverlayBindingListParams } from "./client/client";
 export { DEFAULT_RETRY, type RetryPolicy } from "./client/retry";
 export type { ListParams, Page, Paginator } from "./client/pagination";
 export * from "./client/errors";
