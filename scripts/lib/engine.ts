@@ -1,0 +1,296 @@
+/**
+ * Structured results of `pulumi up|preview|refresh|destroy`: the engine's own events instead of its human output.
+ *
+ * How: the CLI writes every engine event, one JSON object per line, to the file given with `--event-log <file>`.
+ * The CLI registers that flag only when `PULUMI_DEBUG_COMMANDS` is true (pkg/v3 cmd/pulumi/operations/preview.go,
+ * up.go, refresh.go, destroy.go: `if env.DebugCommands.Value() {…}`; without it: `unknown flag: --event-log`), so
+ * {@link runEngine} sets that variable, runs the command through {@link PulumiCli} (offline settings, file backend,
+ * `--stack`, `--non-interactive`) with `--event-log` in a fresh temporary folder, and parses the file once the
+ * command has exited. The events have the shape of the Automation API's `EngineEvent` (the same file is what it
+ * tails), whose types this module reuses.
+ *
+ * Why not the Automation API (`@pulumi/pulumi/automation`, which also sets `PULUMI_DEBUG_COMMANDS` and works with
+ * this CLI): it throws on a non-zero exit where the policy gate and several tests need the failed run's events,
+ * it would need the offline environment and the CLI folder passed again in its own form, and it adds a tail of the
+ * file while the command runs, which nothing here needs. Spawning the CLI keeps one way of running it
+ * (`PulumiCli`), and the human output stays available in `stdout` for echoing.
+ *
+ * Commands that need no events (config, stack, outputs, export) stay on `PulumiCli.run`/`ok`.
+ */
+import type { EngineEvent, OpType, PropertyDiff } from "@pulumi/pulumi/automation";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { PulumiCli, type PulumiResult } from "./pulumi";
+
+export type { EngineEvent, OpType, PropertyDiff };
+
+/** The engine commands this module runs. */
+export type EngineCommand = "up" | "preview" | "refresh" | "destroy";
+
+/**
+ * How many resources an operation did (or, in a preview, would do) per kind of step: the summary event's
+ * `resourceChanges`, with every count present (0 when the engine reported none). `replace` counts a resource
+ * replaced once (its `create-replacement`/`delete-replaced` steps are not counted separately, as in the CLI's
+ * "N to replace" line). Refresh reports what it found as `update` (changed on the server) and `delete` (gone).
+ */
+export interface ChangeCounts {
+  create: number;
+  update: number;
+  replace: number;
+  delete: number;
+  same: number;
+  read: number;
+  refresh: number;
+  import: number;
+  /** Every other op the engine counted (e.g. `discard`, `remove-pending-replace`), by its engine name. */
+  other: Record<string, number>;
+}
+
+/** One step the engine planned or took for one resource (from its `resourcePreEvent`). */
+export interface EngineStep {
+  /** The step's op: `create`, `update`, `replace`, `create-replacement`, `delete-replaced`, `delete`, `same`, `refresh`, `read`, … */
+  op: OpType;
+  urn: string;
+  /** The resource type, e.g. `pulumi-nodejs:dynamic/platform:Group`. */
+  type: string;
+  /** The resource's name: the last part of its URN. */
+  name: string;
+  /**
+   * Top-level input keys that differ: the engine's `diffs` when it gave any; else (dynamic providers return no
+   * detailed diff, and the engine then sends neither) the keys whose value differs between `oldInputs` and
+   * `newInputs`, `__provider` (the serialized provider code) left out, as the CLI's own `[diff: ~key]` shows.
+   * Empty when none, or when the step has not both old and new inputs.
+   */
+  diffs: string[];
+  /**
+   * Property paths with their kind (`add`, `update`, `delete`, `*-replace`): the engine's `detailedDiff` when it
+   * gave one; else one entry per key of {@link EngineStep.diffs} (`add`, `update` or `delete`, `inputDiff: true`).
+   */
+  detailedDiff: Record<string, PropertyDiff>;
+  /** Keys that force a replacement (the engine's `keys`), when any. */
+  replaceKeys: string[];
+  /** Inputs before the step (from state), when the resource existed. */
+  oldInputs?: Record<string, unknown>;
+  /** Inputs after the step (as declared), when the resource will exist. */
+  newInputs?: Record<string, unknown>;
+  /** Outputs before the step (from state), when the resource existed. */
+  oldOutputs?: Record<string, unknown>;
+  /** Outputs after the step, from its `resOutputsEvent` when the engine sent one (in a preview: the planned outputs, unknowns as the engine's placeholder). */
+  newOutputs?: Record<string, unknown>;
+  /** True when the engine reported this step failed (`resOpFailedEvent`). */
+  failed: boolean;
+}
+
+/** One diagnostic message (a resource's or the program's log line, a warning, an error). */
+export interface EngineDiagnostic {
+  severity: "info" | "info#err" | "warning" | "error" | "debug";
+  /** The message as the engine gave it, trimmed (it is what `pulumi` prints, without the colour codes). */
+  message: string;
+  /** The resource it is about, when any. */
+  urn?: string;
+}
+
+/** One policy event: a violation (or a policy not evaluated until apply) reported by a policy pack. */
+export interface EnginePolicyEvent {
+  /** `mandatory`, `advisory` (the engine's `warning`… the CLI prints it as advisory), `remediate` or `disabled`, as the engine gave it. */
+  enforcementLevel: string;
+  policyName: string;
+  policyPackName: string;
+  policyPackVersion: string;
+  /** The resource it is about; empty for stack policies. */
+  urn: string;
+  /** The full message (first line: the policy's description; then the violation's own text). */
+  message: string;
+}
+
+/** Everything one engine command reported. */
+export interface EngineRun {
+  /** Every event, in sequence order. */
+  events: EngineEvent[];
+  /** The summary event's counts; undefined when the command stopped before the engine summarised (e.g. a program that does not compile). */
+  summary?: ChangeCounts;
+  /** The summary event's `result` (`succeeded`, `failed`, …), when it came. */
+  result?: string;
+  /** Steps in the order the engine announced them; resources whose op is `same` included. */
+  steps: EngineStep[];
+  diagnostics: EngineDiagnostic[];
+  policies: EnginePolicyEvent[];
+}
+
+/** An {@link EngineRun} with the process result of the CLI run that produced it. */
+export interface EngineResult extends EngineRun, PulumiResult {}
+
+const COUNTED = ["create", "update", "replace", "delete", "same", "read", "refresh", "import"] as const;
+
+/**
+ * Parses engine events given one JSON object per line (an `--event-log` file, or the streamed JSON of
+ * `pulumi preview --json` under `PULUMI_ENABLE_STREAMING_JSON_PREVIEW`). Lines that are not JSON objects with a
+ * numeric `sequence` are skipped (the streamed preview mixes in no others, but a truncated last line of a killed
+ * run is possible). Returns the events sorted by `sequence`.
+ */
+export function parseEventLines(text: string): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (!t.startsWith("{")) continue;
+    let e: unknown;
+    try {
+      e = JSON.parse(t);
+    } catch {
+      continue;
+    }
+    if (e && typeof e === "object" && typeof (e as { sequence?: unknown }).sequence === "number") events.push(e as EngineEvent);
+  }
+  return events.sort((a, b) => a.sequence - b.sequence);
+}
+
+/** Counts from a summary event's `resourceChanges` (missing kinds are 0). */
+export function changeCounts(resourceChanges: Record<string, number | undefined> | undefined): ChangeCounts {
+  const counts: ChangeCounts = { create: 0, update: 0, replace: 0, delete: 0, same: 0, read: 0, refresh: 0, import: 0, other: {} };
+  for (const [op, n] of Object.entries(resourceChanges ?? {})) {
+    if ((COUNTED as readonly string[]).includes(op)) counts[op as (typeof COUNTED)[number]] = n ?? 0;
+    else counts.other[op] = n ?? 0;
+  }
+  return counts;
+}
+
+/** The last part of a URN (`…::<type>::<name>`). */
+export function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The top-level keys whose values differ between two input maps (`__provider` left out), with their kind. */
+function inputDiff(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, PropertyDiff> {
+  const out: Record<string, PropertyDiff> = {};
+  for (const k of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    if (k === "__provider" || JSON.stringify(before[k]) === JSON.stringify(after[k])) continue;
+    const kind = !(k in before) ? "add" : !(k in after) ? "delete" : "update";
+    out[k] = { diffKind: kind as PropertyDiff["diffKind"], inputDiff: true };
+  }
+  return out;
+}
+
+/**
+ * Reads typed results from engine events (see {@link parseEventLines}): the summary, one {@link EngineStep} per
+ * `resourcePreEvent` (completed by the matching `resOutputsEvent`/`resOpFailedEvent` of the same URN and op),
+ * diagnostics (debug ones left out) and policy events.
+ */
+export function readEngineEvents(events: readonly EngineEvent[]): EngineRun {
+  const steps: EngineStep[] = [];
+  const open = new Map<string, EngineStep>();
+  const diagnostics: EngineDiagnostic[] = [];
+  const policies: EnginePolicyEvent[] = [];
+  let summary: ChangeCounts | undefined;
+  let result: string | undefined;
+  for (const e of events) {
+    const pre = e.resourcePreEvent?.metadata;
+    if (pre) {
+      const derived = pre.old && pre.new ? inputDiff(pre.old.inputs ?? {}, pre.new.inputs ?? {}) : {};
+      const step: EngineStep = {
+        op: pre.op,
+        urn: pre.urn,
+        type: pre.type,
+        name: nameOf(pre.urn),
+        diffs: pre.diffs?.length ? pre.diffs : Object.keys(derived),
+        detailedDiff: pre.detailedDiff && Object.keys(pre.detailedDiff).length ? pre.detailedDiff : derived,
+        replaceKeys: pre.keys ?? [],
+        failed: false,
+        ...(pre.old ? { oldInputs: pre.old.inputs ?? {}, oldOutputs: pre.old.outputs ?? {} } : {}),
+        ...(pre.new ? { newInputs: pre.new.inputs ?? {} } : {}),
+      };
+      steps.push(step);
+      open.set(`${pre.op} ${pre.urn}`, step);
+    }
+    const done = e.resOutputsEvent?.metadata;
+    if (done) {
+      const step = open.get(`${done.op} ${done.urn}`);
+      if (step && done.new) step.newOutputs = done.new.outputs ?? {};
+    }
+    const failed = e.resOpFailedEvent?.metadata;
+    if (failed) {
+      const step = open.get(`${failed.op} ${failed.urn}`);
+      if (step) step.failed = true;
+    }
+    const d = e.diagnosticEvent;
+    if (d && (d.severity as string) !== "debug") {
+      diagnostics.push({ severity: d.severity, message: (d.message ?? "").trim(), ...(d.urn ? { urn: d.urn } : {}) });
+    }
+    const p = e.policyEvent;
+    if (p) {
+      policies.push({
+        enforcementLevel: String(p.enforcementLevel),
+        policyName: p.policyName,
+        policyPackName: p.policyPackName,
+        policyPackVersion: p.policyPackVersion,
+        urn: p.resourceUrn ?? "",
+        message: p.message ?? "",
+      });
+    }
+    const s = e.summaryEvent as (EngineEvent["summaryEvent"] & { result?: string }) | undefined;
+    if (s) {
+      summary = changeCounts(s.resourceChanges as Record<string, number | undefined>);
+      if (s.result) result = s.result;
+    }
+  }
+  return { events: [...events], ...(summary ? { summary } : {}), ...(result ? { result } : {}), steps, diagnostics, policies };
+}
+
+/**
+ * The steps that change a resource of the program: every step whose op is not `same`, `read` or `refresh`, on
+ * neither the stack resource (`pulumi:pulumi:Stack`) nor a provider (`pulumi:providers:*`, e.g. the default
+ * provider's `create` on a first up; the summary counts neither).
+ */
+export function changes(run: Pick<EngineRun, "steps">): EngineStep[] {
+  return run.steps.filter((s) => !["same", "read", "refresh"].includes(s.op) && s.type !== "pulumi:pulumi:Stack" && !s.type.startsWith("pulumi:providers:"));
+}
+
+/** The error diagnostics' messages, in order. */
+export function errors(run: Pick<EngineRun, "diagnostics">): string[] {
+  return run.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
+}
+
+/** Options of {@link runEngine}. */
+export interface RunEngineOptions {
+  /** Copy the CLI's human output to this process as it arrives; default: the CLI object's `echo`. */
+  echo?: boolean;
+}
+
+/**
+ * Runs `pulumi <command> <args...>` through `cli` (which adds `--stack` and `--non-interactive`) with
+ * `PULUMI_DEBUG_COMMANDS=true` and `--event-log` in a temporary folder (removed afterwards), and resolves with the
+ * process result and the parsed events, whatever the exit code. Give `--yes`, `--skip-preview`, `--diff`,
+ * `--policy-pack …` etc. in `args` as for the CLI.
+ * @throws Error when the CLI cannot be started (as `PulumiCli.run`).
+ */
+export async function runEngine(cli: PulumiCli, command: EngineCommand, args: readonly string[] = [], opts: RunEngineOptions = {}): Promise<EngineResult> {
+  const dir = mkdtempSync(path.join(tmpdir(), "pulumi-events-"));
+  const file = path.join(dir, "events.jsonl");
+  // A copy of the caller's CLI object, so the caller's is left as it was (and concurrent runs do not share it).
+  const withLog = new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, PULUMI_DEBUG_COMMANDS: "true" } });
+  try {
+    const r = await withLog.run([command, ...args, "--event-log", file], opts.echo === undefined ? {} : { echo: opts.echo });
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      // no file: the CLI stopped before the engine started (e.g. a bad flag); the result says why.
+    }
+    return { ...r, ...readEngineEvents(parseEventLines(text)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * {@link runEngine} for a command that must succeed.
+ * @throws Error with the command, exit code, and the output's tail (as `PulumiCli.ok`).
+ */
+export async function engineOk(cli: PulumiCli, command: EngineCommand, args: readonly string[] = [], opts: RunEngineOptions = {}): Promise<EngineResult> {
+  const r = await runEngine(cli, command, args, opts);
+  if (r.code !== 0) {
+    const tail = `${r.stdout}\n${r.stderr}`.trim().split("\n").slice(-40).join("\n");
+    throw new Error(`pulumi ${[command, ...args].join(" ")} exited ${r.code}:\n${tail}`);
+  }
+  return r;
+}
