@@ -12,11 +12,12 @@
  * is the tour, end to end:
  * Brings the sample program up (on the embedded emulator unless PLATFORM_API_URL is set), then, outside Pulumi
  * and through the API, edits one group's description and deletes one identity. `pulumi preview --refresh --diff`
- * must then report exactly those two changes; `pulumi refresh` and `pulumi up` converge, and a last preview
- * shows no changes. With `--json` only the drift report is printed, as JSON for CI:
+ * must then report exactly those two changes (checked on the engine's events and summary); `pulumi refresh` and
+ * `pulumi up` converge, and a last preview shows no changes. With `--json` only the drift report is printed, as JSON for CI:
  * `[{resource, type, field, old, new}]`, where `old` is what the server has and `new` what the program declares.
  *
- * The drift report comes from `pulumi preview --refresh --json`: each planned step after the refresh is a drift.
+ * The drift report comes from the engine events of `pulumi preview --refresh` (scripts/lib/engine.ts): each
+ * planned step after the refresh is a drift.
  * Exit code 0 when every step did what it says.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,6 +26,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator, type Emulator } from "../../emulator";
 import { PlatformClient } from "../../provider/client/client";
+import { changes, engineOk, type EngineRun } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 
 /** One drifted field (or a whole resource gone: `field` is `(resource)`). */
@@ -40,32 +42,17 @@ export interface Drift {
   new: unknown;
 }
 
-interface Step {
-  op: string;
-  urn: string;
-  oldState?: { inputs?: Record<string, unknown> };
-  newState?: { inputs?: Record<string, unknown> };
-}
-
-/** The drift in a `pulumi preview --refresh --json` document. */
-export function driftOf(preview: { steps?: Step[] }): Drift[] {
+/**
+ * The drift in the engine events of a `pulumi preview --refresh` ({@link engineOk}): one entry per changed input of
+ * each planned update or replace, one `(resource)` entry per planned create (gone from the server) or delete.
+ */
+export function driftOf(preview: Pick<EngineRun, "steps">): Drift[] {
   const out: Drift[] = [];
-  for (const s of preview.steps ?? []) {
-    if (s.op === "same" || s.op === "refresh" || s.op === "read") continue;
-    const parts = s.urn.split("::");
-    const type = (parts[2] ?? "").replace("pulumi-nodejs:dynamic/platform:", "");
-    const resource = parts[3] ?? s.urn;
-    if (type === "pulumi:pulumi:Stack") continue;
-    const before = s.oldState?.inputs ?? {};
-    const after = s.newState?.inputs ?? {};
-    if (s.op === "create") out.push({ resource, type, field: "(resource)", old: null, new: "declared" });
-    else if (s.op === "delete") out.push({ resource, type, field: "(resource)", old: "exists", new: null });
-    else {
-      for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
-        if (k === "__provider") continue;
-        if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) out.push({ resource, type, field: k, old: before[k] ?? null, new: after[k] ?? null });
-      }
-    }
+  for (const s of changes(preview)) {
+    const type = s.type.replace("pulumi-nodejs:dynamic/platform:", "");
+    if (s.op === "create") out.push({ resource: s.name, type, field: "(resource)", old: null, new: "declared" });
+    else if (s.op === "delete") out.push({ resource: s.name, type, field: "(resource)", old: "exists", new: null });
+    else for (const k of s.diffs) out.push({ resource: s.name, type, field: k, old: s.oldInputs?.[k] ?? null, new: s.newInputs?.[k] ?? null });
   }
   return out;
 }
@@ -76,7 +63,7 @@ async function report(): Promise<number> {
   const stack = values.stack ?? process.env["PULUMI_STACK"];
   if (!stack) throw new Error("give the stack with --stack <name> (or PULUMI_STACK)");
   const cli = new PulumiCli({ cwd: path.resolve(values.cwd), stack });
-  const drift = driftOf(JSON.parse((await cli.ok(["preview", "--refresh", "--json"], { echo: false })).stdout) as { steps?: Step[] });
+  const drift = driftOf(await engineOk(cli, "preview", ["--refresh"], { echo: false }));
   if (values.json) process.stdout.write(`${JSON.stringify(drift, null, 2)}\n`);
   else if (drift.length === 0) process.stdout.write("no drift\n");
   else {
@@ -114,13 +101,15 @@ async function main(): Promise<number> {
     await client.groups.patch(out["appsUid"]!, { description: "Edited in the console" }, ["description"]);
     await client.identities.delete(out["deployerUid"]!);
 
-    const report = await cli.ok(["preview", "--refresh", "--json"], { echo: false });
-    const drift = driftOf(JSON.parse(report.stdout) as { steps?: Step[] });
+    const drift = driftOf(await engineOk(cli, "preview", ["--refresh"], { echo: false }));
     if (json) {
       process.stdout.write(`${JSON.stringify(drift, null, 2)}\n`);
     } else {
       say("==> pulumi preview --refresh --diff");
-      await cli.ok(["preview", "--refresh", "--diff"]);
+      const shown = await engineOk(cli, "preview", ["--refresh", "--diff"]);
+      const { create, update, replace, delete: deleted } = shown.summary ?? { create: -1, update: -1, replace: -1, delete: -1 };
+      if (create !== 1 || update !== 1 || replace !== 0 || deleted !== 0) throw new Error(`the preview should plan 1 create and 1 update, got ${JSON.stringify(shown.summary)}`);
+      say("==> the preview plans 1 create (the deleted identity) and 1 update (the edited description), nothing else");
     }
     const expected = drift.length === 2 && drift.some((d) => d.resource === "apps" && d.field === "description") && drift.some((d) => d.resource === "deployer" && d.field === "(resource)");
     if (!expected) throw new Error(`expected exactly the two changes made outside Pulumi, got ${JSON.stringify(drift)}`);

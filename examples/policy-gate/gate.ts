@@ -4,14 +4,15 @@
  *
  *     node dist/examples/policy-gate/gate.js [--cwd <project dir>] [--stack <name>] [--pack <dir>] [--config <json>]
  *
- * Runs `pulumi preview --policy-pack <pack> [--policy-pack-config <json>] --json` with streamed JSON events
- * (PULUMI_ENABLE_STREAMING_JSON_PREVIEW) and reads the policy events. Exit codes: 0 when the preview passes
+ * Runs `pulumi preview --policy-pack <pack> [--policy-pack-config <json>]` and reads the policy events and error
+ * diagnostics from its engine events (scripts/lib/engine.ts). Exit codes: 0 when the preview passes
  * (advisory violations are printed as warnings), 1 on a mandatory violation, 2 when the preview failed for
  * another reason (its diagnostics are printed). The stack's backend and credentials come from the environment,
  * as for any `pulumi` command in CI.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { errors as errorsOf, parseEventLines, readEngineEvents, runEngine, type EngineRun } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 
 /** One policy violation reported by the engine. */
@@ -37,35 +38,25 @@ export interface GateResult {
   exitCode: number;
 }
 
-/** Parses the streamed JSON engine events of a preview. */
-export function readEvents(stdout: string): { violations: Violation[]; errors: string[] } {
-  const violations: Violation[] = [];
-  const errors: string[] = [];
-  for (const line of stdout.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    let event: Record<string, Record<string, unknown> | undefined>;
-    try {
-      event = JSON.parse(line) as typeof event;
-    } catch {
-      continue;
-    }
-    const p = event["policyEvent"];
-    if (p) {
-      const urn = String(p["resourceUrn"] ?? "");
-      const parts = urn.split("::");
-      const message = String(p["message"] ?? "");
-      violations.push({
-        level: /can't run policy .* during preview/.test(message) ? "not evaluated" : String(p["enforcementLevel"]),
-        policy: String(p["policyName"]),
-        pack: String(p["policyPackName"]),
-        resource: parts.length >= 4 ? `${parts[2]}::${parts[3]}` : urn,
-        message: String(p["message"] ?? "").trim().split("\n").slice(1).join(" ").trim() || String(p["message"] ?? "").trim(),
-      });
-    }
-    const d = event["diagnosticEvent"];
-    if (d && d["severity"] === "error") errors.push(String(d["message"] ?? "").trim());
-  }
-  return { violations, errors };
+/** The violations and error diagnostics of a preview's engine events ({@link runEngine}). */
+export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): { violations: Violation[]; errors: string[] } {
+  const violations = run.policies.map((p): Violation => {
+    const parts = p.urn.split("::");
+    const message = p.message.trim();
+    return {
+      level: /can't run policy .* during preview/.test(message) ? "not evaluated" : p.enforcementLevel,
+      policy: p.policyName,
+      pack: p.policyPackName,
+      resource: parts.length >= 4 ? `${parts[2]}::${parts[3]}` : p.urn,
+      message: message.split("\n").slice(1).join(" ").trim() || message,
+    };
+  });
+  return { violations, errors: errorsOf(run) };
+}
+
+/** Parses engine events given one JSON object per line (an `--event-log` file, or a streamed JSON preview's stdout). */
+export function readEvents(lines: string): { violations: Violation[]; errors: string[] } {
+  return violationsOf(readEngineEvents(parseEventLines(lines)));
 }
 
 /** The violations as a Markdown table (empty string when none). */
@@ -81,11 +72,8 @@ export function table(violations: Violation[]): string {
  * @param pack the policy pack folder; @param config an optional policy pack config file.
  */
 export async function runGate(cli: PulumiCli, pack: string, config?: string): Promise<GateResult> {
-  const args = ["preview", "--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : []), "--json"];
-  // Streamed JSON events carry the policy events; the caller's CLI object is left as it was.
-  const streaming = new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "1" } });
-  const r = await streaming.run(args, { echo: false });
-  const { violations, errors } = readEvents(r.stdout);
+  const r = await runEngine(cli, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], { echo: false });
+  const { violations, errors } = violationsOf(r);
   const mandatory = violations.some((v) => v.level === "mandatory");
   const other = errors.filter((e) => !/preview failed/.test(e));
   const exitCode = mandatory ? 1 : r.code !== 0 || other.length > 0 ? 2 : 0;

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../../emulator";
+import { runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 
 async function main(): Promise<number> {
@@ -59,11 +60,12 @@ async function main(): Promise<number> {
 
     process.stdout.write("==> reader tries a write it has no role for\n");
     await reader.ok(["config", "set", "tryWrite", "true"]);
-    const write = await reader.run(["up", "--yes", "--skip-preview"]);
-    const refused = /Permission denied|code 7/.test(write.stdout + write.stderr);
-    const line = (write.stdout + write.stderr).split("\n").find((l) => /Permission denied/.test(l))?.trim();
+    const write = await runEngine(reader, "up", ["--yes", "--skip-preview"]);
+    // The refusal is the error diagnostic the engine reports on the resource whose create failed.
+    const denied = write.diagnostics.find((d) => d.severity === "error" && d.urn !== undefined && /Permission denied|code 7/.test(d.message));
+    const line = denied?.message.split("\n").find((l) => /Permission denied/.test(l))?.trim() ?? denied?.message.split("\n")[0];
     process.stdout.write(`refused: ${line ?? "(no permission error found)"}\n`);
-    if (write.code === 0 || !refused) throw new Error("the write was not refused with PERMISSION_DENIED");
+    if (write.code === 0 || !denied) throw new Error("the write was not refused with PERMISSION_DENIED");
     const exchanges = emu.requests.filter((r) => r.path === "/sts/exchange" && r.status === 200).length;
     process.stdout.write(`==> done: ${exchanges} token exchanges, no API token given to the reader\n`);
     await reader.ok(["config", "rm", "tryWrite"]);
