@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { loadOrgFile } from "../examples/org-setup/orgFile";
+import { changes, engineOk } from "./lib/engine";
 import { PulumiCli, REPO_ROOT } from "./lib/pulumi";
 
 const STEPS = 7;
@@ -108,10 +109,19 @@ async function main(): Promise<number> {
     process.stdout.write(`PATCH ${targetUid}?updateMask=description -> description: ${JSON.stringify(patched.description)}\n`);
 
     header("pulumi preview --refresh --diff");
-    const preview = await cli.ok(["preview", "--refresh", "--diff"]);
-    expect(preview.stdout.includes(drifted), "the preview does not show the out-of-band description");
-    const plan = preview.stdout.slice(preview.stdout.lastIndexOf("Resources:"));
-    expect(/~ 1 to update/.test(plan) && !/to (create|replace|delete)/.test(plan), `the preview should plan exactly one update and nothing else:\n${plan}`);
+    const preview = await engineOk(cli, "preview", ["--refresh", "--diff"]);
+    const planned = changes(preview);
+    const step = planned.find((s) => s.oldOutputs?.["uid"] === targetUid);
+    expect(
+      step !== undefined && step.diffs.includes("description") && step.oldOutputs?.["description"] === drifted,
+      `the preview does not plan to change the out-of-band description: ${JSON.stringify(step ?? null)}`,
+    );
+    const { create, update, replace, delete: deleted, same } = preview.summary ?? { create: -1, update: -1, replace: -1, delete: -1, same: -1 };
+    process.stdout.write(`preview plan (engine summary): ${update} to update, ${same} unchanged, ${create} to create, ${replace} to replace, ${deleted} to delete\n`);
+    expect(
+      update === 1 && create === 0 && replace === 0 && deleted === 0 && planned.length === 1,
+      `the preview should plan exactly one update and nothing else: ${JSON.stringify(preview.summary)}; ${planned.map((s) => `${s.op} ${s.name}`).join(", ")}`,
+    );
 
     header("pulumi up --refresh --yes");
     await cli.ok(["up", "--refresh", "--yes"]);
