@@ -48,6 +48,7 @@ describe("parsing recorded event logs", () => {
     const run = readEngineEvents(events);
     expectCreateUpdateDelete(run);
     expect(run.result).toBe("succeeded");
+    expect(run.policyPacks).toEqual([]);
   });
 
   it("an up: the same counts and steps, and the applied steps' outputs", () => {
@@ -64,7 +65,7 @@ describe("parsing recorded event logs", () => {
       '{"sequence":2,"timestamp":1,"policyEvent":{"resourceUrn":"urn:pulumi:dev::p::t::x","message":"d\\nthe reason","color":"never","policyName":"p1","policyPackName":"platform","policyPackVersion":"0.1.0","policyPackVersionTag":"0.1.0","enforcementLevel":"mandatory"}}',
       '{"sequence":1,"timestamp":1,"diagnosticEvent":{"urn":"urn:pulumi:dev::p::t::x","message":"boom\\n","color":"never","severity":"error"}}',
       '{"sequence":3,"timestamp":1,"diagnosticEvent":{"message":"noise","color":"never","severity":"debug"}}',
-      '{"sequence":4,"timestamp":1,"summaryEvent":{"maybeCorrupt":false,"durationSeconds":1,"resourceChanges":{"same":2,"discard":1},"PolicyPacks":{},"result":"failed"}}',
+      '{"sequence":4,"timestamp":1,"summaryEvent":{"maybeCorrupt":false,"durationSeconds":1,"resourceChanges":{"same":2,"discard":1},"PolicyPacks":{"platform|local|~/p/policies":"0.1.0"},"result":"failed"}}',
       '{"sequence":5,',
       "",
     ];
@@ -76,6 +77,7 @@ describe("parsing recorded event logs", () => {
     ]);
     expect(run.summary).toEqual({ ...changeCounts({}), same: 2, other: { discard: 1 } });
     expect(run.result).toBe("failed");
+    expect(run.policyPacks).toEqual([{ name: "platform", version: "0.1.0" }]);
     expect(readEngineEvents([]).summary).toBeUndefined();
   });
 });

@@ -93,7 +93,7 @@ export interface EngineDiagnostic {
 
 /** One policy event: a violation (or a policy not evaluated until apply) reported by a policy pack. */
 export interface EnginePolicyEvent {
-  /** `mandatory`, `advisory` (the engine's `warning`… the CLI prints it as advisory), `remediate` or `disabled`, as the engine gave it. */
+  /** `mandatory`, `advisory`, `remediate` or `disabled`, as the engine gave it. */
   enforcementLevel: string;
   policyName: string;
   policyPackName: string;
@@ -116,6 +116,11 @@ export interface EngineRun {
   steps: EngineStep[];
   diagnostics: EngineDiagnostic[];
   policies: EnginePolicyEvent[];
+  /**
+   * The policy packs that ran (the summary event's `PolicyPacks`), with the name the pack declares (a local pack's
+   * engine name is `<name>|local|<path>`) and its version; empty when none ran or no summary came.
+   */
+  policyPacks: Array<{ name: string; version: string }>;
 }
 
 /** An {@link EngineRun} with the process result of the CLI run that produced it. */
@@ -183,6 +188,7 @@ export function readEngineEvents(events: readonly EngineEvent[]): EngineRun {
   const policies: EnginePolicyEvent[] = [];
   let summary: ChangeCounts | undefined;
   let result: string | undefined;
+  let policyPacks: Array<{ name: string; version: string }> = [];
   for (const e of events) {
     const pre = e.resourcePreEvent?.metadata;
     if (pre) {
@@ -230,10 +236,12 @@ export function readEngineEvents(events: readonly EngineEvent[]): EngineRun {
     const s = e.summaryEvent as (EngineEvent["summaryEvent"] & { result?: string }) | undefined;
     if (s) {
       summary = changeCounts(s.resourceChanges as Record<string, number | undefined>);
+      const packs = (s as { PolicyPacks?: Record<string, string> }).PolicyPacks ?? s.policyPacks ?? {};
+      policyPacks = Object.entries(packs).map(([name, version]) => ({ name: name.split("|")[0]!, version }));
       if (s.result) result = s.result;
     }
   }
-  return { events: [...events], ...(summary ? { summary } : {}), ...(result ? { result } : {}), steps, diagnostics, policies };
+  return { events: [...events], ...(summary ? { summary } : {}), ...(result ? { result } : {}), steps, diagnostics, policies, policyPacks };
 }
 
 /**
