@@ -56,6 +56,7 @@ describe("parsing recorded event logs", () => {
     expectCreateUpdateDelete(run);
     expect(changes(run).find((s) => s.op === "create")!.newOutputs?.["uid"]).toMatch(/^[0-9a-f]+\/[0-9a-f]+$/);
     expect(changes(run).find((s) => s.op === "update")!.newOutputs?.["description"]).toBe("two");
+    expect(changes(run).map((s) => s.outcome === s.op)).toEqual([true, true, true]);
     expect(run.steps.some((s) => s.failed)).toBe(false);
   });
 

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
+import { errors, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 
 const PROGRAM = path.join(REPO_ROOT, "test", "programs", "fields");
@@ -110,14 +111,15 @@ describe("server fields, X.get and check failures through the real CLI", () => {
   it("a nested check failure names the field and its real value in the CLI's output", async () => {
     await cli.ok(["config", "set", "issuer", "http://issuer.example"]);
     const since = emu.requests.length;
-    const preview = await cli.run(["preview"]);
+    const preview = await runEngine(cli, "preview");
     await cli.ok(["config", "rm", "issuer"]);
-    const text = preview.stdout + preview.stderr;
+    // The error diagnostic's message is the text the CLI prints for it.
+    const text = errors(preview).join("\n");
     const line = text.split("\n").find((l) => l.includes("claimMatch.issuer"));
     console.log(`CLI line for a nested check failure: ${line?.trim()}`);
     expect(preview.code).not.toBe(0);
     expect(line).toMatch(/resource 'bot' has a problem: claimMatch\.issuer \(value "http:\/\/issuer\.example"\): must be an https URL/);
-    expect(text).not.toContain("{<nil>}");
+    expect(text + preview.stdout + preview.stderr).not.toContain("{<nil>}");
     expect(mutations(since)).toEqual([]);
   }, LONG);
 
@@ -127,14 +129,14 @@ describe("server fields, X.get and check failures through the real CLI", () => {
     expect(configured.code, configured.stdout + configured.stderr).toBe(0); // configured, the same preview passes
 
     cli.opts.env = { ...cli.opts.env, PLATFORM_API_URL: "" };
-    const missingUrl = await cli.run(["preview"]);
+    const missingUrl = await runEngine(cli, "preview");
     expect(missingUrl.code).not.toBe(0);
-    expect(missingUrl.stdout + missingUrl.stderr).toContain("the Platform API URL is not set: set stack config `platform:apiUrl` or the PLATFORM_API_URL environment variable");
+    expect(errors(missingUrl).join("\n")).toContain("the Platform API URL is not set: set stack config `platform:apiUrl` or the PLATFORM_API_URL environment variable");
 
     cli.opts.env = { ...cli.opts.env, PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: "" };
-    const missingToken = await cli.run(["preview"]);
+    const missingToken = await runEngine(cli, "preview");
     expect(missingToken.code).not.toBe(0);
-    expect(missingToken.stdout + missingToken.stderr).toContain("no Platform API credentials: set the secret stack config `platform:token`");
+    expect(errors(missingToken).join("\n")).toContain("no Platform API credentials: set the secret stack config `platform:token`");
     cli.opts.env = { ...cli.opts.env, PLATFORM_TOKEN: emu.token };
     expect(emu.requests.length).toBe(since);
   }, LONG);

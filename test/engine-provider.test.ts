@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
+import { changes, engineOk, errors, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 
 const LONG = 240_000;
@@ -41,13 +42,20 @@ describe("drift", () => {
     await client.groups.patch(out["teamUid"]!, { description: "edited outside" }, ["description"]);
     await client.identities.delete(out["botUid"]!);
 
-    const refresh = await cli.ok(["refresh", "--yes", "--skip-preview"]);
-    expect(refresh.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/platform:Group\s+team\s+(refresh|updated)/);
-    expect(refresh.stdout).toMatch(/-\s+pulumi-nodejs:dynamic\/platform:Identity\s+bot\s+(refresh|deleted)/);
-    const preview = await cli.ok(["preview", "--diff"]);
-    expect(preview.stdout).toMatch(/~ description: "edited outside" => "first"/);
-    expect(preview.stdout).toMatch(/\+ 2 to create/); // the identity, and its binding (deleted with it)
-    expect(preview.stdout).toMatch(/~ 1 to update/);
+    const refresh = await engineOk(cli, "refresh", ["--yes", "--skip-preview"]);
+    // The edited group; the deleted identity, and its binding (deleted with it).
+    expect(refresh.summary).toMatchObject({ update: 1, delete: 2, create: 0 });
+    const team = refresh.steps.find((s) => s.name === "team");
+    expect([team?.op, team?.outcome, team?.newOutputs?.["description"]]).toEqual(["refresh", "update", "edited outside"]);
+    expect(refresh.steps.filter((s) => s.outcome === "delete").map((s) => `${s.type} ${s.name}`).sort()).toEqual([
+      "pulumi-nodejs:dynamic/platform:Identity bot",
+      "pulumi-nodejs:dynamic/platform:RoleBinding bot-viewer",
+    ]);
+    const preview = await engineOk(cli, "preview", ["--diff"]);
+    const update = changes(preview).find((s) => s.name === "team");
+    expect([update?.op, update?.diffs, update?.oldInputs?.["description"], update?.newInputs?.["description"]]).toEqual(["update", ["description"], "edited outside", "first"]);
+    expect(preview.summary).toMatchObject({ create: 2, update: 1 }); // the identity, and its binding (deleted with it)
+    expect(changes(preview).filter((s) => s.op === "create").map((s) => s.name).sort()).toEqual(["bot", "bot-viewer"]);
 
     await cli.ok(["up", "--yes", "--skip-preview"]);
     expect((await client.groups.get(out["teamUid"]!)).description).toBe("first");
@@ -65,8 +73,8 @@ describe("destroy", () => {
     await cli.ok(["up", "--yes", "--skip-preview"]);
     expect(await client.groups.list({ childrenOf: teamUid }).collect()).toHaveLength(1);
 
-    const destroy = await cli.ok(["destroy", "--yes", "--skip-preview"]);
-    expect(destroy.stdout).toMatch(/- 4 deleted/); // bot, sub, team and the stack
+    const destroy = await engineOk(cli, "destroy", ["--yes", "--skip-preview"]);
+    expect(destroy.summary).toMatchObject({ delete: 4 }); // bot, sub, team and the stack
     const refused = emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(teamUid) && r.status === 400);
     console.log(`group delete refused ${refused.length} time(s) while its children were deleted in parallel`);
     expect(await client.groups.list({ descendantsOf: emu.orgUid }).collect()).toEqual([]);
@@ -78,9 +86,9 @@ describe("destroy", () => {
     await cli.ok(["up", "--yes", "--skip-preview"]);
     const teamUid = ((await cli.outputs()) as Record<string, string>)["teamUid"]!;
     const stray = await client.groups.create(teamUid, { name: "made-by-hand" });
-    const destroy = await cli.run(["destroy", "--yes", "--skip-preview"]);
+    const destroy = await runEngine(cli, "destroy", ["--yes", "--skip-preview"]);
     expect(destroy.code).not.toBe(0);
-    expect(destroy.stdout + destroy.stderr).toContain(`could not be deleted within 3s because it is not empty; children left: groups: ${stray.uid}`);
+    expect(errors(destroy).join("\n")).toContain(`could not be deleted within 3s because it is not empty; children left: groups: ${stray.uid}`);
     expect(emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(teamUid)).length).toBeGreaterThan(1);
   }, LONG);
 });
@@ -98,13 +106,13 @@ describe("credentials", () => {
     emu.control.set({ tokenTtlSeconds: 30, latencyMs: 1400 });
 
     const started = Date.now();
-    const up = await cli.ok(["up", "--yes", "--skip-preview"]);
+    const up = await engineOk(cli, "up", ["--yes", "--skip-preview"]);
     const seconds = (Date.now() - started) / 1000;
     const exchanges = emu.requests.filter((r) => r.path === "/sts/exchange");
     const unauthenticated = emu.requests.filter((r) => r.status === 401);
     console.log(`apply took ${seconds.toFixed(1)}s with 30s tokens; ${exchanges.length} exchanges; ${unauthenticated.length} requests refused as unauthenticated`);
     expect(seconds).toBeGreaterThan(30); // the scenario itself, not a performance target
-    expect(up.stdout).toMatch(/\+ 25 created/);
+    expect(up.summary).toMatchObject({ create: 25 });
     expect(unauthenticated).toEqual([]);
     expect(exchanges.length).toBeGreaterThanOrEqual(3); // program + provider, and at least one refresh
   }, LONG);

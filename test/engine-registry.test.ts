@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
+import { changes, engineOk } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { raw } from "./helpers";
 
@@ -83,9 +84,9 @@ describe("registry and events resources through the real Pulumi CLI", () => {
 
   it("a repo description change is one PATCH with updateMask=description, and nothing else", async () => {
     await cli.ok(["config", "set", "repoDescription", "the app image, v2"]);
-    const preview = await cli.ok(["preview", "--diff"]);
-    expect(preview.stdout).toMatch(/~ 1 to update/);
-    expect(preview.stdout).not.toMatch(/to replace|to create|to delete/);
+    const preview = await engineOk(cli, "preview", ["--diff"]);
+    expect(preview.summary).toMatchObject({ update: 1, create: 0, replace: 0, delete: 0 });
+    expect(changes(preview).map((s) => `${s.op} ${s.name} ${s.diffs.join(",")}`)).toEqual(["update app description"]);
     const since = emu.requests.length;
     await cli.ok(["up", "--yes", "--skip-preview"]);
     expect(writes(since)).toEqual([`PATCH /registry/v2beta1/repos/${out["appUid"]}?updateMask=description`]);
@@ -106,17 +107,16 @@ describe("registry and events resources through the real Pulumi CLI", () => {
     await cli.ok(["config", "set", "--path", "bindingTags[0]", "latest"]);
     await cli.ok(["config", "set", "--path", "bindingTags[1]", "dev"]);
     await cli.ok(["config", "set", "sink", "https://hooks.example.com/platform-v2"]);
-    const preview = await cli.ok(["preview", "--diff"]);
-    for (const [kind, name] of [
-      ["Tag", "app-latest"],
-      ["Overlay", "tools"],
-      ["OverlayBinding", "app-tools"],
-      ["Subscription", "audit-hook"],
-    ]) {
-      expect(preview.stdout).toMatch(new RegExp(`\\+-pulumi-nodejs:dynamic/platform:${kind}: \\(replace\\)\\n\\s+\\[id=[^\\]]+\\]\\n\\s+\\[urn=[^\\]]+::${name}\\]`));
-    }
-    expect(preview.stdout).toMatch(/\+-4 to replace/);
-    expect(preview.stdout).not.toMatch(/to update/);
+    const preview = await engineOk(cli, "preview", ["--diff"]);
+    const replaced = [
+      "pulumi-nodejs:dynamic/platform:Tag app-latest",
+      "pulumi-nodejs:dynamic/platform:Overlay tools",
+      "pulumi-nodejs:dynamic/platform:OverlayBinding app-tools",
+      "pulumi-nodejs:dynamic/platform:Subscription audit-hook",
+    ].sort();
+    expect(changes(preview).filter((s) => s.op === "replace").map((s) => `${s.type} ${s.name}`).sort()).toEqual(replaced);
+    expect(changes(preview).every((s) => replaced.includes(`${s.type} ${s.name}`))).toBe(true); // their create-replacement/delete-replaced steps, nothing else
+    expect(preview.summary).toMatchObject({ replace: 4, update: 0 });
     const since = emu.requests.length;
     await cli.ok(["up", "--yes", "--skip-preview"]);
     const sent = writes(since);

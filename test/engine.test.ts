@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
+import { changes, engineOk, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { raw } from "./helpers";
 
@@ -70,9 +71,9 @@ describe("a program through the real Pulumi CLI (token from the environment)", (
 
   it("a description change reaches the API as one PATCH with updateMask=description, and nothing else", async () => {
     await cli.ok(["config", "set", "description", "second"]);
-    const preview = await cli.ok(["preview", "--diff"]);
-    expect(preview.stdout).toMatch(/~ 1 to update/);
-    expect(preview.stdout).not.toMatch(/to replace|to create|to delete/);
+    const preview = await engineOk(cli, "preview", ["--diff"]);
+    expect(preview.summary).toMatchObject({ update: 1, create: 0, replace: 0, delete: 0 });
+    expect(changes(preview).map((s) => `${s.op} ${s.name} ${s.diffs.join(",")}`)).toEqual(["update team description"]);
     const since = emu.requests.length;
     await cli.ok(["up", "--yes", "--skip-preview"]);
     expect(mutations(emu, since)).toEqual([`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`]);
@@ -82,10 +83,11 @@ describe("a program through the real Pulumi CLI (token from the environment)", (
   it("a bad name fails the preview naming the field and the rule, before any API call", async () => {
     await cli.ok(["config", "set", "teamName", "Bad Name!"]);
     const since = emu.requests.length;
-    const preview = await cli.run(["preview"]);
+    const preview = await runEngine(cli, "preview");
     await cli.ok(["config", "rm", "teamName"]);
     expect(preview.code).not.toBe(0);
-    expect(preview.stdout + preview.stderr).toMatch(/name.*"Bad Name!" must match \^\[a-z0-9 \._-\]\{1,\}\$/);
+    const failure = preview.diagnostics.find((d) => d.severity === "error" && d.urn?.endsWith("::team"));
+    expect(failure?.message).toMatch(/name.*"Bad Name!" must match \^\[a-z0-9 \._-\]\{1,\}\$/);
     expect(mutations(emu, since)).toEqual([]);
   }, LONG);
 

@@ -78,6 +78,12 @@ export interface EngineStep {
   oldOutputs?: Record<string, unknown>;
   /** Outputs after the step, from its `resOutputsEvent` when the engine sent one (in a preview: the planned outputs, unknowns as the engine's placeholder). */
   newOutputs?: Record<string, unknown>;
+  /**
+   * The op of the step's `resOutputsEvent`, when one came: the same as `op`, except for a refresh, whose steps are
+   * announced as `refresh` and end as what the read found: `same`, `update` (changed on the server) or `delete`
+   * (gone).
+   */
+  outcome?: OpType;
   /** True when the engine reported this step failed (`resOpFailedEvent`). */
   failed: boolean;
 }
@@ -178,7 +184,8 @@ function inputDiff(before: Record<string, unknown>, after: Record<string, unknow
 
 /**
  * Reads typed results from engine events (see {@link parseEventLines}): the summary, one {@link EngineStep} per
- * `resourcePreEvent` (completed by the matching `resOutputsEvent`/`resOpFailedEvent` of the same URN and op),
+ * `resourcePreEvent` (completed by the matching `resOutputsEvent`/`resOpFailedEvent` of the same URN and op, or
+ * of the same URN for a refresh step),
  * diagnostics (debug ones left out) and policy events.
  */
 export function readEngineEvents(events: readonly EngineEvent[]): EngineRun {
@@ -210,8 +217,12 @@ export function readEngineEvents(events: readonly EngineEvent[]): EngineRun {
     }
     const done = e.resOutputsEvent?.metadata;
     if (done) {
-      const step = open.get(`${done.op} ${done.urn}`);
-      if (step && done.new) step.newOutputs = done.new.outputs ?? {};
+      // A refresh announces `refresh` and ends with what it found: then the URN's `refresh` step is the one.
+      const step = open.get(`${done.op} ${done.urn}`) ?? open.get(`refresh ${done.urn}`);
+      if (step) {
+        step.outcome = done.op;
+        if (done.new) step.newOutputs = done.new.outputs ?? {};
+      }
     }
     const failed = e.resOpFailedEvent?.metadata;
     if (failed) {

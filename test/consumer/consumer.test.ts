@@ -20,6 +20,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
+import { changes, engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import {
   PKG,
@@ -247,8 +248,9 @@ function describeToolchain(tc: Toolchain): void {
     });
 
     step("pulumi preview plans every resource kind", async () => {
-      const r = await cli.ok(["preview"]);
-      for (const kind of KINDS) expect(r.stdout).toMatch(new RegExp(`\\+\\s+pulumi-nodejs:dynamic/platform:${kind}\\b`));
+      const r = await engineOk(cli, "preview");
+      const created = new Set(changes(r).filter((s) => s.op === "create").map((s) => s.type));
+      for (const kind of KINDS) expect(created).toContain(`pulumi-nodejs:dynamic/platform:${kind}`);
     });
 
     step(`pulumi up creates them all, the program runs on Node ${tc.nodeMajor}, and the env token stays out of state`, async () => {
@@ -271,16 +273,20 @@ function describeToolchain(tc: Toolchain): void {
 
     step("the policy pack runs from node_modules/platform-pulumi/policies: passes, then fails a configured rule", async () => {
       const pack = path.join("node_modules", PKG.name, "policies");
-      const clean = await cli.ok(["preview", "--policy-pack", pack]);
+      const clean = await engineOk(cli, "preview", ["--policy-pack", pack]);
       // No mandatory violation; the program binds ci-bot one group above its own, which the advisory
-      // identity-bound-above-its-group reports (as it should), so the pack shows a warning, not a check mark.
-      expect(clean.stdout).toMatch(/(✅|⚠️) platform@v[\d.]+/);
-      expect(clean.stdout).not.toMatch(/\[mandatory\]/);
-      expect(clean.stdout).toMatch(/\[advisory\]\s+identity-bound-above-its-group\s+\(pulumi-nodejs:dynamic\/platform:RoleBinding: ci-bot-editor\)/);
+      // identity-bound-above-its-group reports (as it should).
+      expect(clean.policyPacks.map((p) => p.name)).toEqual(["platform"]);
+      expect(clean.policies.filter((p) => p.enforcementLevel === "mandatory")).toEqual([]);
+      expect(clean.policies.filter((p) => p.enforcementLevel === "advisory" && p.policyName === "identity-bound-above-its-group").map((p) => p.urn)).toEqual([
+        expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:RoleBinding::ci-bot-editor$/),
+      ]);
       writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
-      const strict = await cli.run(["preview", "--policy-pack", pack, "--policy-pack-config", "policy-config.json"]);
+      const strict = await runEngine(cli, "preview", ["--policy-pack", pack, "--policy-pack-config", "policy-config.json"]);
       expect(strict.code, tail(strict)).not.toBe(0);
-      expect(strict.stdout).toMatch(/\[mandatory\]\s+allowed-issuers\s+\(pulumi-nodejs:dynamic\/platform:Identity: ci-bot\)/);
+      expect(strict.policies.filter((p) => p.enforcementLevel === "mandatory" && p.policyName === "allowed-issuers").map((p) => p.urn)).toContainEqual(
+        expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:Identity::ci-bot$/),
+      );
     });
 
     step("pulumi refresh --expect-no-changes", async () => {
