@@ -120,7 +120,9 @@ export interface EngineRun {
   result?: string;
   /** Steps in the order the engine announced them; resources whose op is `same` included. */
   steps: EngineStep[];
+  /** Diagnostics in order, `debug` ones left out (the engine logs many). */
   diagnostics: EngineDiagnostic[];
+  /** Policy events in order (violations, and policies @pulumi/policy could not evaluate during a preview). */
   policies: EnginePolicyEvent[];
   /**
    * The policy packs that ran (the summary event's `PolicyPacks`), with the name the pack declares (a local pack's
