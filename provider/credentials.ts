@@ -26,7 +26,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { decodeJwt } from "jose";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { request } from "./client/http";
 import { ApiError, ConnectionError, PlatformError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
 import { retrying } from "./client/retry";

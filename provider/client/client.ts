@@ -15,7 +15,8 @@
  * for await (const g of client.groups.list({ childrenOf: orgUid })) console.log(g.uid, g.name);
  * ```
  */
-import { Agent, request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Agent, request } from "./http";
 import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";

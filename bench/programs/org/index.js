@@ -1,11 +1,14 @@
-// 10 top-level groups with 4 subgroups each (50 groups), one identity per group, one binding per identity.
+// The benchmark org at any size (config `size`, resources, a multiple of 15; default 150): groups nested four deep
+// (see shape.js), one identity per group and one binding of it in its group.
 // mode=real uses platform-pulumi against the API; mode=noop declares the same graph with a dynamic provider whose
 // methods return at once (stored as a minimal provider text, like ours), so the difference between the two runs
 // is what this provider and its API calls add to the engine's own cost.
 const pulumi = require("@pulumi/pulumi");
+const { orgGroups } = require("./shape");
 
 const cfg = new pulumi.Config();
 const mode = cfg.require("mode");
+const size = cfg.getNumber("size") ?? 150;
 const orgUid = process.env.PLATFORM_ORG_UID;
 const roleUid = cfg.require("roleUid");
 
@@ -32,12 +35,11 @@ if (mode === "real") {
 }
 
 const claimMatch = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/app:ref:refs/heads/main" };
-for (let t = 0; t < 10; t++) {
-  const top = new Group(`team-${t}`, { parentUid: orgUid, name: `team-${t}`, description: "bench" });
-  const groups = [top];
-  for (let s = 0; s < 4; s++) groups.push(new Group(`team-${t}-sub-${s}`, { parentUid: top.uid, name: `sub-${s}`, description: "bench" }));
-  groups.forEach((g, i) => {
-    const id = new Identity(`bot-${t}-${i}`, { parentUid: g.uid, name: `bot-${i}`, description: "bench", claimMatch });
-    new RoleBinding(`bind-${t}-${i}`, { groupUid: g.uid, identityUid: id.uid, roleUid });
-  });
+const declared = new Map();
+for (const g of orgGroups(size)) {
+  const parentUid = g.parent === undefined ? orgUid : declared.get(g.parent).uid;
+  const group = new Group(g.key, { parentUid, name: g.name, description: "bench" });
+  declared.set(g.key, group);
+  const id = new Identity(`bot-${g.key}`, { parentUid: group.uid, name: "bot", description: "bench", claimMatch });
+  new RoleBinding(`bind-${g.key}`, { groupUid: group.uid, identityUid: id.uid, roleUid });
 }
