@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // The emulator is an independent reading of the contract (issue 12): it shares no code with the provider.
+    files: ["emulator/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/provider", "**/provider/**", "platform-pulumi", "platform-pulumi/*"], message: "the emulator shares no code with the provider" }] }] },
+  },
+  {
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-non-null-assertion": "off" },
   },
