@@ -13,7 +13,9 @@ import { startStandalone } from "./standalone";
 
 describe("npm run emulator -- --port 0 --control", () => {
   it("prints exactly three KEY=value lines, then answers the API with that token, and serves the control surface", async () => {
-    const child = spawn("npm", ["run", "emulator", "--", "--port", "0", "--control"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group: npm does not always pass SIGTERM on to the emulator it started, which then outlived
+    // the test run (seen: an orphaned `node dist/emulator/cli.js --port 0 --control` after CI). The group goes whole.
+    const child = spawn("npm", ["run", "emulator", "--", "--port", "0", "--control"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
     try {
       let out = "";
       const lines = await new Promise<string[]>((resolve, reject) => {
@@ -39,7 +41,18 @@ describe("npm run emulator -- --port 0 --control", () => {
       expect(control.status).toBe(200);
       expect(await control.json()).toMatchObject({ latencyMs: 0, tokenTtlSeconds: 3600 });
     } finally {
-      child.kill("SIGTERM");
+      const gone = new Promise((r) => child.once("exit", r));
+      process.kill(-child.pid!, "SIGTERM");
+      await gone;
+      // Nothing of the group is left: signal 0 to the group fails once its last process has exited.
+      await expect.poll(() => {
+        try {
+          process.kill(-child.pid!, 0);
+          return "alive";
+        } catch {
+          return "gone";
+        }
+      }, { timeout: 5_000 }).toBe("gone");
     }
   });
 });
