@@ -20,6 +20,23 @@ describe("the client's undici loader", () => {
     expect(JSON.parse(out)).toEqual({ agent: "function", request: "function", index: false, fetch: false });
   });
 
+  it("falls back to undici's index when undici's own files are not where it looks (a later undici)", () => {
+    // A resolver hook that makes the two inner paths unresolvable, as a moved file would be.
+    const out = execFileSync(process.execPath, [
+      "-e",
+      `const Module = require("node:module");
+       const resolve = Module._resolveFilename;
+       Module._resolveFilename = function (req, ...rest) {
+         if (req === "undici/lib/dispatcher/agent" || req === "undici/lib/api/api-request") throw Object.assign(new Error("moved"), { code: "MODULE_NOT_FOUND" });
+         return resolve.call(this, req, ...rest);
+       };
+       const h = require(${JSON.stringify(http)});
+       const undici = require("undici");
+       console.log(JSON.stringify({ agent: h.Agent === undici.Agent, request: h.request === undici.request }));`,
+    ], { cwd: path.join(__dirname, "..") }).toString();
+    expect(JSON.parse(out)).toEqual({ agent: true, request: true });
+  });
+
   it("sends a request through a dispatcher and reads the answer", async () => {
     const { Agent, request } = (await import("../provider/client/http")) as typeof import("../provider/client/http");
     const { createServer } = await import("node:http");
