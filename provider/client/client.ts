@@ -90,6 +90,18 @@ function codeFromHttp(status: number): number {
   }
 }
 
+let writeEpochValue = 0;
+
+/**
+ * A counter of this process's writes: it goes up by one when any transport starts a request other than GET and
+ * again when that request ends (answered, failed or unreachable). Two equal readings mean no write started or
+ * ended in between. Read-ahead rows (`resources/readBatch.ts`) are used only while it has not moved since their
+ * List was sent, so a read never returns data older than this process's own write.
+ */
+export function writeEpoch(): number {
+  return writeEpochValue;
+}
+
 /** The low-level transport: one request, typed result or typed error. */
 export class Transport {
   readonly apiUrl: string;
@@ -152,6 +164,16 @@ export class Transport {
 
   /** Sends one request, once. Same errors as {@link send}. */
   async sendOnce<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
+    if (method === "GET") return this.exchange(method, path, schema, opts);
+    writeEpochValue++;
+    try {
+      return await this.exchange(method, path, schema, opts);
+    } finally {
+      writeEpochValue++;
+    }
+  }
+
+  private async exchange<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions): Promise<T> {
     const info: RequestInfo = { method, path };
     let qs = "";
     if (opts.query) {

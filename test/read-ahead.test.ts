@@ -1,0 +1,187 @@
+/**
+ * Reads for refresh (provider/resources/readBatch.ts) against the emulator over loopback: batching by `uidp.ids`,
+ * read-ahead by `uidp.descendants_of`, and the exactness rules both keep: NOT_FOUND only from a GET, a row used
+ * once, never across this process's own write, never older than its maximum age, and a bounded cost.
+ *
+ * Each test reads through a client of its own, so the per-collection counters start at zero. Reads are driven
+ * the way the engine drives them: a fixed number of workers (`--parallel`, 8 by default on 2 cores), each
+ * starting its next read when the last one returned.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { NotFoundError } from "../provider/client/errors";
+import { PlatformClient, ReadableCollection } from "../provider/client/client";
+import type { ListParams, Paginator } from "../provider/client/pagination";
+import type * as Api from "../provider/client/types";
+import { READ_AHEAD_AFTER, READ_AHEAD_BASE_ROWS, READ_AHEAD_MAX_AGE_MS, READ_AHEAD_ROWS_PER_READ, batchedGet, commonParent, readStats } from "../provider/resources/readBatch";
+
+let emu: Emulator;
+const clients: PlatformClient[] = [];
+beforeAll(async () => {
+  emu = await startEmulator({ seed: { groups: 1000 } });
+});
+afterEach(() => vi.restoreAllMocks());
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await emu.close();
+});
+
+function freshClient(): PlatformClient {
+  const c = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  clients.push(c);
+  return c;
+}
+
+/** Reads `uids` with `workers` concurrent readers, as the engine's step executor does; settles every read. */
+async function readAll<T extends { uid: string }>(coll: ReadableCollection<T>, uids: readonly string[], workers = 8) {
+  const results = new Array<PromiseSettledResult<T>>(uids.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < uids.length) {
+        const i = next++;
+        results[i] = await batchedGet(coll, uids[i]!).then(
+          (value) => ({ status: "fulfilled", value }) as const,
+          (reason: unknown) => ({ status: "rejected", reason }) as const,
+        );
+      }
+    }),
+  );
+  return results;
+}
+
+/** `n` groups under a new team group, made directly on the server; returns the team and the groups in order. */
+async function team(client: PlatformClient, name: string, n: number) {
+  const t = await client.groups.create(emu.orgUid, { name });
+  const made: Api.ApiGroup[] = [];
+  for (let i = 0; i < n; i++) made.push(await client.groups.create(t.uid, { name: `${name}-${i}`, description: `d${i}` }));
+  return { team: t, groups: made };
+}
+
+const requestsSince = (since: number) => emu.requests.slice(since);
+const isReadAhead = (r: { query: Record<string, string> }) => r.query["uidp.descendants_of"] !== undefined;
+
+describe("read-ahead", () => {
+  it("answers a refresh-sized run of reads with a few Lists: 300 reads, at most 0.2 requests each", async () => {
+    const setup = freshClient();
+    const { team: t, groups } = await team(setup, "ra-bulk", 300);
+    const client = freshClient();
+    const since = emu.requests.length;
+    // An order unrelated to the List's (uid) order, as the engine's is: 0, 7, 14, … modulo 300.
+    const shuffled = groups.map((_g, i) => groups[(i * 7) % 300]!);
+    const results = await readAll(client.groups, shuffled.map((g) => g.uid));
+    // Every read returns its own group, as the server has it.
+    expect(results.map((r) => (r.status === "fulfilled" ? `${r.value.uid} ${r.value.description}` : "rejected"))).toEqual(shuffled.map((g) => `${g.uid} ${g.description}`));
+    const sent = requestsSince(since);
+    const stats = readStats(client.groups);
+    expect(stats.scope).toBe(t.uid); // the common parent of the reads, not the whole org
+    expect(sent.filter(isReadAhead).every((r) => r.query["uidp.descendants_of"] === t.uid)).toBe(true);
+    expect(stats.readAheadHits).toBeGreaterThan(200);
+    expect(sent.length).toBe(stats.readAheadLists + stats.batchLists + stats.gets);
+    expect(sent.length / 300).toBeLessThanOrEqual(0.2);
+    expect(sent.every((r) => r.method === "GET" && r.status === 200)).toBe(true);
+  });
+
+  it("does not start for fewer reads than READ_AHEAD_AFTER (a few lookups stay exact reads)", async () => {
+    const { groups } = await team(freshClient(), "ra-few", READ_AHEAD_AFTER - 1);
+    const client = freshClient();
+    const since = emu.requests.length;
+    await readAll(client.groups, groups.map((g) => g.uid));
+    expect(requestsSince(since).filter(isReadAhead)).toEqual([]);
+    expect(readStats(client.groups)).toMatchObject({ reads: READ_AHEAD_AFTER - 1, readAheadLists: 0, readAheadHits: 0 });
+  });
+
+  it("never reports a group gone from a List: a deleted one is confirmed by its own GET (NOT_FOUND)", async () => {
+    const setup = freshClient();
+    const { groups } = await team(setup, "ra-gone", 40);
+    await setup.groups.delete(groups[30]!.uid);
+    const client = freshClient();
+    const since = emu.requests.length;
+    const results = await readAll(client.groups, groups.map((g) => g.uid));
+    expect(results.filter((r) => r.status === "rejected").length).toBe(1);
+    const gone = results[30]!;
+    expect(gone.status === "rejected" && gone.reason).toBeInstanceOf(NotFoundError);
+    expect(requestsSince(since).filter((r) => r.path.endsWith(groups[30]!.uid)).map((r) => r.status)).toEqual([404]);
+  });
+
+  it("uses a row once: reading the same uid again asks the server", async () => {
+    const { groups } = await team(freshClient(), "ra-once", 40);
+    const client = freshClient();
+    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
+    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const last = groups[39]!.uid;
+    const before = readStats(client.groups).readAheadHits;
+    await batchedGet(client.groups, last);
+    expect(readStats(client.groups).readAheadHits).toBe(before + 1);
+    const since = emu.requests.length;
+    await batchedGet(client.groups, last);
+    expect(readStats(client.groups).readAheadHits).toBe(before + 1);
+    expect(requestsSince(since).map((r) => r.path)).toEqual([`/iam/v2beta1/groups/${last}`]);
+  });
+
+  it("never answers from a row listed before this process's own write", async () => {
+    const { groups } = await team(freshClient(), "ra-write", 40);
+    const client = freshClient();
+    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
+    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const target = groups[35]!;
+    // Any write of this process (here through another client) moves the write epoch.
+    await freshClient().groups.patch(target.uid, { description: "changed after the List" }, ["description"]);
+    const before = readStats(client.groups).readAheadHits;
+    const row = await batchedGet(client.groups, target.uid);
+    expect(row.description).toBe("changed after the List");
+    expect(readStats(client.groups).readAheadHits).toBe(before);
+  });
+
+  it(`never answers from a row older than READ_AHEAD_MAX_AGE_MS (${READ_AHEAD_MAX_AGE_MS} ms)`, async () => {
+    const { groups } = await team(freshClient(), "ra-age", 40);
+    const client = freshClient();
+    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
+    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const before = readStats(client.groups).readAheadHits;
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + READ_AHEAD_MAX_AGE_MS + 1);
+    const since = emu.requests.length;
+    await batchedGet(client.groups, groups[36]!.uid);
+    expect(readStats(client.groups).readAheadHits).toBe(before);
+    expect(requestsSince(since).map((r) => r.path)).toEqual([`/iam/v2beta1/groups/${groups[36]!.uid}`]);
+  });
+
+  it("stays within its budget: 20 reads in an org of 1,000 other groups list at most 280 rows ahead", async () => {
+    // The seeded 1,000 groups sit directly under the org, beside the 20 read here, so the scope is the org.
+    const setup = freshClient();
+    const { groups } = await team(setup, "ra-budget-a", 10);
+    const { groups: more } = await team(setup, "ra-budget-b", 10);
+    const client = freshClient();
+    const since = emu.requests.length;
+    await readAll(client.groups, [...groups, ...more].map((g) => g.uid));
+    await new Promise((r) => setTimeout(r, 200)); // let any read-ahead still in flight finish
+    const stats = readStats(client.groups);
+    expect(stats.scope).toBe(emu.orgUid);
+    expect(stats.readAheadRows).toBeLessThanOrEqual(READ_AHEAD_BASE_ROWS + READ_AHEAD_ROWS_PER_READ * 20 + 200);
+    expect(stats.readAheadLists).toBeLessThanOrEqual(2);
+    expect(requestsSince(since).filter(isReadAhead).length).toBe(stats.readAheadLists);
+  });
+
+  it("ends read-ahead when its List fails; the reads go on and all succeed", async () => {
+    const { groups } = await team(freshClient(), "ra-fail", 60);
+    const client = freshClient();
+    const original = ReadableCollection.prototype.list;
+    vi.spyOn(client.groups, "list").mockImplementation(function (this: ReadableCollection<Api.ApiGroup>, params?: ListParams) {
+      if (params?.descendantsOf) throw new Error("read-ahead List refused");
+      return original.call(this, params) as Paginator<Api.ApiGroup>;
+    });
+    const results = await readAll(client.groups, groups.map((g) => g.uid));
+    expect(results.every((r) => r.status === "fulfilled")).toBe(true);
+    expect(readStats(client.groups)).toMatchObject({ readAheadHits: 0, readAheadLists: 1 });
+  });
+});
+
+describe("commonParent", () => {
+  it("is the longest common uid prefix by segment", () => {
+    expect(commonParent(["o/a/b", "o/a/c", "o/a"])).toBe("o/a");
+    expect(commonParent(["o/ab", "o/a"])).toBe("o");
+    expect(commonParent(["o/a", "p/a"])).toBe("");
+    expect(commonParent([])).toBe("");
+  });
+});
