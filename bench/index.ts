@@ -19,7 +19,10 @@
  * Environment: BENCH_SIZES (resources, multiples of 15, default 150,750: a 3,000-resource `up` had not finished after
  * 9 minutes on 2 loaded cores, so 3,000 is opt-in, `BENCH_SIZES=150,750,3000`), BENCH_ROUNDS (interleaved engine
  * pairs at the smallest size, default 5), BENCH_ROUNDS_LARGE (at the other sizes, default 2), BENCH_LIST_PAIRS (default 15),
- * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side). Run it on an otherwise idle machine.
+ * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side), BENCH_ENGINE_PROFILE (a folder: every engine op also
+ * writes the `pulumi` engine's Go CPU and memory profiles there with `--profiling`, named `<mode>-<op>-<size>-<round>`;
+ * read them with `go tool pprof -top`; profiling slows the engine, so ratios from such a run are not comparable).
+ * Run it on an otherwise idle machine.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -135,7 +138,8 @@ export async function engineBench(size: number, rounds: number): Promise<EngineF
         for (const mode of order) {
           const watcher = mode === "real" ? rssWatcher("dynamic-provider") : undefined;
           emu.requests.length = 0; // the log keeps 10,000; emptied per op so it counts this op alone
-          const res = await clis[mode].ok([...args]);
+          const profile = process.env["BENCH_ENGINE_PROFILE"];
+          const res = await clis[mode].ok([...args, ...(profile ? ["--profiling", path.join(profile, `${mode}-${op}-${size}-${r}`)] : [])]);
           if (watcher) f.peakRssMb = Math.max(f.peakRssMb, watcher.stop());
           if (mode === "real") {
             f.requests[op as Op].push(emu.requests.length);
