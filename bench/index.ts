@@ -16,8 +16,8 @@
  *
  * Also draws the median seconds against size, ours and the floor per op, as bench/scale.svg (vega-lite).
  *
- * Environment: BENCH_SIZES (resources, multiples of 15, default 150,750: a 3,000-resource `up` had not finished after
- * 9 minutes on 2 loaded cores, so 3,000 is opt-in, `BENCH_SIZES=150,750,3000`), BENCH_ROUNDS (interleaved engine
+ * Environment: BENCH_SIZES (resources, multiples of 15, default 150,750: one round at 3,000 took 40 minutes on 2
+ * idle cores, `up` alone 680 s, so 3,000 is opt-in, `BENCH_SIZES=150,3000 BENCH_ROUNDS_LARGE=1`), BENCH_ROUNDS (interleaved engine
  * pairs at the smallest size, default 5), BENCH_ROUNDS_LARGE (at the other sizes, default 2), BENCH_LIST_PAIRS (default 15),
  * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side), BENCH_ENGINE_PROFILE (a folder: every engine op also
  * writes the `pulumi` engine's Go CPU and memory profiles there with `--profiling`, named `<mode>-<op>-<size>-<round>`;
