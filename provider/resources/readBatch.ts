@@ -19,8 +19,9 @@
  *   and no write of this process started or ended since its List was sent (`writeEpoch`). So a read sees this
  *   process's own writes, and what it returns is the object's state at a moment during the same operation,
  *   never older than that age: the same as if the engine had happened to read that resource earlier.
- * - Read-ahead costs are bounded: it fetches at most {@link READ_AHEAD_BASE_ROWS} + {@link READ_AHEAD_ROWS_PER_READ}
- *   rows per read served, so a small stack in a large org lists a page or two more, not the whole org. A List that
+ * - Read-ahead costs are bounded: it asks for another page only while it has listed fewer than
+ *   {@link READ_AHEAD_BASE_ROWS} + {@link READ_AHEAD_ROWS_PER_READ} × reads rows (so at most one page more than
+ *   that), so a small stack in a large org lists a page or two more, not the whole org. A List that
  *   fails ends read-ahead for that collection in this process; reads go on by batch and GET.
  */
 import { writeEpoch, type ReadableCollection } from "../client/client";
