@@ -16,6 +16,7 @@
  * | retry attempts    | `platform:retryMaxAttempts`  | `PLATFORM_RETRY_MAX_ATTEMPTS`  | 5            |
  * | retry base delay  | `platform:retryBaseDelayMs`  | `PLATFORM_RETRY_BASE_DELAY_MS` | 250          |
  * | retry max delay   | `platform:retryMaxDelayMs`   | `PLATFORM_RETRY_MAX_DELAY_MS`  | 8000         |
+ * | read-ahead        | `platform:readAhead`         | `PLATFORM_READ_AHEAD`          | `true`       |
  *
  * Credentials, in order: an API token (`platform:token`, then `PLATFORM_TOKEN`); otherwise workload identity:
  * the identity uid plus an OIDC token (literal, or a file re-read at every refresh because projected tokens
@@ -47,6 +48,11 @@ export interface Settings {
   apiVersion: string;
   /** Retry settings that differ from the defaults. */
   retry: Partial<RetryPolicy>;
+  /**
+   * Whether refresh reads may be answered from rows listed ahead of them (`resources/readBatch.ts`); default true.
+   * With false, every read is a GET or a List by `uidp.ids` of reads in flight together.
+   */
+  readAhead: boolean;
 }
 
 /** Reads a fully qualified config key such as `platform:apiUrl`; returns undefined when unset. */
@@ -67,7 +73,8 @@ function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName
 
 /**
  * Resolves the settings from stack config (via `lookup`) and the environment.
- * @throws SettingsError when apiUrl or token is missing, apiUrl is not http(s), or apiVersion is not `v<N>…`.
+ * @throws SettingsError when apiUrl or token is missing, apiUrl is not http(s), apiVersion is not `v<N>…`, a retry
+ *   setting is not an integer in range, or readAhead is not `true` or `false`.
  */
 export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): Settings {
   const apiUrl = pick(lookup, env, "apiUrl", "PLATFORM_API_URL");
@@ -104,6 +111,10 @@ export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = p
     if (!Number.isInteger(n) || n < min) throw new SettingsError(`platform:${key} must be an integer >= ${min}, got "${raw}"`);
     retry[field] = n;
   }
+  const readAheadRaw = pick(lookup, env, "readAhead", "PLATFORM_READ_AHEAD");
+  if (readAheadRaw !== undefined && readAheadRaw !== "true" && readAheadRaw !== "false") {
+    throw new SettingsError(`platform:readAhead (PLATFORM_READ_AHEAD) must be true or false, got "${readAheadRaw}"`);
+  }
   return {
     apiUrl: apiUrl.replace(/\/+$/, ""),
     token,
@@ -114,5 +125,6 @@ export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = p
     orgUid: pick(lookup, env, "orgUid", "PLATFORM_ORG_UID"),
     apiVersion,
     retry,
+    readAhead: readAheadRaw !== "false",
   };
 }

@@ -142,6 +142,17 @@ describe("drift through read-ahead", () => {
     expect(sent.length, sent.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.query)}`).join("\n")).toBeLessThanOrEqual(0.25 * 80);
     // The deleted group was confirmed gone by its own GET, never inferred from a List.
     expect(sent.filter((r) => r.path.endsWith(deleted.uid)).map((r) => r.status)).toEqual([404]);
+
+    // Stack config platform:readAhead false reaches the provider process: no read-ahead List at all. A refresh runs
+    // the provider with the configuration recorded by the last `up` (as for any Pulumi provider), so up first.
+    await cli.ok(["config", "set", "platform:readAhead", "false"]);
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const sinceOff = emu.requests.length;
+    const off = await engineOk(cli, "refresh", ["--yes", "--skip-preview"]);
+    expect(off.summary).toMatchObject({ update: 0, delete: 0, create: 0 });
+    const sentOff = emu.requests.slice(sinceOff);
+    expect(sentOff.filter((r) => r.query["uidp.descendants_of"] !== undefined)).toEqual([]);
+    expect(sentOff.length).toBeGreaterThan(0);
   }, LONG);
 });
 

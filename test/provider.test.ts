@@ -169,4 +169,11 @@ describe("settings", () => {
   it("rejects a malformed apiUrl naming the key", () => {
     expect(() => resolveSettings(() => undefined, { PLATFORM_API_URL: "ftp://x", PLATFORM_TOKEN: "t" })).toThrow(SettingsError);
   });
+  it("reads readAhead as true by default, false only when set so, and names a bad value", () => {
+    const env = { PLATFORM_API_URL: "http://x", PLATFORM_TOKEN: "t" };
+    expect(resolveSettings(() => undefined, env).readAhead).toBe(true);
+    expect(resolveSettings(() => undefined, { ...env, PLATFORM_READ_AHEAD: "false" }).readAhead).toBe(false);
+    expect(resolveSettings((k) => ({ "platform:readAhead": "false" })[k], { ...env, PLATFORM_READ_AHEAD: "true" }).readAhead).toBe(false);
+    expect(() => resolveSettings(() => undefined, { ...env, PLATFORM_READ_AHEAD: "no" })).toThrow('platform:readAhead (PLATFORM_READ_AHEAD) must be true or false, got "no"');
+  });
 });

@@ -33,14 +33,14 @@ function freshClient(): PlatformClient {
 }
 
 /** Reads `uids` with `workers` concurrent readers, as the engine's step executor does; settles every read. */
-async function readAll<T extends { uid: string }>(coll: ReadableCollection<T>, uids: readonly string[], workers = 8) {
+async function readAll<T extends { uid: string }>(coll: ReadableCollection<T>, uids: readonly string[], workers = 8, readAhead = true) {
   const results = new Array<PromiseSettledResult<T>>(uids.length);
   let next = 0;
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (next < uids.length) {
         const i = next++;
-        results[i] = await batchedGet(coll, uids[i]!).then(
+        results[i] = await batchedGet(coll, uids[i]!, readAhead).then(
           (value) => ({ status: "fulfilled", value }) as const,
           (reason: unknown) => ({ status: "rejected", reason }) as const,
         );
@@ -161,6 +161,18 @@ describe("read-ahead", () => {
     expect(stats.readAheadRows).toBeLessThanOrEqual(READ_AHEAD_BASE_ROWS + READ_AHEAD_ROWS_PER_READ * 20 + 200);
     expect(stats.readAheadLists).toBeLessThanOrEqual(2);
     expect(requestsSince(since).filter(isReadAhead).length).toBe(stats.readAheadLists);
+  });
+
+  it("is off with platform:readAhead false: no List by descendants, every read from a GET or a List by ids", async () => {
+    const { groups } = await team(freshClient(), "ra-off", 60);
+    const client = freshClient();
+    const since = emu.requests.length;
+    const results = await readAll(client.groups, groups.map((g) => g.uid), 8, false);
+    expect(results.every((r) => r.status === "fulfilled")).toBe(true);
+    const sent = requestsSince(since);
+    expect(sent.filter(isReadAhead)).toEqual([]);
+    expect(sent.every((r) => r.query["uidp.ids"] !== undefined || r.path.startsWith("/iam/v2beta1/groups/"))).toBe(true);
+    expect(readStats(client.groups)).toMatchObject({ reads: 60, readAheadLists: 0, readAheadHits: 0 });
   });
 
   it("ends read-ahead when its List fails; the reads go on and all succeed", async () => {

@@ -81,13 +81,16 @@ class Reader<T extends { uid: string }> {
   private pages: AsyncIterator<{ items: T[] }> | undefined;
   private fetching = false;
   private aheadState: "waiting" | "reading" | "done" = "waiting";
+  /** The latest read's `readAhead` setting (the setting is per process; a `false` stops further pages). */
+  private readAheadAllowed = true;
 
   constructor(private readonly collection: ReadableCollection<T>) {}
 
-  get(uid: string): Promise<T> {
+  get(uid: string, readAhead: boolean): Promise<T> {
+    this.readAheadAllowed = readAhead;
     this.stats.reads++;
     const hit = this.ahead.get(uid);
-    if (hit) {
+    if (hit && readAhead) {
       this.ahead.delete(uid); // one read per row: reading the same uid again asks the server
       if (hit.epoch === writeEpoch() && Date.now() - hit.sentAt <= READ_AHEAD_MAX_AGE_MS) {
         this.stats.readAheadHits++;
@@ -106,7 +109,7 @@ class Reader<T extends { uid: string }> {
 
   /** Starts or continues read-ahead when it is due and within budget (never waits for it). */
   private readAhead(): void {
-    if (this.aheadState === "done" || this.fetching) return;
+    if (!this.readAheadAllowed || this.aheadState === "done" || this.fetching) return;
     if (this.aheadState === "waiting") {
       if (this.stats.reads < READ_AHEAD_AFTER) return;
       const scope = commonParent(this.parents);
@@ -213,11 +216,12 @@ function readerOf<T extends { uid: string }>(collection: ReadableCollection<T>):
 }
 
 /**
- * Reads one object through its collection's batcher and read-ahead (module comment).
+ * Reads one object through its collection's batcher and, unless `readAhead` is false (setting `platform:readAhead`),
+ * its read-ahead (module comment).
  * @throws what `collection.get(uid)` throws (NotFoundError when gone, and so on).
  */
-export function batchedGet<T extends { uid: string }>(collection: ReadableCollection<T>, uid: string): Promise<T> {
-  return readerOf(collection).get(uid);
+export function batchedGet<T extends { uid: string }>(collection: ReadableCollection<T>, uid: string, readAhead = true): Promise<T> {
+  return readerOf(collection).get(uid, readAhead);
 }
 
 /** What `collection`'s reads have cost in this process so far (a copy). */
