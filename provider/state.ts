@@ -29,6 +29,14 @@ export function currentSettings(): Settings {
  *   environment variables).
  */
 export function getClient(): PlatformClient {
+  return clientAndSettings().client;
+}
+
+/**
+ * {@link getClient} and the settings it was chosen by, resolved once for both (a `read` needs the client and the
+ * `readAhead` setting on every call). Same errors as {@link getClient}.
+ */
+export function clientAndSettings(): { client: PlatformClient; settings: Settings } {
   const s = currentSettings();
   const next = JSON.stringify([s.apiUrl, s.apiVersion, s.authUrl, s.token, s.identity, s.identityToken, s.identityTokenFile, s.retry]);
   if (!client || next !== key) {
@@ -36,5 +44,5 @@ export function getClient(): PlatformClient {
     client = clientFromSettings(s);
     key = next;
   }
-  return client;
+  return { client, settings: s };
 }

@@ -51,7 +51,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Collection, PlatformClient } from "../client/client";
-import { currentSettings, getClient } from "../state";
+import { clientAndSettings, getClient } from "../state";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import { createNamedSafely, createTokenOf } from "./lifecycle";
@@ -296,7 +296,8 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     /** Current server state, returned as inputs too (so a refresh shows drift); NOT_FOUND reports it gone. */
     async read(id, props) {
       return readOrGone(async () => {
-        const outs = outputs(await batchedGet(coll(), id, currentSettings().readAhead), props);
+        const { client: c, settings } = clientAndSettings();
+        const outs = outputs(await batchedGet(d.collection(c), id, settings.readAhead), props);
         return { id, props: outs, inputs: inputsOf(outs) };
       });
     },
