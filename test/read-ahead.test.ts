@@ -189,6 +189,40 @@ describe("read-ahead", () => {
   });
 });
 
+describe("read-ahead under the emulator's faults", () => {
+  afterEach(() => emu.control.reset());
+
+  it("50% UNAVAILABLE and 20% connection resets: every read returns its own row; no fault looks like a deletion", async () => {
+    const { groups } = await team(freshClient(), "ra-faults", 120);
+    const client = new PlatformClient({ apiUrl: emu.url, token: emu.token, retry: { maxAttempts: 8, baseDelayMs: 1, maxDelayMs: 5 } });
+    clients.push(client);
+    emu.control.set({ errorRates: { "14": 0.5 }, resetRate: 0.2, seed: 1 });
+    const since = emu.requests.length;
+    const results = await readAll(client.groups, groups.map((g) => g.uid));
+    emu.control.reset();
+    const sent = requestsSince(since);
+    expect(sent.filter((r) => r.status === 503 || r.status === 0).length).toBeGreaterThan(0); // faults did happen
+    expect(sent.some((r) => isReadAhead(r) && r.status !== 200)).toBe(true); // the read-ahead List among them
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value.uid : `rejected: ${String(r.reason)}`))).toEqual(groups.map((g) => g.uid));
+    expect(readStats(client.groups).readAheadHits).toBeGreaterThan(0);
+  });
+
+  it("without retries, a faulted read fails with its fault, never with NOT_FOUND, and the others return their rows", async () => {
+    const { groups } = await team(freshClient(), "ra-faults-once", 120);
+    const client = new PlatformClient({ apiUrl: emu.url, token: emu.token, retry: { maxAttempts: 1 } });
+    clients.push(client);
+    emu.control.set({ errorRates: { "14": 0.3 }, resetRate: 0.1, seed: 1 });
+    const results = await readAll(client.groups, groups.map((g) => g.uid));
+    emu.control.reset();
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(failed.length).toBeGreaterThan(0); // faults reached some reads
+    expect(failed.filter((r) => r.reason instanceof NotFoundError)).toEqual([]);
+    results.forEach((r, i) => {
+      if (r.status === "fulfilled") expect(r.value.uid).toBe(groups[i]!.uid);
+    });
+  });
+});
+
 describe("commonParent", () => {
   it("is the longest common uid prefix by segment", () => {
     expect(commonParent(["o/a/b", "o/a/c", "o/a"])).toBe("o/a");
