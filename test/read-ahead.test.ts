@@ -133,6 +133,23 @@ describe("read-ahead", () => {
     expect(readStats(client.groups).readAheadHits).toBe(before);
   });
 
+  it("the documented limit: another writer's edit after the List is not seen by a read that row answers", async () => {
+    const { groups } = await team(freshClient(), "ra-other-writer", 40);
+    const client = freshClient();
+    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
+    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const target = groups[37]!;
+    // Another writer (plain fetch, not this process's transport, so the write epoch does not move).
+    const res = await fetch(`${emu.url}/iam/v2beta1/groups/${target.uid}?updateMask=description`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${emu.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ description: "edited by someone else" }),
+    });
+    expect(res.status).toBe(200);
+    expect((await batchedGet(client.groups, target.uid)).description).toBe(target.description); // as listed
+    expect((await batchedGet(client.groups, target.uid)).description).toBe("edited by someone else"); // the next read asks
+  });
+
   it(`never answers from a row older than READ_AHEAD_MAX_AGE_MS (${READ_AHEAD_MAX_AGE_MS} ms)`, async () => {
     const { groups } = await team(freshClient(), "ra-age", 40);
     const client = freshClient();
