@@ -25,6 +25,7 @@
  * Credentials are read where they are used (the provider process, or the program for lookups) and never
  * stored in a resource's inputs, outputs or serialized provider, so they never reach Pulumi state.
  */
+import { closest, distance } from "fastest-levenshtein";
 import { PlatformError } from "./client/errors";
 import type { RetryPolicy } from "./client/retry";
 
@@ -66,6 +67,62 @@ export class SettingsError extends PlatformError {
   override readonly name = "SettingsError";
 }
 
+/**
+ * Every stack config key of this package, without the `platform:` namespace: the settings table above, in its
+ * order. {@link resolveSettings} reads exactly these (a test holds the two together) and
+ * {@link unknownConfigKeys} judges the keys a stack sets against them.
+ */
+export const CONFIG_KEYS = [
+  "apiUrl",
+  "token",
+  "identity",
+  "authUrl",
+  "orgUid",
+  "apiVersion",
+  "retryMaxAttempts",
+  "retryBaseDelayMs",
+  "retryMaxDelayMs",
+  "readAhead",
+] as const;
+
+/** A `platform:*` stack config key this package does not read, and the known key nearest to it. */
+export interface UnknownConfigKey {
+  /** The key as set, e.g. `platform:apiurl`. */
+  key: string;
+  /** The nearest known key, e.g. `platform:apiUrl`, when one is within a few edits (case ignored); else undefined. */
+  suggestion: string | undefined;
+}
+
+/**
+ * The `platform:*` keys among `keys` (fully qualified stack config keys, e.g. from `pulumi.runtime.allConfig()`)
+ * that this package does not read, each with the nearest known key: the one with the smallest edit distance,
+ * case ignored (Levenshtein, from `fastest-levenshtein`), offered when that distance is at most a third of the
+ * key's length (at least 2). Keys of other namespaces are ignored.
+ * @example unknownConfigKeys(["platform:apiurl", "aws:region"]) // [{ key: "platform:apiurl", suggestion: "platform:apiUrl" }]
+ */
+export function unknownConfigKeys(keys: Iterable<string>): UnknownConfigKey[] {
+  const known = new Map(CONFIG_KEYS.map((k) => [k.toLowerCase(), k]));
+  const out: UnknownConfigKey[] = [];
+  for (const full of keys) {
+    if (!full.startsWith(`${CONFIG_NAMESPACE}:`)) continue;
+    const key = full.slice(CONFIG_NAMESPACE.length + 1);
+    if ((CONFIG_KEYS as readonly string[]).includes(key)) continue;
+    const lower = key.toLowerCase();
+    const near = closest(lower, [...known.keys()]);
+    const ok = distance(lower, near) <= Math.max(2, Math.floor(key.length / 3));
+    out.push({ key: full, suggestion: ok ? `${CONFIG_NAMESPACE}:${known.get(near)!}` : undefined });
+  }
+  return out;
+}
+
+/** One line per unknown key, e.g. ``unknown stack config key `platform:apiurl`: did you mean `platform:apiUrl`?``. */
+export function describeUnknownConfigKey(u: UnknownConfigKey): string {
+  const known = CONFIG_KEYS.map((k) => `${CONFIG_NAMESPACE}:${k}`).join(", ");
+  return u.suggestion
+    ? `unknown stack config key \`${u.key}\` is ignored: did you mean \`${u.suggestion}\`?`
+    : `unknown stack config key \`${u.key}\` is ignored; this package reads ${known}`;
+}
+
 function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName: string): string | undefined {
   const v = lookup(`${CONFIG_NAMESPACE}:${key}`) ?? env[envName];
   return v === undefined || v === "" ? undefined : v;
@@ -73,10 +130,25 @@ function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName
 
 /**
  * Resolves the settings from stack config (via `lookup`) and the environment.
+ * @param configKeys the stack's fully qualified config keys, when known (e.g. `Object.keys(pulumi.runtime.allConfig())`):
+ *   a SettingsError then also names each misspelled `platform:*` key and the key it is near (see {@link unknownConfigKeys}).
  * @throws SettingsError when apiUrl or token is missing, apiUrl is not http(s), apiVersion is not `v<N>…`, a retry
  *   setting is not an integer in range, or readAhead is not `true` or `false`.
  */
-export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): Settings {
+export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, configKeys?: Iterable<string>): Settings {
+  try {
+    return resolve(lookup, env);
+  } catch (err) {
+    // A missing or bad setting next to a misspelled key is almost always that key: say so in the same message.
+    const near = configKeys === undefined ? [] : unknownConfigKeys(configKeys).filter((u) => u.suggestion !== undefined);
+    if (err instanceof SettingsError && near.length > 0) {
+      throw new SettingsError(`${err.message} (${near.map(describeUnknownConfigKey).join("; ")})`);
+    }
+    throw err;
+  }
+}
+
+function resolve(lookup: ConfigLookup, env: NodeJS.ProcessEnv): Settings {
   const apiUrl = pick(lookup, env, "apiUrl", "PLATFORM_API_URL");
   const token = pick(lookup, env, "token", "PLATFORM_TOKEN");
   const identity = pick(lookup, env, "identity", "PLATFORM_IDENTITY");
@@ -87,9 +159,9 @@ export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = p
     throw new SettingsError("the Platform API URL is not set: set stack config `platform:apiUrl` or the PLATFORM_API_URL environment variable");
   }
   const url = /^https?:\/\/[^/\s]+/;
-  if (!url.test(apiUrl)) throw new SettingsError(`platform:apiUrl must be an http(s) URL such as https://api.example.dev, got "${apiUrl}"`);
+  if (!url.test(apiUrl)) throw new SettingsError(`platform:apiUrl (PLATFORM_API_URL) must be an http(s) URL such as https://api.example.dev, got "${apiUrl}"`);
   const authUrl = (pick(lookup, env, "authUrl", "PLATFORM_AUTH_URL") ?? apiUrl).replace(/\/+$/, "");
-  if (!url.test(authUrl)) throw new SettingsError(`platform:authUrl must be an http(s) URL, got "${authUrl}"`);
+  if (!url.test(authUrl)) throw new SettingsError(`platform:authUrl (PLATFORM_AUTH_URL) must be an http(s) URL, got "${authUrl}"`);
   if (!token && !(identity && (identityToken || identityTokenFile))) {
     throw new SettingsError(
       "no Platform API credentials: set the secret stack config `platform:token` (or PLATFORM_TOKEN), or workload identity: " +
@@ -97,7 +169,7 @@ export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = p
     );
   }
   if (!/^v\d+[a-z0-9]*$/.test(apiVersion)) {
-    throw new SettingsError(`platform:apiVersion must look like v2beta1 or v2, got "${apiVersion}"`);
+    throw new SettingsError(`platform:apiVersion (PLATFORM_API_VERSION) must look like v2beta1 or v2, got "${apiVersion}"`);
   }
   const retry: Partial<RetryPolicy> = {};
   for (const [key, envName, field, min] of [
@@ -108,7 +180,7 @@ export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = p
     const raw = pick(lookup, env, key, envName);
     if (raw === undefined) continue;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new SettingsError(`platform:${key} must be an integer >= ${min}, got "${raw}"`);
+    if (!Number.isInteger(n) || n < min) throw new SettingsError(`platform:${key} (${envName}) must be an integer >= ${min}, got "${raw}"`);
     retry[field] = n;
   }
   const readAheadRaw = pick(lookup, env, "readAhead", "PLATFORM_READ_AHEAD");

@@ -12,6 +12,7 @@
  * Everything the package throws on purpose extends {@link PlatformError} (STYLE.md 16), so
  * `catch (e) { if (e instanceof PlatformError) … }` tells this package's failures from others.
  */
+import { markReported } from "./reported";
 import { registeredSecrets } from "./secrets";
 
 /**
@@ -24,8 +25,10 @@ export class PlatformError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
+    markReported(this);
   }
 }
+
 
 /** google.rpc.Code values the client distinguishes. */
 export const RpcCode = {

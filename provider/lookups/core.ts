@@ -34,9 +34,19 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient, ReadableCollection } from "../client/client";
 import { PlatformError } from "../client/errors";
+import { markReported } from "../client/reported";
 import type { ListParams, Page } from "../client/pagination";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings } from "../config";
+import { warnUnknownConfigKeys } from "../configCheck";
+
+/**
+ * A `TypeError` for a lookup called with bad arguments, marked like every error of this package so that a program
+ * failing with it prints the message alone (see `client/reported.ts`).
+ */
+function usageError(message: string): TypeError {
+  return markReported(new TypeError(message));
+}
 
 let programClient: PlatformClient | undefined;
 
@@ -46,8 +56,9 @@ let programClient: PlatformClient | undefined;
  * @throws SettingsError when the API URL or credentials are missing.
  */
 export function programClientFromConfig(): PlatformClient {
+  warnUnknownConfigKeys();
   if (!programClient) {
-    const s = resolveSettings((key) => pulumi.runtime.getConfig(key));
+    const s = resolveSettings((key) => pulumi.runtime.getConfig(key), process.env, Object.keys(pulumi.runtime.allConfig()));
     programClient = clientFromSettings(s);
   }
   return programClient;
@@ -194,12 +205,12 @@ export function compact<T extends object>(o: T): T {
  */
 export function checkArgs<T extends object>(fn: string, args: T | null | undefined, spec: ArgSpec): T {
   if (args === null || args === undefined) return {} as T;
-  if (typeof args !== "object" || Array.isArray(args)) throw new TypeError(`${fn}: arguments must be an object, got ${JSON.stringify(args)}`);
+  if (typeof args !== "object" || Array.isArray(args)) throw usageError(`${fn}: arguments must be an object, got ${JSON.stringify(args)}`);
   for (const [k, v] of Object.entries(args)) {
     const kind = spec[k];
-    if (kind === undefined) throw new TypeError(`${fn}: unknown argument "${k}" (known: ${Object.keys(spec).join(", ")})`);
+    if (kind === undefined) throw usageError(`${fn}: unknown argument "${k}" (known: ${Object.keys(spec).join(", ")})`);
     if (v === undefined) continue;
-    const bad = (want: string) => new TypeError(`${fn}: ${k} must be ${want}, got ${JSON.stringify(v)}`);
+    const bad = (want: string) => usageError(`${fn}: ${k} must be ${want}, got ${JSON.stringify(v)}`);
     switch (kind) {
       case "string":
         if (typeof v !== "string" || v === "") throw bad("a non-empty string");
@@ -252,7 +263,7 @@ export function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }
 export function underRepo(fn: string, args: PagingArgs & UidpFilterArgs & { name?: string; repoUid?: string }): ListParams {
   const { repoUid, ...rest } = args;
   if (repoUid !== undefined && rest.childrenOf !== undefined && repoUid !== rest.childrenOf) {
-    throw new TypeError(`${fn}: repoUid and childrenOf name different parents ("${repoUid}", "${rest.childrenOf}"); give one`);
+    throw usageError(`${fn}: repoUid and childrenOf name different parents ("${repoUid}", "${rest.childrenOf}"); give one`);
   }
   return listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) });
 }
@@ -301,10 +312,10 @@ export async function single<T extends { uid: string }>(
   const filters = pick(args, filterKeys);
   const given = Object.keys(filters);
   if (args.uid !== undefined) {
-    if (given.length > 0) throw new TypeError(`${fn}: give either uid or filters (${filterKeys.join(", ")}), not both; got uid and ${given.join(", ")}`);
+    if (given.length > 0) throw usageError(`${fn}: give either uid or filters (${filterKeys.join(", ")}), not both; got uid and ${given.join(", ")}`);
     return byUid(args.uid);
   }
-  if (given.length === 0) throw new TypeError(`${fn}: give uid, or at least one of ${filterKeys.join(", ")}`);
+  if (given.length === 0) throw usageError(`${fn}: give uid, or at least one of ${filterKeys.join(", ")}`);
   const m = byFilters();
   const found: T[] = [];
   let total: number | undefined;

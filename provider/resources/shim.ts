@@ -16,6 +16,7 @@
  * (and, for state written by 0.1.0, `configure` and `providers[kind]`).
  */
 import * as pulumi from "@pulumi/pulumi";
+import { warnUnknownConfigKeys } from "../configCheck";
 import { useIdAsUid } from "./common";
 
 /** Resource kinds served by the runtime; also the last segment of each type token. */
@@ -120,6 +121,7 @@ export abstract class PlatformResource extends pulumi.CustomResource {
    * @throws Error when the props define `__provider` (reserved).
    */
   protected constructor(shape: ResourceShape, name: string, args: object, opts?: pulumi.CustomResourceOptions, extra?: Record<string, unknown>) {
+    warnUnknownConfigKeys();
     const props = shape.props(args, extra);
     if ("__provider" in props) throw new Error("a platform resource must not define the __provider property");
     super(typeToken(shape.kind), name, { ...props, __provider: providerSource(shape.kind) }, shape.options(opts));

@@ -253,6 +253,50 @@ function describeToolchain(tc: Toolchain): void {
       for (const kind of KINDS) expect(created).toContain(`pulumi-nodejs:dynamic/platform:${kind}`);
     });
 
+    step("a preview failing on a wrong token is told as fast as the same program succeeds (<= 1.5x), as one message", async () => {
+      // A small program of its own whose lookup runs inside an `apply` (as `getRoleOutput` does): that is where an
+      // error's stack gets the frame on which Node 20's util.inspect loops (README, "When a program fails").
+      const errDir = path.join(dir, "errprog");
+      mkdirSync(errDir, { recursive: true });
+      copyFileSync(path.join(dir, "tsconfig.json"), path.join(errDir, "tsconfig.json"));
+      writeFileSync(path.join(errDir, "Pulumi.yaml"), "name: errprog\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n");
+      writeFileSync(
+        path.join(errDir, "index.ts"),
+        [
+          'import * as pulumi from "@pulumi/pulumi";',
+          `import { Group, getRoleOutput } from "${PKG.name}";`,
+          'const orgUid = new pulumi.Config("platform").require("orgUid");',
+          'const team = new Group("team", { parentUid: orgUid, name: "err-team", description: "x" });',
+          'export const teamUid = team.uid;',
+          'export const viewerUid = getRoleOutput({ name: "viewer" }).uid;',
+          "",
+        ].join("\n"),
+      );
+      const base = { cwd: errDir, backendDir: path.join(dir, ".state"), stack: "errprog" };
+      const good = new PulumiCli({ ...base, env: cli.env() });
+      const bad = new PulumiCli({ ...base, env: { ...cli.env(), PLATFORM_TOKEN: "not-a-token" } });
+      await good.initStack();
+      await good.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+      // Interleaved, two of each; the smaller of each pair of times, so one slow run on a shared machine is not read
+      // as the error's cost.
+      const goodMs: number[] = [];
+      const badMs: number[] = [];
+      let failed = "";
+      for (let i = 0; i < 2; i++) {
+        goodMs.push((await good.ok(["preview"])).ms);
+        const r = await bad.run(["preview"]);
+        expect(r.code, tail(r)).not.toBe(0);
+        badMs.push(r.ms);
+        failed = `${r.stdout}\n${r.stderr}`;
+      }
+      const ratio = Math.min(...badMs) / Math.min(...goodMs);
+      process.stderr.write(`consumer tier: ${tc.name}: wrong-token preview ${badMs.join("/")} ms, good preview ${goodMs.join("/")} ms, ratio ${ratio.toFixed(2)}\n`);
+      // Told once, with no stack into the package's compiled files.
+      expect(failed.match(/Unauthenticated: token rejected/g) ?? [], failed).toHaveLength(1);
+      expect(failed).not.toMatch(/platform-pulumi\/(dist\/)?provider\/\S+\.(ts|js):\d+/);
+      expect(ratio, `wrong-token preview ${badMs.join("/")} ms against good ${goodMs.join("/")} ms`).toBeLessThanOrEqual(1.5);
+    }, { gates: false, timeoutMs: 300_000 });
+
     step(`pulumi up creates them all, the program runs on Node ${tc.nodeMajor}, and the env token stays out of state`, async () => {
       const r = await cli.ok(["up", "--yes"]);
       process.stderr.write(`consumer tier: ${tc.name}: up: ${resourcesSummary(r.stdout)} (${(r.ms / 1000).toFixed(1)} s)\n`);
