@@ -31,7 +31,9 @@ export const usage = (invocation = "npm run emulator --"): string => `usage: ${i
   --seed-advisories <n>     add n advisories
   --trust-jwks <issuer>=<file>   trust another OIDC issuer's JWKS (repeatable)
   --service-domain <domain> errors name ErrorInfo.domain iam.<domain> (default platform.local)
-  --log                     log every request to stderr`;
+  --log                     log every request to stderr (never to stdout)
+  --no-parent-watch         keep serving after the process that started it exits (default: exit with it,
+                            so \`npx platform-pulumi emulator … & kill $!\` stops the emulator too)`;
 
 function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
@@ -61,6 +63,7 @@ export async function runEmulator(args: readonly string[], invocation?: string):
       "trust-jwks": { type: "string", multiple: true },
       "service-domain": { type: "string" },
       log: { type: "boolean", default: false },
+      "no-parent-watch": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -104,6 +107,25 @@ export async function runEmulator(args: readonly string[], invocation?: string):
   const stop = () => void emu.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  if (!values["no-parent-watch"]) watchParent(stop);
+}
+
+/**
+ * Calls `onGone` once when this process's parent exits. `npx platform-pulumi emulator` runs this process under
+ * `npm exec` and a shell; a signal to npm (`kill $!` in a script) reaches neither, and the emulator used to be
+ * re-parented and serve on. Polls `process.ppid` every `intervalMs` (default 500) with an unref'd timer: it changes
+ * only when the parent is gone. Returns a function that stops the watch.
+ */
+export function watchParent(onGone: () => void, intervalMs = 500): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.stderr.write(`emulator: the process that started it (pid ${parent}) exited; stopping\n`);
+    onGone();
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Runs {@link runEmulator}; on a bad argument or a failed start prints the reason and the usage, exit code 2. */

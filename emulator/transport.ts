@@ -105,7 +105,8 @@ export interface AppOptions {
  */
 export function createApp(o: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: o.logRequests,
+    // To stderr: the standalone emulator's stdout is its three KEY=value lines, which scripts source.
+    logger: o.logRequests ? { level: "info", stream: process.stderr } : false,
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: BODY_LIMIT_BYTES,
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => writeClientError(err, socket, o.domain),

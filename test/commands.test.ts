@@ -140,3 +140,50 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
     }
   }, 600_000);
 });
+
+describe("npx platform-pulumi emulator --log, started in the background and killed as a script does", () => {
+  it("keeps stdout to its three lines (the request log goes to stderr), and stops when npm is killed", async () => {
+    // Not detached from npm: `kill $!` in a script signals npm alone, which passes it on to neither its shell nor
+    // the emulator. The emulator notices that its parent is gone.
+    const child = spawn("npx", ["--no-install", "platform-pulumi", "emulator", "--port", "0", "--log"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    try {
+      const lines = await new Promise<string[]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no three lines within 20s; got ${JSON.stringify(out)}`)), 20_000);
+        child.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (out.split("\n").length > 3) {
+            clearTimeout(timer);
+            resolve(out.split("\n"));
+          }
+        });
+      });
+      const env = Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const url = env["PLATFORM_API_URL"]!;
+      expect((await fetch(`${url}/iam/v2beta1/groups/${env["PLATFORM_ORG_UID"]}`, { headers: { authorization: `Bearer ${env["PLATFORM_TOKEN"]}` } })).status).toBe(200);
+      await expect.poll(() => err, { timeout: 5_000 }).toMatch(/"req(uest)?Id"|"reqId"|"url":"\/iam/);
+      expect(out.split("\n").slice(3).join("")).toBe("");
+
+      process.kill(child.pid!, "SIGTERM"); // npm only, as `kill $!` does
+      await expect
+        .poll(async () => {
+          try {
+            await fetch(`${url}/iam/v2beta1/groups`, { signal: AbortSignal.timeout(1_000) });
+            return "serving";
+          } catch {
+            return "stopped";
+          }
+        }, { timeout: 10_000, interval: 250 })
+        .toBe("stopped");
+      expect(err).toMatch(/exited; stopping/);
+    } finally {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+});
