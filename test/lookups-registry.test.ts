@@ -94,7 +94,8 @@ describe("subscriptions", () => {
     expect(err.reason).toBe("AMBIGUOUS");
     expect(err.uids.slice().sort()).toEqual([...hooks].sort());
     await expect(getSubscription({ parentUid: teamA, sink: "https://nowhere.example.com" }, client)).rejects.toThrow(/no subscription matches/);
-    await expect(getSubscriptions({ sink: "x" } as never, client)).rejects.toThrow(/unknown argument "sink"/);
+    expect(await getSubscriptions({ parentUid: teamA, sink: "https://hooks.example.com/2" }, client)).toHaveLength(1);
+    await expect(getSubscriptions({ target: "x" } as never, client)).rejects.toThrow(/unknown argument "target"/);
     expect((await value(getSubscriptionOutput({ uid: hooks[0]! }, client))).sink).toBe("https://hooks.example.com/1");
     expect(await value(getSubscriptionsOutput({ childrenOf: teamB }, client))).toEqual([]);
   });

@@ -24,7 +24,7 @@ const ADVISORIES_SPEC: ArgSpec = { advisoryIds: "string[]", artifactNames: "stri
 
 function advisoryPaginator(client: PlatformClient, a: GetAdvisoriesArgs): Paginator<Advisory> {
   const { advisoryIds, artifactNames, ...rest } = a;
-  return client.advisories.list({ ...listParams(rest), ...(advisoryIds ? { advisoryIds } : {}), ...(artifactNames ? { artifactNames } : {}) });
+  return client.advisories.list({ ...listParams(rest, true, "getAdvisories"), ...(advisoryIds ? { advisoryIds } : {}), ...(artifactNames ? { artifactNames } : {}) });
 }
 
 /**

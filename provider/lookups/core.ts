@@ -92,6 +92,11 @@ export interface UidpFilterArgs {
   ids?: readonly string[];
   /** Only direct children of this uid (`uidp.children_of`), e.g. the groups directly under a group. */
   childrenOf?: string;
+  /**
+   * The same filter by the name the singular lookups use (`getGroup({ parentUid })`): only direct children of this
+   * uid. Giving it and `childrenOf` with different values is an error.
+   */
+  parentUid?: string;
   /** Only strict descendants of this uid, at any depth (`uidp.descendants_of`). */
   descendantsOf?: string;
   /** Only ancestors of this uid (`uidp.ancestors_of`). */
@@ -186,7 +191,7 @@ export type ArgSpec = Readonly<Record<string, Kind>>;
 /** The {@link PagingArgs} every plural lookup takes. */
 export const PAGING: ArgSpec = { orderBy: "string", pageSize: "number", skip: "number", limit: "number" };
 /** The {@link UidpFilterArgs} every plural lookup takes. */
-export const UIDP: ArgSpec = { ids: "string[]", childrenOf: "string", descendantsOf: "string", ancestorsOf: "string", inRoot: "boolean" };
+export const UIDP: ArgSpec = { ids: "string[]", childrenOf: "string", parentUid: "string", descendantsOf: "string", ancestorsOf: "string", inRoot: "boolean" };
 
 function describeFilters(filters: Record<string, unknown>): string {
   const parts = Object.entries(filters).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
@@ -239,7 +244,12 @@ export function pick(args: object, keys: readonly string[]): Record<string, unkn
  * The client's List parameters for plural-lookup `args`.
  * @param serverSideOnly false when items are also filtered in this process (then `limit` must not shrink pages).
  */
-export function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }, serverSideOnly = true): ListParams {
+export function listParams(
+  args: PagingArgs & UidpFilterArgs & { name?: string; groupUid?: string },
+  serverSideOnly = true,
+  fn = "lookup",
+): ListParams {
+  const childrenOf = oneParent(fn, args);
   // Walking pages costs a round trip each: ask for the API's maximum unless a small limit needs fewer.
   const pageSize = args.pageSize ?? (args.limit !== undefined && serverSideOnly ? Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : MAX_PAGE_SIZE);
   return compact({
@@ -248,11 +258,25 @@ export function listParams(args: PagingArgs & UidpFilterArgs & { name?: string }
     skip: args.skip,
     name: args.name,
     ids: args.ids,
-    childrenOf: args.childrenOf,
+    childrenOf,
     descendantsOf: args.descendantsOf,
     ancestorsOf: args.ancestorsOf,
     inRoot: args.inRoot === undefined ? undefined : String(args.inRoot),
   }) as ListParams;
+}
+
+/**
+ * The one parent a plural lookup's `childrenOf`, `parentUid` and `groupUid` name together (each a spelling of
+ * `uidp.children_of`), or undefined when none is given.
+ * @throws TypeError naming the arguments when they name different parents.
+ */
+function oneParent(fn: string, args: { childrenOf?: string; parentUid?: string; groupUid?: string }): string | undefined {
+  const given = (["childrenOf", "parentUid", "groupUid"] as const).filter((k) => args[k] !== undefined);
+  const values = new Set(given.map((k) => args[k]));
+  if (values.size > 1) {
+    throw usageError(`${fn}: ${given.join(" and ")} name different parents (${given.map((k) => JSON.stringify(args[k])).join(", ")}); give one`);
+  }
+  return given.length ? args[given[0]!] : undefined;
 }
 
 /**
@@ -265,7 +289,7 @@ export function underRepo(fn: string, args: PagingArgs & UidpFilterArgs & { name
   if (repoUid !== undefined && rest.childrenOf !== undefined && repoUid !== rest.childrenOf) {
     throw usageError(`${fn}: repoUid and childrenOf name different parents ("${repoUid}", "${rest.childrenOf}"); give one`);
   }
-  return listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) });
+  return listParams({ ...rest, ...(repoUid !== undefined ? { childrenOf: repoUid } : {}) }, true, fn);
 }
 
 /** Whether an array filter that matches nothing was given (then no request is made). */
@@ -354,7 +378,7 @@ export const NAMED_SPEC: ArgSpec = { name: "string", ...UIDP, ...PAGING };
 export async function namedList<T>(fn: string, args: object | undefined, collection: ReadableCollection<T>): Promise<T[]> {
   const a = checkArgs(fn, args as (PagingArgs & UidpFilterArgs & { name?: string }) | undefined, NAMED_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(collection.list(listParams(a)).pages(a.limit === undefined), a.limit);
+  return take(collection.list(listParams(a, true, fn)).pages(a.limit === undefined), a.limit);
 }
 
 /**

@@ -17,9 +17,11 @@ export interface GetRoleBindingsArgs extends PagingArgs, UidpFilterArgs {
   identityUid?: string;
   /** Only bindings to this role (filtered in this process). */
   roleUid?: string;
+  /** Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`. */
+  groupUid?: string;
 }
 
-const BINDINGS_SPEC: ArgSpec = { identityUid: "string", roleUid: "string", ...UIDP, ...PAGING };
+const BINDINGS_SPEC: ArgSpec = { identityUid: "string", roleUid: "string", groupUid: "string", ...UIDP, ...PAGING };
 
 function bindingFilter(a: { identityUid?: string; roleUid?: string }): ((b: RoleBinding) => boolean) | undefined {
   if (a.identityUid === undefined && a.roleUid === undefined) return undefined;
@@ -38,7 +40,7 @@ export async function getRoleBindings(args: GetRoleBindingsArgs = {}, client: Pl
   const a = checkArgs("getRoleBindings", args, BINDINGS_SPEC);
   if (emptySet(a.ids)) return [];
   const keep = bindingFilter(a);
-  return take(client.roleBindings.list(listParams(a, keep === undefined)).pages(a.limit === undefined), a.limit, keep);
+  return take(client.roleBindings.list(listParams(a, keep === undefined, "getRoleBindings")).pages(a.limit === undefined), a.limit, keep);
 }
 
 /** {@link getRoleBindings} with `Input` arguments and an `Output` result. */

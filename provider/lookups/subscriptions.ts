@@ -9,7 +9,10 @@ import type { ApiSubscription as Subscription } from "../client/types";
 import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
 
 /** Arguments of {@link getSubscriptions}: the List parameters of `/events/v2beta1/subscriptions` plus `limit`. */
-export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {}
+export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {
+  /** Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter). */
+  sink?: string;
+}
 
 /**
  * Lists event subscriptions, walking pages lazily. A group's subscriptions are its children: `childrenOf: groupUid`.
@@ -18,9 +21,10 @@ export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {}
  * @example const hooks = await getSubscriptions({ childrenOf: teamUid });
  */
 export async function getSubscriptions(args: GetSubscriptionsArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Subscription[]> {
-  const a = checkArgs("getSubscriptions", args, { ...UIDP, ...PAGING });
+  const a = checkArgs("getSubscriptions", args, { sink: "string", ...UIDP, ...PAGING });
   if (emptySet(a.ids)) return [];
-  return take(client.subscriptions.list(listParams(a)).pages(a.limit === undefined), a.limit);
+  const keep = a.sink === undefined ? undefined : (s: Subscription) => s.sink === a.sink;
+  return take(client.subscriptions.list(listParams(a, keep === undefined, "getSubscriptions")).pages(a.limit === undefined), a.limit, keep);
 }
 
 /** {@link getSubscriptions} with `Input` arguments and an `Output` result. */
