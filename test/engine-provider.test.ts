@@ -88,7 +88,10 @@ describe("destroy", () => {
     const stray = await client.groups.create(teamUid, { name: "made-by-hand" });
     const destroy = await runEngine(cli, "destroy", ["--yes", "--skip-preview"]);
     expect(destroy.code).not.toBe(0);
-    expect(errors(destroy).join("\n")).toContain(`could not be deleted within 3s because it is not empty; children left: groups: ${stray.uid}`);
+    const said = errors(destroy).join("\n");
+    expect(said).toMatch(/could not be deleted within 3s because it is not empty; children left: Group "made-by-hand" \(\/[^,]*\/made-by-hand, uid /);
+    expect(said).toContain(`uid ${stray.uid})`);
+    expect(said).toContain("adoptUid");
     expect(emu.requests.filter((r) => r.method === "DELETE" && r.path.endsWith(teamUid)).length).toBeGreaterThan(1);
   }, LONG);
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { groupProvider, type GroupInputs } from "../provider/resources/group";
+import { deleteGroupPatiently } from "../provider/resources/lifecycle";
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
 import { roleBindingProvider } from "../provider/resources/roleBinding";
 import { getClient, setConfigLookup } from "../provider/state";
@@ -109,7 +110,22 @@ describe("group life cycle", () => {
     const child = await groupProvider.create({ parentUid: parent.id, name: "child", description: "" });
     const err = await groupProvider.delete(parent.id, { ...parent.outs!, deleteTimeoutSeconds: 1 }).catch((e: unknown) => e);
     expect(String(err)).toContain(`could not be deleted within 1s`);
-    expect(String(err)).toContain(`groups: ${child.id}`);
+    expect(String(err)).toContain(`children left: Group "child" (/busy/child, uid ${child.id})`);
+  });
+
+  it("gives up early when the children left stay the same, naming each by kind, name and path, and how to settle it", async () => {
+    const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "stuck", description: "" });
+    const child = await groupProvider.create({ parentUid: parent.id, name: "made-by-hand", description: "" });
+    const logged: string[] = [];
+    const err = await deleteGroupPatiently(getClient(), parent.id, 300, { ...getClient().transport.retry, maxDelayMs: 200 }, (m) => logged.push(m), 1_000).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/group \/stuck \(uid [^)]+\) could not be deleted after its children stayed the same for \ds because it is not empty/);
+    expect(String(err)).toContain(`children left: Group "made-by-hand" (/stuck/made-by-hand, uid ${child.id})`);
+    expect(String(err)).toContain("adoptUid");
+    expect(String(err)).toContain("platform-pulumi unmanaged");
+    // One line when the wait starts, not one per retry.
+    expect(logged).toHaveLength(1);
+    await groupProvider.delete(child.id, child.outs!);
+    await groupProvider.delete(parent.id, parent.outs!);
   });
 
   it("waits for children deleted in parallel, then deletes the group", async () => {

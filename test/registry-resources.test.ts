@@ -292,10 +292,9 @@ describe("group delete with registry children", () => {
     const repo = await getClient().repos.create(g, { name: "r1" });
     const overlay = await getClient().overlays.create(g, { name: "ov1", config: { contents: { packages: ["p"] } } });
     const sub = await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/full" });
-    expect(await describeChildren(getClient(), g)).toBe(`repos: ${repo.uid}; overlays: ${overlay.uid}; subscriptions: ${sub.uid}`);
-    await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry)).rejects.toThrow(
-      new RegExp(`not empty; children left: repos: ${repo.uid}; overlays: ${overlay.uid}; subscriptions: ${sub.uid}`),
-    );
+    const left = `Repo "r1" (/full/r1, uid ${repo.uid}); Overlay "ov1" (in /full, uid ${overlay.uid}); Subscription "https://hooks.example.com/full" (in /full, uid ${sub.uid})`;
+    expect(await describeChildren(getClient(), g)).toBe(left);
+    await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry)).rejects.toThrow(`not empty; children left: ${left}`);
     setTimeout(() => {
       void Promise.all([getClient().repos.delete(repo.uid), getClient().overlays.delete(overlay.uid), getClient().subscriptions.delete(sub.uid)]);
     }, 50);

@@ -357,37 +357,115 @@ export function parseTimeout(v: unknown): number | undefined {
   return consumed === v.replace(/\s/g, "").length && total > 0 ? total : undefined;
 }
 
-/** The children still under a group, by kind, e.g. `groups: <uid>, <uid>; identities: <uid>`. */
-export async function describeChildren(client: PlatformClient, groupUid: string): Promise<string> {
-  const kinds = [
-    ["groups", client.groups],
-    ["identities", client.identities],
-    ["roleBindings", client.roleBindings],
-    ["identityProviders", client.identityProviders],
-    ["groupInvites", client.groupInvites],
-    ["repos", client.repos],
-    ["overlays", client.overlays],
-    ["subscriptions", client.subscriptions],
-  ] as const;
-  const parts: string[] = [];
-  for (const [kind, coll] of kinds) {
+/** One object still under a group whose delete it blocks. */
+export interface BlockingChild {
+  /** Resource kind, as the package names it: `Group`, `Identity`, `RoleBinding`, `IdentityProvider`, `GroupInvite`, `Repo`, `Overlay`, `Subscription`. */
+  kind: string;
+  uid: string;
+  /** Its name (a role binding: `<identity> → <role>`; an invite: its email or role; a subscription: its sink). */
+  name: string;
+}
+
+/**
+ * The objects directly under a group that keep it from being deleted, by kind, at most 50 of each. A kind this
+ * identity may not list is left out.
+ */
+export async function listChildren(client: PlatformClient, groupUid: string): Promise<BlockingChild[]> {
+  const q = { childrenOf: groupUid, pageSize: 200 };
+  const kinds: Array<[string, () => Promise<BlockingChild[]>]> = [
+    ["Group", async () => (await client.groups.list(q).collect(50)).map((x) => ({ kind: "Group", uid: x.uid, name: x.name }))],
+    ["Identity", async () => (await client.identities.list(q).collect(50)).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name }))],
+    [
+      "RoleBinding",
+      async () =>
+        (await client.roleBindings.list(q).collect(50)).map((x) => ({
+          kind: "RoleBinding",
+          uid: x.uid,
+          name: `${x.identity?.name ?? x.identityUid ?? "?"} → ${x.role?.name ?? x.roleUid ?? "?"}`,
+        })),
+    ],
+    ["IdentityProvider", async () => (await client.identityProviders.list(q).collect(50)).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name }))],
+    [
+      "GroupInvite",
+      async () => (await client.groupInvites.list(q).collect(50)).map((x) => ({ kind: "GroupInvite", uid: x.uid, name: x.email ?? x.role?.name ?? "invite" })),
+    ],
+    ["Repo", async () => (await client.repos.list(q).collect(50)).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name }))],
+    ["Overlay", async () => (await client.overlays.list(q).collect(50)).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name }))],
+    ["Subscription", async () => (await client.subscriptions.list(q).collect(50)).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink }))],
+  ];
+  const out: BlockingChild[] = [];
+  for (const [, list] of kinds) {
     try {
-      const rows = await coll.list({ childrenOf: groupUid, pageSize: 200 }).collect(50);
-      if (rows.length > 0) parts.push(`${kind}: ${rows.map((r) => r.uid).join(", ")}`);
+      out.push(...(await list()));
     } catch {
       // A kind the caller may not list is left out of the description.
     }
   }
-  return parts.length > 0 ? parts.join("; ") : "(none visible to this identity)";
+  return out;
 }
 
 /**
- * Deletes a group, waiting out RESOURCE_NOT_EMPTY until `timeoutSeconds` have passed. NOT_FOUND is success.
- * @throws FailedPreconditionError, extended with the children left by kind and uid, when the timeout passes;
- *   any other error at once.
+ * A group's path from the root by names, e.g. `/engineering/platform` (the root itself is `/`), from one List of
+ * its ancestors; the uid when that List fails.
  */
-export async function deleteGroupPatiently(client: PlatformClient, uid: string, timeoutSeconds: number, policy: RetryPolicy, log?: (m: string) => void): Promise<void> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
+export async function groupPath(client: PlatformClient, groupUid: string): Promise<string> {
+  try {
+    const byUid = new Map((await client.groups.list({ ancestorsOf: groupUid, pageSize: 200 }).collect()).map((g) => [g.uid, g.name]));
+    byUid.set(groupUid, (await client.groups.get(groupUid)).name);
+    const segments = groupUid.split("/");
+    // The root group's own name is not part of a path: `/` is the root.
+    const names = segments.slice(1).map((_, i) => byUid.get(segments.slice(0, i + 2).join("/")) ?? segments[i + 1]!);
+    return `/${names.join("/")}`;
+  } catch {
+    return groupUid;
+  }
+}
+
+/**
+ * The children still under a group, one per line with kind, name, path and uid, e.g.
+ * `Group "legacy" (/team/legacy, uid <uid>)`; `(none visible to this identity)` when there are none.
+ */
+export async function describeChildren(client: PlatformClient, groupUid: string): Promise<string> {
+  const children = await listChildren(client, groupUid);
+  if (children.length === 0) return "(none visible to this identity)";
+  const path = await groupPath(client, groupUid);
+  const under = path === "/" ? "" : path;
+  return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${c.kind === "Group" || c.kind === "Repo" ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
+}
+
+/** What to do about children that block a group's delete. */
+const HOW_TO_SETTLE =
+  "Declare each in the program to manage it (`adoptUid: \"<uid>\"` adopts the existing object, and `pulumi destroy` then deletes it with the group), " +
+  "or delete it outside Pulumi; then run `pulumi destroy` again. `platform-pulumi unmanaged --stack <stack>` lists every object no stack manages, with its adoptUid line";
+
+/** How long the children blocking a group's delete may stay exactly the same before the delete gives up (ms). */
+export const DEFAULT_STALL_MS = 30_000;
+
+/**
+ * Deletes a group, waiting out RESOURCE_NOT_EMPTY while its children are being deleted (by this destroy, in
+ * parallel, or by anyone else). NOT_FOUND is success. It gives up early when the children left have not changed
+ * for `stallMs` (default {@link DEFAULT_STALL_MS}): nothing is removing them, so waiting longer only delays the
+ * error. It logs one line when it starts waiting and one whenever the children change, not one per retry.
+ * @param timeoutSeconds the longest wait in all (the group's `customTimeouts.delete`).
+ * @throws Error naming each child left by kind, name, path and uid, and how to adopt or delete it, when the
+ *   timeout passes or the children stall; any other error at once.
+ */
+export async function deleteGroupPatiently(
+  client: PlatformClient,
+  uid: string,
+  timeoutSeconds: number,
+  policy: RetryPolicy,
+  log?: (m: string) => void,
+  stallMs = DEFAULT_STALL_MS,
+): Promise<void> {
+  const started = Date.now();
+  const deadline = started + timeoutSeconds * 1000;
+  let seen: string | undefined; // the children's uids at the last look
+  let changedAt = started;
+  const giveUp = async (why: string, err: unknown): Promise<never> => {
+    const [left, path] = await Promise.all([describeChildren(client, uid), groupPath(client, uid)]);
+    throw new Error(`group ${path} (uid ${uid}) could not be deleted ${why} because it is not empty; children left: ${left}. ${HOW_TO_SETTLE}`, { cause: err });
+  };
   await retrying<void>({
     attempt: async () => {
       try {
@@ -400,11 +478,16 @@ export async function deleteGroupPatiently(client: PlatformClient, uid: string, 
       const notEmpty = err instanceof FailedPreconditionError && (err.reason === "RESOURCE_NOT_EMPTY" || err.preconditionViolations.some((v) => v.type === "RESOURCE_NOT_EMPTY"));
       if (!notEmpty) return undefined;
       const wait = Math.max(100, backoffMs({ ...policy, maxDelayMs: Math.max(policy.maxDelayMs, 5000) }, Math.min(attempt, 6)));
-      if (Date.now() + wait > deadline) {
-        const left = await describeChildren(client, uid);
-        throw new Error(`group ${uid} could not be deleted within ${timeoutSeconds}s because it is not empty; children left: ${left}`, { cause: err });
+      if (Date.now() + wait > deadline) return giveUp(`within ${timeoutSeconds}s`, err);
+      const now = (await listChildren(client, uid)).map((c) => c.uid).sort().join(",");
+      if (now !== seen) {
+        if (seen === undefined) log?.(`group ${uid} is not empty yet; waiting while its children are deleted (at most ${timeoutSeconds}s)`);
+        else log?.(`group ${uid}: children left changed; still waiting`);
+        seen = now;
+        changedAt = Date.now();
+      } else if (Date.now() - changedAt >= stallMs) {
+        return giveUp(`after its children stayed the same for ${Math.round((Date.now() - changedAt) / 1000)}s`, err);
       }
-      log?.(`group ${uid} is not empty yet (${err.message}); retrying delete in ${wait} ms`);
       return wait;
     },
   });
