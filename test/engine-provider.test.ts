@@ -165,6 +165,9 @@ describe("adoption", () => {
     const legacy = await client.groups.create(emu.orgUid, { name: "legacy-group", description: "made by hand" });
     await cli.ok(["config", "set", "count", "0"]);
     await cli.ok(["config", "set", "adoptUid", legacy.uid]);
+    // The engine shows the adoption as `+ create`; the step's output says it creates nothing.
+    const preview = await cli.ok(["preview"]);
+    expect(preview.stdout).toContain(`adopts the existing object ${legacy.uid}: no create request`);
     const since = emu.requests.length;
     await cli.ok(["up", "--yes", "--skip-preview"]);
     expect(emu.requests.slice(since).filter((r) => r.method === "POST")).toEqual([]);

@@ -241,8 +241,14 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
 
   const provider: ProviderImpl<I, O> = {
     /** Validates every field before any API call; reports all failures at once, each naming the field. */
-    async check(_olds, news) {
+    async check(olds, news) {
       const n = (news ?? {}) as Props;
+      // The engine shows an adoption as `+ create`: say, in the step's output, that it creates nothing.
+      const adopt = n["adoptUid"];
+      if (typeof adopt === "string" && adopt !== "" && Object.keys(olds ?? {}).length === 0) {
+        const named = typeof n["name"] === "string" ? ` "${n["name"]}"` : "";
+        logInfo(`${d.what}${named} adopts the existing object ${adopt}: no create request; \`up\` takes it under management and writes nothing unless a declared field differs (then one PATCH of those fields)`);
+      }
       const f = new Failures();
       const inputs: Props = {};
       for (const [k, field] of entries) {
