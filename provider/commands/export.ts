@@ -86,16 +86,48 @@ export function checkExportOptions(o: { org?: string | undefined; under?: string
   if (o.project !== undefined && !PROJECT.test(o.project)) throw new ExportUsageError("--project", o.project, "a project name: letters, digits, _, . and -");
 }
 
-/** This package's version, from the nearest package.json named platform-pulumi above this file. */
-function ownVersion(): string {
+/** This package's root folder and version, from the nearest package.json named platform-pulumi above this file. */
+function ownPackage(): { root: string; version: string } | undefined {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const f = path.join(dir, "package.json");
     if (existsSync(f)) {
       const pkg = JSON.parse(readFileSync(f, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "platform-pulumi" && pkg.version) return pkg.version;
+      if (pkg.name === "platform-pulumi" && pkg.version) return { root: dir, version: pkg.version };
     }
-    if (path.dirname(dir) === dir) return "0.0.0";
+    if (path.dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * The dependency spec a generated project gives for this package: the one that installed the package that runs
+ * the export, so `npm install` in the generated project gets the same package (it is not on the npm registry
+ * yet, where `^<version>` would answer 404):
+ *
+ * 1. the spec of `platform-pulumi` in the nearest package.json above `cwd` that names it (the user's project),
+ *    a relative `file:` path rewritten relative to `outDir`;
+ * 2. else, when this package runs from a folder that is not inside `node_modules` (a clone), `file:<that folder>`,
+ *    relative to `outDir`;
+ * 3. else `^<version>`.
+ */
+export function ownDependencySpec(outDir: string, cwd = process.cwd()): string {
+  const out = path.resolve(outDir);
+  const relativeFile = (abs: string) => `file:${path.relative(out, abs) || "."}`;
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const f = path.join(dir, "package.json");
+    if (existsSync(f)) {
+      const pkg = JSON.parse(readFileSync(f, "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      const spec = pkg.dependencies?.["platform-pulumi"] ?? pkg.devDependencies?.["platform-pulumi"];
+      if (spec !== undefined) {
+        const file = /^file:(.*)$/.exec(spec);
+        return file && !path.isAbsolute(file[1]!) ? relativeFile(path.resolve(dir, file[1]!)) : spec;
+      }
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  const own = ownPackage();
+  if (!own) return "*";
+  if (!own.root.split(path.sep).includes("node_modules")) return relativeFile(own.root);
+  return `^${own.version}`;
 }
 
 /**
@@ -191,7 +223,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
       project: o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org"),
       stack: o.stack,
       apiUrl: settings.apiUrl,
-      packageRange: `^${ownVersion()}`,
+      packageRange: ownDependencySpec(o.out),
       pulumiRange: pulumiRangeFor(process.versions.node),
     });
     counts = declaredCounts(model);
