@@ -1,0 +1,121 @@
+/**
+ * Identical creates whose responses are lost, through the real Pulumi CLI against the emulator
+ * (test/programs/identical): five GroupInvites with the same group, role, email and flag, five RoleBindings of
+ * the same identity and role at the same group, and five Identities with the same name, description and claims,
+ * created in one `pulumi up` while the emulator commits creates and drops their responses. Each run must end with
+ * exactly the declared objects on the server and in the state, every one usable, and no failure (README "Create
+ * safety").
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { errors, runEngine } from "../scripts/lib/engine";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+
+const LONG = 300_000;
+const PROGRAM = path.join(REPO_ROOT, "test", "programs", "identical");
+const TYPE = "pulumi-nodejs:dynamic/platform:";
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+type Kind = "invites" | "bindings" | "identities";
+const TYPES: Record<Kind, string> = { invites: "GroupInvite", bindings: "RoleBinding", identities: "Identity" };
+/** The Pulumi names of the identical resources: `<prefix><i>` (the program's `bot` identity is not one). */
+const PREFIX: Record<Kind, string> = { invites: "invite-", bindings: "binding-", identities: "twin-" };
+
+/** A stack of the identical program on its own file backend, against `emu`. */
+async function stack(emu: Emulator, name: string, kind: Kind, env: NodeJS.ProcessEnv = {}) {
+  const backend = mkdtempSync(path.join(tmpdir(), `engine-identical-${name}-`));
+  const cli = new PulumiCli({ cwd: PROGRAM, backendDir: backend, stack: name, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid, ...env } });
+  await cli.initStack();
+  cleanups.push(() => {
+    rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(PROGRAM, `Pulumi.${name}.yaml`), { force: true });
+  });
+  await cli.ok(["config", "set", "kind", kind]);
+  return cli;
+}
+
+async function emulator() {
+  const emu = await startEmulator();
+  const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  cleanups.push(async () => {
+    await client.close();
+    await emu.close();
+  });
+  return { emu, client };
+}
+
+/** The objects of `kind` under `groupUid` that the program declares (the invites, bindings of bot, or "twin" identities). */
+async function onServer(client: PlatformClient, kind: Kind, groupUid: string, botUid: string): Promise<Array<{ uid: string; description?: string }>> {
+  if (kind === "invites") return client.groupInvites.list({ childrenOf: groupUid, pageSize: 200 }).collect();
+  if (kind === "bindings") return (await client.roleBindings.list({ childrenOf: groupUid, pageSize: 200 }).collect()).filter((b) => b.identityUid === botUid);
+  return client.identities.list({ childrenOf: groupUid, name: "twin", pageSize: 200 }).collect();
+}
+
+/** The state's identical resources of `kind`. */
+async function inState(cli: PulumiCli, kind: Kind): Promise<Array<{ id: string; outputs: Record<string, unknown> }>> {
+  const resources = (await cli.exportState()).deployment.resources ?? [];
+  return resources.filter((r) => r["type"] === `${TYPE}${TYPES[kind]}` && String(r["urn"]).split("::").pop()!.startsWith(PREFIX[kind])) as Array<{
+    id: string;
+    outputs: Record<string, unknown>;
+  }>;
+}
+
+/**
+ * Checks that the stack ends exactly as declared: `count` objects on the server under the group, the same uids in
+ * the state (each held once), every one usable (an invite: unexpired, with a code in the state; a binding: of the
+ * declared identity and role; an identity: the declared description, its ownership marker gone), and nothing left
+ * to change.
+ */
+async function expectExactlyDeclared(cli: PulumiCli, client: PlatformClient, kind: Kind, count: number, groupUid: string, botUid: string): Promise<void> {
+  const server = await onServer(client, kind, groupUid, botUid);
+  const state = await inState(cli, kind);
+  expect(server).toHaveLength(count);
+  expect(state.map((r) => r.id).sort()).toEqual(server.map((x) => x.uid).sort());
+  expect(new Set(state.map((r) => r.id)).size).toBe(count);
+  for (const r of state) {
+    if (kind === "invites") {
+      const got = await client.groupInvites.get(r.id);
+      expect(Date.parse(got.expirationTime ?? "")).toBeGreaterThan(Date.now());
+    } else if (kind === "bindings") {
+      expect(await client.roleBindings.get(r.id)).toMatchObject({ identityUid: botUid, roleUid: r.outputs["roleUid"] });
+    } else {
+      expect((await client.identities.get(r.id)).description).toBe("one of identical twins");
+    }
+  }
+  if (kind === "invites") {
+    // The codes (secret outputs): one per invite, each from its own create's answer.
+    const codes = (await cli.outputs())["codes"] as string[];
+    expect(codes).toHaveLength(count);
+    for (const code of codes) expect(code).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(new Set(codes).size).toBe(count);
+  }
+  expect((await cli.run(["preview", "--expect-no-changes"])).code).toBe(0);
+}
+
+describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s whose create responses are all lost", (kind) => {
+  it("end exactly as declared, on the server and in the state, with no failure", async () => {
+    const { emu, client } = await emulator();
+    const cli = await stack(emu, `identical-${kind}`, kind);
+    await cli.ok(["config", "set", "count", "0"]);
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const { groupUid, botUid } = (await cli.outputs()) as { groupUid: string; botUid: string };
+
+    await cli.ok(["config", "set", "count", "5"]);
+    const since = emu.requests.length;
+    emu.control.set({ dropCreateResponses: 5 });
+    const up = await runEngine(cli, "up", ["--yes", "--skip-preview"]);
+    const sent = emu.requests.slice(since).filter((r) => r.method === "POST");
+    console.log(`${kind}: ${sent.length} POSTs, ${sent.filter((r) => r.status === 0).length} answers dropped; up exited ${up.code}${up.code ? `: ${errors(up).join(" | ")}` : ""}`);
+    expect(sent.filter((r) => r.status === 0)).toHaveLength(5);
+    expect(errors(up)).toEqual([]);
+    expect(up.code).toBe(0);
+    await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
+  }, LONG);
+});
