@@ -247,3 +247,22 @@ describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s, p
     await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
   }, LONG);
 });
+
+describe.each<Kind>(["invites", "bindings"])("five identical %s with every create answer lost, every time", (kind) => {
+  it("an invite runs out of attempts leaving nothing behind and the next up makes all five; a binding adopts its own copy", async () => {
+    const { emu, client, cli, groupUid, botUid } = await prepared(kind, `always-${kind}`);
+    const { up, posts } = await upWith(emu, cli, kind, 5, { dropCreateRate: 1 });
+    expect(posts.every((r) => r.status === 0)).toBe(true);
+    if (kind === "bindings") {
+      expect(up.code).toBe(0);
+    } else {
+      // Each invite's copies were deleted after each lost answer (their codes were lost): none is left.
+      expect(up.code).not.toBe(0);
+      expect(posts).toHaveLength(25); // five invites, five attempts each
+      expect(await onServer(client, kind, groupUid, botUid)).toEqual([]);
+      expect(await inState(cli, kind)).toEqual([]);
+      expect((await runEngine(cli, "up", ["--yes", "--skip-preview"])).code).toBe(0);
+    }
+    await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
+  }, LONG);
+});
