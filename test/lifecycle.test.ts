@@ -267,6 +267,28 @@ describe("identical creates in one process", () => {
   });
 });
 
+describe("identical creates of two writers (the documented limit, README \"Creates under faults\")", () => {
+  it("a lost POST that created nothing takes another writer's identical binding made in its window for its own", async () => {
+    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-other-writer", description: "" });
+    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
+    const other = await getClient().roleBindings.create(group.id, { identityUid: ident.id, roleUid: viewer.uid });
+    emu.control.set({ resetRate: 0.5, seed: 138 }); // resets exactly the first request, before the server handles it
+    const made = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
+    expect(made.id).toBe(other.uid);
+  });
+
+  it("a lost POST that created nothing deletes another writer's identical invite made in its window, then creates its own", async () => {
+    const [viewer] = await getClient().roles.list({ name: "viewer" }).collect();
+    const group = await getClient().groups.create(emu.orgUid, { name: "invite-other-writer" });
+    const other = await getClient().groupInvites.create(group.uid, { roleUid: viewer!.uid, ttl: "259200s" });
+    emu.control.set({ resetRate: 0.5, seed: 138 });
+    const made = await groupInviteProvider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never);
+    expect((await getClient().groupInvites.list({ childrenOf: group.uid }).collect()).map((i) => i.uid)).toEqual([made.id]);
+    expect(made.id).not.toBe(other.uid);
+  });
+});
+
 describe("batched reads", () => {
   it("reads that arrive together share one List by uidp.ids; a missing one is confirmed gone with its own GET", async () => {
     const made = [];
