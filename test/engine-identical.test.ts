@@ -231,10 +231,12 @@ describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s, p
     await cli.ok(["config", "set", "count", "5"]);
     const table = { invites: emu.store.tables.groupInvites, bindings: emu.store.roleBindings, identities: emu.store.identities }[kind];
     const before = table.all().length;
-    emu.control.set({ latencyMs: 300 });
+    emu.control.set({ latencyMs: 1000 }); // invites and bindings take turns: the kill comes with one made, the rest queued
     expect(await upKilledAfter(cli, 1, () => table.all().length - before)).toBe(true);
+    // The plugin notices its engine is gone and exits (about a second); the latency stays until then, so the
+    // twins queued behind the one in flight are never sent.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     emu.control.reset();
-    await new Promise((resolve) => setTimeout(resolve, 2000)); // the plugin notices its engine is gone and exits
     await cli.run(["cancel", "--yes"]);
     const pending = ((await cli.exportState()) as { deployment: { pending_operations?: unknown[] } }).deployment.pending_operations ?? [];
     const made = table.all().length - before;
