@@ -27,7 +27,7 @@
  * the recovery that settles it, before the next sibling's POST. Every object a create of this process returned or
  * adopted is claimed ({@link isClaimed}) and never a candidate of another recovery, so a recovery's candidates are
  * its own attempt's copy, or another writer's. Other processes (another stack's `pulumi up`) are not serialized:
- * there the rules above hold as they are (README "Create safety").
+ * there the rules above hold as they are (README "Creates under faults").
  *
  * In every case, with no candidate nothing was created and the POST is sent again (up to the retry policy's
  * attempts); with PERMISSION_DENIED or NOT_FOUND on a parent this process created less than
