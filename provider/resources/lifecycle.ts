@@ -75,6 +75,7 @@ function inWindow(parentUid: string, now: number): boolean {
   return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
 }
 
+/** uids this process's creates returned or adopted: one entry per object created, for the process's life (one engine operation). */
 const claimed = new Set<string>();
 
 /**
@@ -90,6 +91,7 @@ export function isClaimed(uid: string): boolean {
   return claimed.has(uid);
 }
 
+/** Per key, the promise the next taker waits for (the last holder's or waiter's release); removed when none is left. */
 const queues = new Map<string, Promise<void>>();
 
 /**
