@@ -15,8 +15,12 @@ import { accountAssociationProvider } from "../provider/resources/accountAssocia
 import {
   CLOCK_SKEW_MS,
   SERVER_WINDOW_SLACK_MS,
+  acquire,
   adoptOnlyCandidate,
+  candidatesInWindow,
+  claim,
   createdWithin,
+  keysHeld,
   markDescription,
   markerToken,
   serverWindow,
@@ -203,6 +207,85 @@ describe("creates", () => {
     emu.control.set({ resetRate: 0 });
     expect(posts(since).map((r) => r.status)).toEqual([0, 200]);
     expect((await groupsNamed(emu.orgUid, "reset-before")).map((x) => x.uid)).toEqual([g.id]);
+  });
+});
+
+describe("identical creates in one process", () => {
+  it("take a key in turn, first come first served; other keys at once; a second release does nothing", async () => {
+    const order: string[] = [];
+    const run = async (key: string, name: string, ms: number) => {
+      const release = await acquire(key);
+      order.push(`${name}+`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      order.push(`${name}-`);
+      release();
+      release();
+    };
+    await Promise.all([run("k", "a", 30), run("k", "b", 1), run("other", "x", 5), run("k", "c", 1)]);
+    expect(order.filter((e) => !e.startsWith("x"))).toEqual(["a+", "a-", "b+", "b-", "c+", "c-"]);
+    expect(order.indexOf("x-")).toBeLessThan(order.indexOf("a-")); // another key did not wait for "k"
+    expect(keysHeld()).toBe(0);
+  });
+
+  it("a recovery never counts an object this process returned or adopted", async () => {
+    const transport = { serverClockOffsetMs: () => 0 };
+    const now = Date.now();
+    const rows = [
+      { uid: "p/claimed", createTime: new Date(now).toISOString() },
+      { uid: "p/lost", createTime: new Date(now + 10).toISOString() },
+    ];
+    expect((await candidatesInWindow(transport, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/claimed", "p/lost"]);
+    claim("p/claimed");
+    expect((await candidatesInWindow(transport, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/lost"]);
+  });
+
+  it("five identical role bindings created at once with every create answer lost: five bindings, each adopted by one create", async () => {
+    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-twins", description: "" });
+    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
+    emu.control.set({ dropCreateResponses: 5 });
+    const since = emu.requests.length;
+    const made = await Promise.all([0, 1, 2, 3, 4].map(() => roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid })));
+    expect(posts(since).map((r) => r.status)).toEqual([0, 0, 0, 0, 0]);
+    const bindings = await getClient().roleBindings.list({ childrenOf: group.id }).collect();
+    expect(new Set(made.map((b) => b.id)).size).toBe(5);
+    expect(bindings.map((x) => x.uid).sort()).toEqual(made.map((b) => b.id).sort());
+    expect(keysHeld()).toBe(0);
+  });
+
+  it("five identical invites created at once with three create answers lost: five live invites, each with its own code", async () => {
+    const [viewer] = await getClient().roles.list({ name: "viewer" }).collect();
+    const group = await getClient().groups.create(emu.orgUid, { name: "invite-twins" });
+    emu.control.set({ dropCreateResponses: 3 });
+    const inputs = { parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never;
+    const made = await Promise.all([0, 1, 2, 3, 4].map(() => groupInviteProvider.create(inputs)));
+    const live = await getClient().groupInvites.list({ childrenOf: group.uid }).collect();
+    expect(live.map((i) => i.uid).sort()).toEqual(made.map((m) => m.id).sort());
+    const codes = made.map((m) => String((m.outs as { code?: string }).code));
+    expect(codes.every((c) => c.length > 0)).toBe(true);
+    expect(new Set(codes).size).toBe(5);
+  });
+});
+
+describe("identical creates of two writers (the documented limit, README \"Creates under faults\")", () => {
+  it("a lost POST that created nothing takes another writer's identical binding made in its window for its own", async () => {
+    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-other-writer", description: "" });
+    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
+    const other = await getClient().roleBindings.create(group.id, { identityUid: ident.id, roleUid: viewer.uid });
+    emu.control.set({ resetRate: 0.5, seed: 138 }); // resets exactly the first request, before the server handles it
+    const made = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
+    expect(made.id).toBe(other.uid);
+  });
+
+  it("a lost POST that created nothing deletes another writer's identical invite made in its window, then creates its own", async () => {
+    const [viewer] = await getClient().roles.list({ name: "viewer" }).collect();
+    const group = await getClient().groups.create(emu.orgUid, { name: "invite-other-writer" });
+    const other = await getClient().groupInvites.create(group.uid, { roleUid: viewer!.uid, ttl: "259200s" });
+    emu.control.set({ resetRate: 0.5, seed: 138 });
+    const made = await groupInviteProvider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never);
+    expect((await getClient().groupInvites.list({ childrenOf: group.uid }).collect()).map((i) => i.uid)).toEqual([made.id]);
+    expect(made.id).not.toBe(other.uid);
   });
 });
 

@@ -259,6 +259,16 @@ describe("Overlay and OverlayBinding", () => {
     const all = await getClient().overlayBindings.list({ childrenOf: repo }).collect();
     expect(all.filter((x) => x.overlay?.uid === overlay.id).map((x) => x.uid)).toEqual([b.id]);
   });
+
+  it("five identical bindings created at once with every create answer lost: five bindings, each adopted by one create", async () => {
+    const overlay = await overlayProvider.create({ parentUid: group, name: "twin-tools", config: { contents: { packages: ["git"] } } });
+    emu.control.set({ dropCreateResponses: 5 });
+    // One by uid, the others by name: the same overlay, so the same candidates.
+    const made = await Promise.all([overlay.id, "twin-tools", "twin-tools", "twin-tools", "twin-tools"].map((ref) => overlayBindingProvider.create({ repoUid: repo, overlay: ref, tags: ["v2"] })));
+    const all = (await getClient().overlayBindings.list({ childrenOf: repo }).collect()).filter((x) => x.overlay?.uid === overlay.id);
+    expect(new Set(made.map((b) => b.id)).size).toBe(5);
+    expect(all.map((x) => x.uid).sort()).toEqual(made.map((b) => b.id).sort());
+  });
 });
 
 describe("Subscription", () => {
@@ -283,6 +293,15 @@ describe("Subscription", () => {
     await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/same" });
     emu.control.set({ dropCreateResponses: 1 });
     await expect(subscriptionProvider.create({ parentUid: g, sink: "https://hooks.example.com/same" })).rejects.toThrow(/2 matching objects were created under .*none was adopted/);
+  });
+
+  it("five identical subscriptions created at once with every create answer lost: five subscriptions, each adopted by one create", async () => {
+    const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "sub-twins", description: "" })).id;
+    emu.control.set({ dropCreateResponses: 5 });
+    const made = await Promise.all([0, 1, 2, 3, 4].map(() => subscriptionProvider.create({ parentUid: g, sink: "https://hooks.example.com/twins" })));
+    const all = await getClient().subscriptions.list({ childrenOf: g }).collect();
+    expect(new Set(made.map((x) => x.id)).size).toBe(5);
+    expect(all.map((x) => x.uid).sort()).toEqual(made.map((x) => x.id).sort());
   });
 });
 

@@ -23,6 +23,13 @@
  *   only in the lost response, so they are always deleted and the next up creates a fresh one;
  * - a create with `adoptUid` (or an account association with `adopt`) adopted that object.
  *
+ * **Identical pending creates** (twins: the same kind and the same inputs, `createToken` aside, e.g. five role
+ * bindings of one identity and role at one group) are interchangeable, so the rules that count candidates count
+ * for all of them: with `n` twins pending and `1..n` candidates, each twin in turn adopts one candidate no other
+ * twin took (the earliest made first) and the rest made nothing; more candidates than twins are reported, not
+ * adopted. A uid is adopted by one pending create at most, and an object carrying any create's marker is never a
+ * candidate of the rules without one.
+ *
  * Without `--yes` it prints the plan as a table and changes nothing. With `--yes` it writes each proven object
  * into the state as the resource it belongs to (id = uid, outputs read from the API with the provider's own
  * read, the resource's serialized provider kept) and removes the pending operations, through `pulumi stack
@@ -32,6 +39,7 @@
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { betaOnly } from "../export/read";
+import { canonical } from "../resources/common";
 import { markerToken, stripMarker } from "../resources/lifecycle";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
@@ -131,6 +139,10 @@ export async function planRecovery(ref: StackRef, client: PlatformClient): Promi
   const holders = await referencedUids(ref);
   const since = await lastUpdateEnd(ref);
   const createdSince = (t: string | undefined) => since === 0 || Date.parse(t ?? "") >= since - 1000;
+  // Twins: pending creates of one kind with the same inputs; how many are still to be planned, per twin key.
+  const left = new Map<string, number>();
+  for (const op of pending) if (op.type === "creating") left.set(twinKey(op.resource), (left.get(twinKey(op.resource)) ?? 0) + 1);
+  const taken = new Set<string>();
   for (const op of pending) {
     const r = op.resource;
     const kind = kindOf(r);
@@ -143,9 +155,26 @@ export async function planRecovery(ref: StackRef, client: PlatformClient): Promi
       rows.push({ ...base, uids: r.id ? [r.id] : [], proof: "the object is in the state already; `pulumi refresh` settles it", action: "forget" });
       continue;
     }
-    rows.push({ ...base, ...(await findCreated(client, kind, r.inputs ?? {}, holders, createdSince)) });
+    const key = twinKey(r);
+    const twins = left.get(key) ?? 1;
+    left.set(key, twins - 1);
+    const found = await findCreated(client, kind, r.inputs ?? {}, holders, createdSince, { taken, twins });
+    if (found.action === "adopt") for (const uid of found.uids) taken.add(uid);
+    rows.push({ ...base, ...found });
   }
   return { state, rows };
+}
+
+/** The kind and inputs of a pending create, `createToken` and the serialized provider left out: equal for twins. */
+function twinKey(r: StateResource): string {
+  const { createToken: _t, __provider: _p, ...inputs } = r.inputs ?? {};
+  return `${r.type}\n${canonical(inputs)}`;
+}
+
+/** The uids pending creates of this plan adopted so far, and how many twins of this create are still to be planned (itself included). */
+interface Twins {
+  taken: Set<string>;
+  twins: number;
 }
 
 async function findCreated(
@@ -154,6 +183,7 @@ async function findCreated(
   inputs: Record<string, unknown>,
   holders: Set<string>,
   createdSince: (t: string | undefined) => boolean,
+  { taken, twins }: Twins,
 ): Promise<Pick<RecoverRow, "uids" | "proof" | "action">> {
   const token = str(inputs["createToken"]);
   const adoptUid = str(inputs["adoptUid"]);
@@ -166,9 +196,21 @@ async function findCreated(
     // The create finished and restored the description (a server completes requests whose client was killed),
     // so no marker is left: the object is the one of that kind, parent and name created during the interrupted
     // update that no stack holds, when there is exactly one.
-    const loose = siblings.filter((x) => !holders.has(held(kind, x.uid)) && createdSince((x as { createTime?: string }).createTime));
-    if (loose.length === 1) return { uids: [loose[0]!.uid], proof: "same kind, parent and name, created during the interrupted update, held by no stack", action: "adopt" };
-    if (loose.length > 1) {
+    // With twins pending (the same inputs), each adopts one such object no twin took (see the module comment).
+    const loose = earliestFirst(
+      siblings.filter(
+        (x) =>
+          !taken.has(x.uid) &&
+          markerToken((x as { description?: string }).description) === undefined &&
+          !holders.has(held(kind, x.uid)) &&
+          createdSince((x as { createTime?: string }).createTime),
+      ),
+    );
+    if (loose.length >= 1 && loose.length <= twins) {
+      const proof = twins > 1 ? `one of ${twins} identical creates; ` : "";
+      return { uids: [loose[0]!.uid], proof: `${proof}same kind, parent and name, created during the interrupted update, held by no stack`, action: "adopt" };
+    }
+    if (loose.length > twins) {
       return { uids: loose.map((x) => x.uid), proof: "several same-named objects held by no stack: not adopted; `platform-pulumi unmanaged` lists them", action: "forget" };
     }
     return { uids: [], proof: "nothing was created", action: "forget" };
@@ -186,9 +228,12 @@ async function findCreated(
     }
   }
   // Kinds without a marker: the one object matching the inputs, created during the update and held by no stack.
-  const single = (rows: Array<{ uid: string }>, same: string): Pick<RecoverRow, "uids" | "proof" | "action"> => {
-    if (rows.length === 1) return { uids: [rows[0]!.uid], proof: `${same}, created during the update, held by no stack`, action: "adopt" };
-    if (rows.length > 1) return { uids: rows.map((x) => x.uid), proof: `several objects with ${same}: not proven; adopt one with adoptUid`, action: "forget" };
+  // One candidate per create, or with twins pending, up to one per twin, each taken once (see the module comment).
+  const single = (all: Array<{ uid: string; createTime?: string | undefined }>, same: string): Pick<RecoverRow, "uids" | "proof" | "action"> => {
+    const rows = earliestFirst(all.filter((x) => !taken.has(x.uid)));
+    const proof = twins > 1 ? `one of ${twins} identical creates; ` : "";
+    if (rows.length >= 1 && rows.length <= twins) return { uids: [rows[0]!.uid], proof: `${proof}${same}, created during the update, held by no stack`, action: "adopt" };
+    if (rows.length > twins) return { uids: rows.map((x) => x.uid), proof: `several objects with ${same}: not proven; adopt one with adoptUid`, action: "forget" };
     return { uids: [], proof: "nothing was created", action: "forget" };
   };
   const free = (x: { uid: string; createTime?: string | undefined }) => !holders.has(held(kind, x.uid)) && createdSince(x.createTime);
@@ -234,6 +279,11 @@ async function findCreated(
     return { uids: [], proof: "nothing was created", action: "forget" };
   }
   return { uids: [], proof: `unknown kind ${kind}`, action: "refuse" };
+}
+
+/** Objects by `createTime`, then uid: the earliest made first. */
+function earliestFirst<T extends { uid: string; createTime?: string | undefined }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => (a.createTime ?? "").localeCompare(b.createTime ?? "") || a.uid.localeCompare(b.uid));
 }
 
 /** The state entry of a pending create whose object is `uid`, with outputs read through the provider's read. */

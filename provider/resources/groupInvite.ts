@@ -100,6 +100,8 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
       return createSafely({
         what,
         parentUid: inputs.parentUid,
+        // Identical invites of one program are told apart by running their attempts one at a time (lifecycle.ts).
+        key: JSON.stringify(["GroupInvite", inputs.parentUid, inputs.roleUid, inputs.email ?? "", inputs.singleUse ?? false]),
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.groupInvites.create(inputs.parentUid, body),

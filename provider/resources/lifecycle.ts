@@ -20,6 +20,15 @@
  *   window is adopted when it is the only one; a lost group invite is deleted and sent again (its code was only
  *   in the lost response). Two candidates are refused, naming them.
  *
+ * **Identical siblings.** A program may declare several objects that no field tells apart (five invites of one
+ * group, role, email and flag; five bindings of one identity and role at one group). Their lost copies all match
+ * each other's recovery, so creates with the same {@link SafeCreate.key} (kind, parent and every field the
+ * recovery matches) run their attempts one at a time in this process: the POST and, when its outcome is unknown,
+ * the recovery that settles it, before the next sibling's POST. Every object a create of this process returned or
+ * adopted is claimed ({@link isClaimed}) and never a candidate of another recovery, so a recovery's candidates are
+ * its own attempt's copy, or another writer's. Other processes (another stack's `pulumi up`) are not serialized:
+ * there the rules above hold as they are (README "Creates under faults").
+ *
  * In every case, with no candidate nothing was created and the POST is sent again (up to the retry policy's
  * attempts); with PERMISSION_DENIED or NOT_FOUND on a parent this process created less than
  * {@link CONSISTENCY_WINDOW_MS} ago, the request was rejected while the service caught up and is sent again until
@@ -37,7 +46,7 @@
 import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
-import { RETRYABLE_CODES, backoffMs, retrying, type RetryPolicy } from "../client/retry";
+import { RETRYABLE_CODES, backoffMs, retrying, type RetryDecision, type RetryPolicy } from "../client/retry";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -64,6 +73,50 @@ export function noteCreated(uid: string, now = Date.now()): void {
 function inWindow(parentUid: string, now: number): boolean {
   const t = recentlyCreated.get(parentUid);
   return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
+}
+
+/** uids this process's creates returned or adopted: one entry per object created, for the process's life (one engine operation). */
+const claimed = new Set<string>();
+
+/**
+ * Records that a create of this process returned or adopted `uid`: from now on no recovery of this process counts
+ * it as a lost copy ({@link candidatesInWindow}, {@link recoverInWindow}).
+ */
+export function claim(uid: string): void {
+  claimed.add(uid);
+}
+
+/** Whether a create of this process returned or adopted `uid` (see {@link claim}). */
+export function isClaimed(uid: string): boolean {
+  return claimed.has(uid);
+}
+
+/** Per key, the promise the next taker waits for (the last holder's or waiter's release); removed when none is left. */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Waits until no other holder of `key` in this process is ahead (first come, first served), and takes it.
+ * @returns the release function; calling it again does nothing.
+ */
+export async function acquire(key: string): Promise<() => void> {
+  const ahead = queues.get(key) ?? Promise.resolve();
+  let free!: () => void;
+  const mine = new Promise<void>((resolve) => (free = resolve));
+  const tail = ahead.then(() => mine);
+  queues.set(key, tail);
+  await ahead;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    free();
+    if (queues.get(key) === tail) queues.delete(key);
+  };
+}
+
+/** How many keys have holders or waiters (0 when no serialized create is under way). */
+export function keysHeld(): number {
+  return queues.size;
 }
 
 /** A fresh create token: 16 random lowercase hex characters (64 bits). `check` stores one per resource. */
@@ -146,6 +199,13 @@ export interface SafeCreate<T extends { uid: string }> {
    * be proven to be a lost copy). Throws when it cannot tell, naming the candidates.
    */
   recover(startedMs: number, endedMs: number, err: unknown): Promise<Recovery<T>>;
+  /**
+   * Creates of this process with the same key run their attempts one at a time (POST, then the recovery of an
+   * unknown outcome, before the next sibling's POST). Give it when the recovery cannot tell this create's object
+   * from an identical sibling's: the kind, the parent and every field the recovery matches, e.g.
+   * `GroupInvite <parent> <role> <email> <singleUse>`. Default: attempts are not serialized.
+   */
+  key?: string;
   /** Retry policy (attempts, backoff). */
   policy: RetryPolicy;
   /** Progress messages (retries, adoption); default: none. */
@@ -160,41 +220,60 @@ export interface SafeCreate<T extends { uid: string }> {
  */
 export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>): Promise<T> {
   let started = 0;
+  let release: (() => void) | undefined;
+  const unlock = () => {
+    release?.();
+    release = undefined;
+  };
   return retrying<T>({
-    attempt: () => {
+    attempt: async () => {
+      if (c.key !== undefined) release = await acquire(c.key);
       started = Date.now();
-      return c.post();
+      const made = await c.post();
+      claim(made.uid);
+      unlock();
+      return made;
     },
     next: async (err, attempt) => {
-      const now = Date.now();
-      const consistency = err instanceof ApiError && (err.code === RpcCode.PERMISSION_DENIED || err.code === RpcCode.NOT_FOUND) && inWindow(c.parentUid, now);
-      if (consistency) {
-        const wait = backoffMs(c.policy, Math.min(attempt, 4));
-        c.log?.(`${c.what}: parent ${c.parentUid} is new and not yet visible (${(err as ApiError).code}); retrying in ${wait} ms`);
-        return wait; // the window, not the attempt count, bounds these retries
-      }
-      if (!isAmbiguous(err)) return undefined;
-      let outcome: Recovery<T>;
       try {
-        outcome = await c.recover(started, now, err);
-      } catch (recoveryErr) {
-        // A lookup that failed too: whether the POST created anything is unknown. Report the POST first, then what
-        // the lookup saw (issue 9). A refusal naming candidates is thrown as it is.
-        if (recoveryErr instanceof ApiError || recoveryErr instanceof ConnectionError || recoveryErr instanceof ResponseShapeError) {
-          throw withRecoveryNote(err as Error, c.what, recoveryErr);
-        }
-        throw recoveryErr;
+        return await settle(c, err, attempt, started);
+      } finally {
+        unlock(); // after the recovery, before any wait: a sibling's attempt runs while this one backs off
       }
-      if ("adopt" in outcome) {
-        c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); ${outcome.adopt.uid} is this create's object, adopted`);
-        return { result: outcome.adopt };
-      }
-      if (attempt + 1 >= c.policy.maxAttempts) return undefined;
-      const wait = backoffMs(c.policy, attempt);
-      c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}) and created nothing; sending it again in ${wait} ms`);
-      return wait;
     },
   });
+}
+
+/** What follows a failed attempt of {@link createSafely} (see the module comment). */
+async function settle<T extends { uid: string }>(c: SafeCreate<T>, err: unknown, attempt: number, started: number): Promise<RetryDecision<T>> {
+  const now = Date.now();
+  const consistency = err instanceof ApiError && (err.code === RpcCode.PERMISSION_DENIED || err.code === RpcCode.NOT_FOUND) && inWindow(c.parentUid, now);
+  if (consistency) {
+    const wait = backoffMs(c.policy, Math.min(attempt, 4));
+    c.log?.(`${c.what}: parent ${c.parentUid} is new and not yet visible (${(err as ApiError).code}); retrying in ${wait} ms`);
+    return wait; // the window, not the attempt count, bounds these retries
+  }
+  if (!isAmbiguous(err)) return undefined;
+  let outcome: Recovery<T>;
+  try {
+    outcome = await c.recover(started, now, err);
+  } catch (recoveryErr) {
+    // A lookup that failed too: whether the POST created anything is unknown. Report the POST first, then what
+    // the lookup saw (issue 9). A refusal naming candidates is thrown as it is.
+    if (recoveryErr instanceof ApiError || recoveryErr instanceof ConnectionError || recoveryErr instanceof ResponseShapeError) {
+      throw withRecoveryNote(err as Error, c.what, recoveryErr);
+    }
+    throw recoveryErr;
+  }
+  if ("adopt" in outcome) {
+    claim(outcome.adopt.uid);
+    c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); ${outcome.adopt.uid} is this create's object, adopted`);
+    return { result: outcome.adopt };
+  }
+  if (attempt + 1 >= c.policy.maxAttempts) return undefined;
+  const wait = backoffMs(c.policy, attempt);
+  c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}) and created nothing; sending it again in ${wait} ms`);
+  return wait;
 }
 
 /** The candidates' uids for a refusal message, e.g. `a/b (created 2026-…), a/c (created …)`. */
@@ -281,7 +360,8 @@ export async function restoreDescription<T extends { uid: string; description?: 
 
 /**
  * The recovery of a kind with no free-text field (role bindings, group invites): the candidates that match every
- * field of the request and were created inside the attempt's server-time window.
+ * field of the request and were created inside the attempt's server-time window, less those a create of this
+ * process returned or adopted ({@link isClaimed}).
  */
 export async function candidatesInWindow<T extends { uid: string; createTime?: string | undefined }>(
   transport: Pick<Transport, "serverClockOffsetMs">,
@@ -291,7 +371,7 @@ export async function candidatesInWindow<T extends { uid: string; createTime?: s
 ): Promise<T[]> {
   const rows = await all(); // first, so the offset comes from this very response when none was known
   const w = serverWindow(transport, startedMs, endedMs);
-  return rows.filter((x) => createdWithin(x.createTime, w));
+  return rows.filter((x) => !isClaimed(x.uid) && createdWithin(x.createTime, w));
 }
 
 /**
@@ -328,7 +408,7 @@ export async function recoverInWindow<T extends { uid: string }>(
   matching: () => Promise<T[]>,
   time: (x: T) => string | undefined = (x) => (x as { createTime?: string | undefined }).createTime,
 ): Promise<Recovery<T>> {
-  const rows = await matching(); // first, so the offset comes from this very response when none was known
+  const rows = (await matching()).filter((x) => !isClaimed(x.uid)); // first, so the offset comes from this very response when none was known
   const undated = rows.filter((x) => !time(x));
   if (undated.length > 0) {
     throw new Error(

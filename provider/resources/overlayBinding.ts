@@ -87,6 +87,9 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
       return createSafely({
         what,
         parentUid: inputs.repoUid,
+        // Identical bindings of one program take turns (lifecycle.ts); keyed by repo and tags only, since the same
+        // overlay may be given by uid or by name.
+        key: JSON.stringify(["OverlayBinding", inputs.repoUid, [...inputs.tags].sort()]),
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.overlayBindings.create(inputs.repoUid, { overlay: inputs.overlay, tags: inputs.tags }),

@@ -75,6 +75,8 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
       return createSafely({
         what,
         parentUid: inputs.groupUid,
+        // Identical bindings of one program are told apart by running their attempts one at a time (lifecycle.ts).
+        key: JSON.stringify(["RoleBinding", inputs.groupUid, inputs.identityUid, inputs.roleUid]),
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),

@@ -74,6 +74,8 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
       return createSafely({
         what,
         parentUid: inputs.parentUid,
+        // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
+        key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
