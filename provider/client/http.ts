@@ -7,8 +7,9 @@
  * when undici's files move in a later 7.x, it is undici's own (the index is then loaded, as before).
  */
 import type * as Undici from "undici";
+import { ResponseTooLargeError, type RequestInfo } from "./errors";
 
-/** What this module exports: undici's `Agent` class and `request` function. */
+/** What this module exports besides {@link readBody}: undici's `Agent` class and `request` function. */
 export interface Http {
   /** undici's keep-alive `Agent`. */
   Agent: typeof Undici.Agent;
@@ -44,3 +45,28 @@ function load(): Http {
 
 /** undici's `Agent` and `request`, without loading the rest of undici (see the module comment). */
 export const { Agent, request }: Http = load();
+
+/**
+ * Reads a response body as UTF-8, at most `maxBytes` bytes: a larger `content-length` is refused before reading,
+ * and a body that grows past the cap is not read further (the stream is destroyed, which closes the connection).
+ * `read.bytes` counts the bytes read so far, for the caller's errors (e.g. when a deadline aborts the read).
+ * @throws ResponseTooLargeError over the cap (naming `info`); the stream's own error when the connection breaks or
+ *   the request's signal aborts it.
+ */
+export async function readBody(res: Undici.Dispatcher.ResponseData, info: RequestInfo, maxBytes: number, read: { bytes: number } = { bytes: 0 }): Promise<string> {
+  const announced = Number(res.headers["content-length"]);
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    res.body.destroy();
+    throw new ResponseTooLargeError(info, res.statusCode, maxBytes, announced, true);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    read.bytes += chunk.length;
+    if (read.bytes > maxBytes) {
+      res.body.destroy();
+      throw new ResponseTooLargeError(info, res.statusCode, maxBytes, read.bytes, false);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+}
