@@ -19,6 +19,7 @@
  * U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 (they make code read differently from how it runs);
  * U+FEFF; and lone surrogates.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `\uXXXX` for one UTF-16 code unit. */
