@@ -120,12 +120,21 @@ function redactDerived(text: string): string {
     if (!covered[j]) continue;
     let end = j;
     while (end + 1 < flat.length && covered[end + 1]) end++;
-    out += `${text.slice(from, at[j])}[REDACTED]`;
-    from = at[end]! + 1;
+    // Out to the ends of the token-like word around the match: the rest of a cut token or of an encoding.
+    let start = at[j]!;
+    while (start > from && TOKEN_CHAR.test(text[start - 1]!)) start--;
+    let stop = at[end]! + 1;
+    while (stop < text.length && TOKEN_CHAR.test(text[stop]!)) stop++;
+    out += `${text.slice(from, start)}[REDACTED]`;
+    from = stop;
+    while (end + 1 < flat.length && at[end + 1]! < stop) end++;
     j = end;
   }
   return out + text.slice(from);
 }
+
+/** Characters of tokens and their encodings (base64, base64url, hex), for {@link redactDerived}'s widening. */
+const TOKEN_CHAR = /[A-Za-z0-9+/=_~.-]/;
 
 /** A copy of a JSON value with every string in it passed through {@link redact}; the caller's value is not changed. */
 export function redactDeep<T>(value: T): T {
