@@ -27,7 +27,7 @@
 import { readFile } from "node:fs/promises";
 import { decodeJwt } from "jose";
 import type { Dispatcher } from "undici";
-import { readBody, request } from "./client/http";
+import { deadline, readBody, request } from "./client/http";
 import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
 import { retrying } from "./client/retry";
@@ -322,7 +322,7 @@ class WorkloadIdentitySource implements TokenSource {
     const qs = new URLSearchParams({ aud: this.o.apiUrl, identity: this.o.identity });
     let res: Dispatcher.ResponseData;
     let text: string;
-    const deadline = AbortSignal.timeout(EXCHANGE_DEADLINE_MS);
+    const limit = deadline(EXCHANGE_DEADLINE_MS);
     const read = { bytes: 0 };
     try {
       res = await request(`${this.o.authUrl}/sts/exchange?${qs}`, {
@@ -330,14 +330,16 @@ class WorkloadIdentitySource implements TokenSource {
         headers: { authorization: `Bearer ${oidcToken}`, accept: "application/json", "user-agent": "platform-pulumi" },
         headersTimeout: EXCHANGE_TIMEOUT_MS,
         bodyTimeout: EXCHANGE_TIMEOUT_MS,
-        signal: deadline,
+        signal: limit.signal,
         ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
       });
       text = await readBody(res, info, EXCHANGE_MAX_BYTES, read);
     } catch (err) {
       if (err instanceof ResponseTooLargeError) throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${err.message}`, { cause: err }), false);
-      const conn = deadline.aborted ? new DeadlineExceededError(info, EXCHANGE_DEADLINE_MS, read.bytes, err) : new ConnectionError(info, err);
+      const conn = limit.signal.aborted ? new DeadlineExceededError(info, EXCHANGE_DEADLINE_MS, read.bytes, err) : new ConnectionError(info, err);
       throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${conn.message}`, { cause: conn }), true);
+    } finally {
+      limit.clear();
     }
     let json: unknown;
     try {

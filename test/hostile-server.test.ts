@@ -25,6 +25,7 @@ import { DeadlineExceededError, PaginationError, ResponseTooLargeError, redact }
 import { MAX_EMPTY_PAGES } from "../provider/client/pagination";
 import { clientFromSettings } from "../provider/clientFactory";
 import { resolveSettings, SettingsError } from "../provider/config";
+import { TokenExchangeError, tokenSource } from "../provider/credentials";
 import { buildModel } from "../provider/export/model";
 import { readOrg } from "../provider/export/read";
 import { ExportRefusedError } from "../provider/export/trust";
@@ -521,6 +522,39 @@ describe("uids and credentials", () => {
     for (let i = 0; i + 12 <= tok.length; i++) expect(norm(everything)).not.toContain(tok.slice(i, i + 12));
     // Ordinary text stays readable.
     expect(redact("group engineering/platform was not found (code 5)")).toBe("group engineering/platform was not found (code 5)");
+  });
+});
+
+describe("server text in errors", () => {
+  it("a server message with line breaks and terminal escapes is quoted with them escaped; the Status keeps it as sent", async () => {
+    const message = "line one\nFAKE: all good\u001b[2K\u2028\u202e";
+    const url = await serve((_req, res) => json(res, 400, { code: 3, message, details: [] }));
+    const client = new PlatformClient({ apiUrl: url, token: "plat_test_token_1234", retry: { maxAttempts: 1 } });
+    const err = (await client.groups.get("a".repeat(40)).catch((e: unknown) => e)) as Error & { status: { message: string } };
+    await client.close();
+    expect(err.message).toBe(`GET /iam/v2beta1/groups/${"a".repeat(40)}: line one\\u000aFAKE: all good\\u001b[2K\\u2028\\u202e (code 3, HTTP 400)`);
+    expect(err.status.message).toBe(message);
+  });
+
+  it("the token exchange reads at most 1 MiB of an answer that never ends", async () => {
+    let closed = false;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!closed && res.write(chunk));
+      };
+      res.on("drain", pump);
+      res.on("close", () => (closed = true));
+      res.write("{\"token\":\"");
+      pump();
+    });
+    const source = tokenSource({ apiUrl: url, identity: `${"a".repeat(40)}/0123456789abcdef`, identityToken: "oidc_opaque_Hostile123" });
+    const err = (await source.getToken().catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(TokenExchangeError);
+    expect(err.message).toMatch(/GET \/sts\/exchange: unexpected response \(HTTP 200\): the body is larger than the 1048576 bytes the client reads/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(true);
   });
 });
 

@@ -16,7 +16,7 @@
  * ```
  */
 import type { Dispatcher } from "undici";
-import { Agent, readBody, request } from "./http";
+import { Agent, deadline, readBody, request } from "./http";
 import { ApiError, ConnectionError, DeadlineExceededError, ResponseShapeError, ResponseTooLargeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
@@ -229,7 +229,7 @@ export class Transport {
     let res: Dispatcher.ResponseData;
     let text: string;
     // undici's idle timers (headersTimeout, bodyTimeout) reset at every chunk; the signal bounds the whole request.
-    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const limit = deadline(this.deadlineMs);
     const read = { bytes: 0 };
     try {
       res = await request(`${this.apiUrl}${path}${qs ? `?${qs}` : ""}`, {
@@ -239,13 +239,15 @@ export class Transport {
         dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: deadline,
+        signal: limit.signal,
       });
       text = await readBody(res, info, this.maxResponseBytes, read);
     } catch (err) {
       if (err instanceof ResponseTooLargeError) throw err;
-      if (deadline.aborted) throw new DeadlineExceededError(info, this.deadlineMs, read.bytes, err);
+      if (limit.signal.aborted) throw new DeadlineExceededError(info, this.deadlineMs, read.bytes, err);
       throw new ConnectionError(info, err);
+    } finally {
+      limit.clear();
     }
     const date = res.headers["date"];
     if (typeof date === "string") this.lastDate = { header: date, localMs: Date.now() };

@@ -70,6 +70,18 @@ export interface RequestInfo {
   path: string;
 }
 
+// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character (line breaks, escape sequences, C1 controls, the line and paragraph
+ * separators, bidirectional controls) written as `\uXXXX`: the server's message in an error's message can then
+ * neither start a new log line nor drive a terminal. The parsed Status keeps the message as sent (redacted).
+ */
+export function controlsEscaped(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
 
 /**
@@ -164,7 +176,7 @@ export class ApiError extends PlatformError {
   hasStatusBody = true;
 
   constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
-    super(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`));
+    super(controlsEscaped(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`)));
     this.code = status.code;
     this.httpStatus = httpStatus;
     this.status = { ...status, message: redact(status.message), details: redactDeep(status.details) };

@@ -9,7 +9,7 @@
  * export writes also passes its first `pulumi preview`. Free text (descriptions, READMEs, claim patterns, a
  * binding's email) has no such rule: it is written through the escaping functions of `escape.ts` only.
  */
-import { PlatformError } from "../client/errors";
+import { PlatformError, redact } from "../client/errors";
 import { digestProblem, nameProblem, repoNameProblem, sinkProblem, tagNameProblem, uidpProblem } from "../validation";
 import { printable, tsString } from "./escape";
 import type { OrgSnapshot } from "./read";
@@ -25,11 +25,11 @@ export class ExportRefusedError extends PlatformError {
   /** The value as the server sent it. */
   readonly value: unknown;
   constructor(kind: string, uid: string, field: string, value: unknown, problem: string) {
-    super(
+    super(redact(
       `export refused: the server returned ${kind} ${tsString(String(uid))} with ${field} ${typeof value === "string" ? tsString(value) : printable(JSON.stringify(value) ?? "undefined")}, ` +
         `which the API's own rule for that field forbids (${printable(problem)}); nothing was written. The API validates this field on write, ` +
         "so a server that sends it is not keeping to the API: check what answers at the API URL",
-    );
+    ));
     this.kind = kind;
     this.uid = uid;
     this.field = field;
