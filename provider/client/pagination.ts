@@ -95,7 +95,7 @@ class Walk {
     if (token === undefined || token === "") return undefined;
     const max = this.maxPages;
     if (this.seen.has(token)) this.fail("it sent a page token it had already sent (the walk would repeat itself)");
-    if (this.pages >= max) this.fail(`it still sent a next page token after ${max} pages (the most one walk reads; client option maxPages)`);
+    if (this.pages >= max) this.fail(`it still sent a next page token after ${max} pages (the most one walk reads: setting platform:maxPages, client option maxPages)`);
     if (this.total !== undefined && this.items > this.total) this.fail(`it sent ${this.items} rows, more than the ${this.total} its totalCount announced, and still a next page token`);
     if (this.empty >= MAX_EMPTY_PAGES) this.fail(`it sent ${this.empty} empty pages in a row, each with a next page token`);
     this.seen.add(token);
