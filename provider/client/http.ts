@@ -48,16 +48,25 @@ export const { Agent, request }: Http = load();
 
 /**
  * Reads a response body as UTF-8, at most `maxBytes` bytes: a larger `content-length` is refused before reading,
- * and a body that grows past the cap is not read further (the stream is destroyed, which closes the connection).
+ * a smaller one is read whole (the framing bounds it), and a body without one that grows past the cap is not read
+ * further (the stream is destroyed, which closes the connection).
  * `read.bytes` counts the bytes read so far, for the caller's errors (e.g. when a deadline aborts the read).
  * @throws ResponseTooLargeError over the cap (naming `info`); the stream's own error when the connection breaks or
  *   the request's signal aborts it.
  */
 export async function readBody(res: Undici.Dispatcher.ResponseData, info: RequestInfo, maxBytes: number, read: { bytes: number } = { bytes: 0 }): Promise<string> {
-  const announced = Number(res.headers["content-length"]);
-  if (Number.isFinite(announced) && announced > maxBytes) {
+  const length = res.headers["content-length"];
+  const announced = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (announced !== undefined && announced > maxBytes) {
     res.body.destroy();
     throw new ResponseTooLargeError(info, res.statusCode, maxBytes, announced, true);
+  }
+  // A body framed by its content-length cannot run longer (undici's parser reads exactly that many bytes): read
+  // it whole, undici's fastest way. Only a body without one (chunked, or until close) is counted as it arrives.
+  if (announced !== undefined) {
+    const text = await res.body.text();
+    read.bytes = announced;
+    return text;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
