@@ -1,7 +1,7 @@
 /**
  * What the export accepts from the server. The API validates names, uids, digests and sinks when they are
- * written (seed §4 "Validation": a group name must match `^[a-z0-9 ._-]{1,}$`; an invalid field is
- * INVALID_ARGUMENT), so every object it returns keeps those rules. A server that breaks them (compromised,
+ * written (seed §2 "Group": a name must match `^[a-z0-9 ._-]{1,}$`; §7: a field that fails validation is
+ * INVALID_ARGUMENT naming it), so every object it returns keeps those rules. A server that breaks them (compromised,
  * buggy, or something else answering at its URL) could otherwise put any text into the generated program; the
  * export refuses instead, naming the object and the field, before it writes anything.
  *
