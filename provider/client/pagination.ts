@@ -138,8 +138,9 @@ export class Paginator<T> implements AsyncIterable<T> {
     let token: string | undefined;
     do {
       const page = await this.fetchPage(token);
-      token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
+      // The page first: a caller that stops here (a limit met) never meets a bound the next page would break.
       yield page;
+      token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
     } while (token !== undefined);
   }
 
