@@ -27,6 +27,7 @@ import { clientFromSettings } from "../provider/clientFactory";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { TokenExchangeError, tokenSource } from "../provider/credentials";
 import { buildModel } from "../provider/export/model";
+import { getGroup, getGroups } from "../provider/lookups/groups";
 import { readOrg } from "../provider/export/read";
 import { ExportRefusedError } from "../provider/export/trust";
 import { writeIndex, writeTypeScriptProject } from "../provider/export/typescript";
@@ -333,6 +334,8 @@ describe("every List walk is bounded", () => {
       },
     ],
     ["the export's reader", (c) => readOrg(c, "a".repeat(40))],
+    ["a plural lookup (getGroups)", (c) => getGroups({}, c)],
+    ["a single lookup (getGroup by a name no row has)", (c) => getGroup({ name: "no-such-group" }, c)],
   ];
 
   it.each(walks)("fresh next page tokens forever: %s stops at maxPages with an error naming the collection and the pages read", async (_what, walk) => {
