@@ -58,13 +58,16 @@ function rebuildWindows(): void {
   for (const value of secrets) {
     const k = windowLength(normalize(value).length);
     if (k < 6) continue; // too little of it is letters or digits to tell apart from other text
-    for (const f of forms(value)) {
-      const set = next.get(k) ?? new Set<string>();
-      // Runs starting every `step` characters: any stretch of k + step - 1 characters of a form holds one.
-      const step = Math.max(1, Math.floor(k / 4));
-      for (let i = 0; i + k <= f.length; i += step) set.add(f.slice(i, i + k));
-      if ((f.length - k) % step !== 0 && f.length >= k) set.add(f.slice(f.length - k));
-      next.set(k, set);
+    for (const [n, f] of forms(value).entries()) {
+      // Encodings (all but the first form) in runs of at least 8: hex has 16 letters, and a shorter run of it
+      // would turn up in ordinary hex such as uids.
+      const len = n === 0 ? k : Math.max(k, 8);
+      const set = next.get(len) ?? new Set<string>();
+      // Runs starting every `step` characters: any stretch of len + step - 1 characters of a form holds one.
+      const step = Math.max(1, Math.floor(len / 4));
+      for (let i = 0; i + len <= f.length; i += step) set.add(f.slice(i, i + len));
+      if ((f.length - len) % step !== 0 && f.length >= len) set.add(f.slice(f.length - len));
+      next.set(len, set);
     }
   }
   windows = next;
