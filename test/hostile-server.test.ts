@@ -23,6 +23,7 @@ import { usage } from "../emulator/cli";
 import { PlatformClient } from "../provider/client/client";
 import { DeadlineExceededError, PaginationError, ResponseTooLargeError, redact } from "../provider/client/errors";
 import { MAX_EMPTY_PAGES } from "../provider/client/pagination";
+import { registerSecret } from "../provider/client/secrets";
 import { clientFromSettings } from "../provider/clientFactory";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { TokenExchangeError, tokenSource } from "../provider/credentials";
@@ -523,6 +524,13 @@ describe("uids and credentials", () => {
     const norm = (t: string) => t.toLowerCase().replace(/[^a-z0-9]/g, "");
     const tok = norm(TOKEN);
     for (let i = 0; i + 12 <= tok.length; i++) expect(norm(everything)).not.toContain(tok.slice(i, i + 12));
+    // The README's bound: every piece of 60% of a token's letters and digits (at most 19) is recognised.
+    for (const tok of [TOKEN, "oidc_Zx4Cv6Bn8Mm0Lk2J", "7f3c9a1e5b2d8f4a6c0e9b7d3a1f5c8e2b6d4a9f0c3e7b1d5a8f2c6e4b0d9a3f"]) {
+      const letters = tok.replace(/[^A-Za-z0-9]/g, "");
+      const piece = Math.min(19, Math.ceil(letters.length * 0.6));
+      registerSecret(tok);
+      for (let i = 0; i + piece <= letters.length; i++) expect(redact(`seen ${letters.slice(i, i + piece)} here`), tok).toBe("seen [REDACTED] here");
+    }
     // Ordinary text stays readable.
     expect(redact("group engineering/platform was not found (code 5)")).toBe("group engineering/platform was not found (code 5)");
   });

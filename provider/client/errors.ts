@@ -87,8 +87,8 @@ const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer
 /**
  * Replaces with `[REDACTED]`: every credential this process holds, by exact value wherever it appears (the
  * configured API token, each exchanged token, the OIDC token; see `secrets.ts`), then text recognisably derived
- * from one (a run of at least 8 of its letters and digits, case and separators ignored, or of its base64 or hex
- * encoding), then bearer tokens and JWT-shaped strings. Returns a new string; `text` itself is a primitive and never changed.
+ * from one (for a token of 16 or more letters and digits, any piece of 60% of them, at most 19, case and separators
+ * ignored, or of its base64 or hex encoding; see `secrets.ts`), then bearer tokens and JWT-shaped strings. Returns a new string; `text` itself is a primitive and never changed.
  * @example redact(`token ${configuredToken} is not valid`) // "token [REDACTED] is not valid"
  */
 export function redact(text: string): string {
