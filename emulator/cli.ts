@@ -20,7 +20,10 @@ import { DEFAULT_SEED, readSeedFile } from "./seed";
 /** The options text; `invocation` is how the user started it (`npm run emulator --`, `platform-pulumi emulator`). */
 export const usage = (invocation = "npm run emulator --"): string => `usage: ${invocation} [options]
   --port <0-65535>          API port (default 0: a free one)
-  --host <address>          address to bind (default 127.0.0.1)
+  --host <address>          address to bind (default 127.0.0.1); an address that is not loopback is refused
+                            unless --allow-unauthenticated-remote is given: POST /oidc/token (and --control's
+                            /_emulator/) answer anyone, without authentication
+  --allow-unauthenticated-remote   bind a non-loopback --host anyway
   --auth-port <0-65535>     serve /sts/exchange and the test OIDC issuer on their own port
   --token-ttl <seconds>     lifetime of minted API tokens (default 3600)
   --control                 serve the test control surface under /_emulator/
@@ -52,6 +55,7 @@ export async function runEmulator(args: readonly string[], invocation?: string):
     options: {
       port: { type: "string", default: "0" },
       host: { type: "string", default: "127.0.0.1" },
+      "allow-unauthenticated-remote": { type: "boolean", default: false },
       "auth-port": { type: "string" },
       "token-ttl": { type: "string" },
       control: { type: "boolean", default: false },
@@ -93,6 +97,7 @@ export async function runEmulator(args: readonly string[], invocation?: string):
   const emu = await startEmulator({
     port,
     host: values.host,
+    allowUnauthenticatedRemote: values["allow-unauthenticated-remote"],
     seed,
     control: values.control,
     trustedIssuers,

@@ -78,8 +78,17 @@ export interface OidcTestIssuer {
 export interface EmulatorOptions {
   /** TCP port to listen on; 0 (the default) picks a free port. */
   port?: number;
-  /** Address to bind; default `127.0.0.1` (loopback only). */
+  /**
+   * Address to bind; default `127.0.0.1` (loopback only). An address other than a loopback one (`127.0.0.0/8`,
+   * `::1`, `localhost`) is refused unless {@link allowUnauthenticatedRemote} is set: the test issuer's
+   * `POST /oidc/token` mints tokens for anyone, and the control surface answers anyone, without authentication.
+   */
   host?: string;
+  /**
+   * Bind `host` even when it is not a loopback address, knowing that `/oidc/token` and the control surface
+   * (with {@link control}) then answer anyone who can reach it, without authentication; default false.
+   */
+  allowUnauthenticatedRemote?: boolean;
   /** Serve the token exchange and test issuer on this separate port (0: a free one); default: on the API port. */
   authPort?: number;
   /** What to seed; default a few repos with tags and advisories ({@link DEFAULT_SEED}). */
@@ -153,11 +162,26 @@ export interface Emulator {
 /** Paths that need an API token: everything under the three API prefixes (seed §1 rule 1) and `/events/`. */
 const API_PATH = /^\/(iam|registry|events|vulnerabilities)\//;
 
+/** Whether `host` is a loopback address (or `localhost`), reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
 /**
  * Starts an emulator on loopback with a fresh org.
- * @throws Error when a port cannot be bound (e.g. EADDRINUSE).
+ * @throws Error when a port cannot be bound (e.g. EADDRINUSE), or when `host` is not a loopback address and
+ *   `allowUnauthenticatedRemote` is not set.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const bindHost = options.host ?? "127.0.0.1";
+  if (!isLoopbackHost(bindHost) && !options.allowUnauthenticatedRemote) {
+    throw new Error(
+      `refusing to listen on ${bindHost}, which is not a loopback address: the test issuer's POST /oidc/token mints tokens for anyone` +
+        `${options.control ? " and the control surface (/_emulator/) answers anyone" : ""}, without authentication. ` +
+        "Bind 127.0.0.1, or pass --allow-unauthenticated-remote (allowUnauthenticatedRemote: true) if every machine that can reach it may do that",
+    );
+  }
   const store = new Store();
   const control = new Control({ ...(options.controlSettings ?? {}), ...(options.tokenTtlSeconds ? { tokenTtlSeconds: options.tokenTtlSeconds } : {}) });
   const ctx: HandlerContext = { store, access: new Access(store), control, orgUid: "", now: () => control.now(), versions: options.versions ?? ["v2beta1", "v2"] };
@@ -238,7 +262,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
   }
 
-  const host = options.host ?? "127.0.0.1";
+  const host = bindHost;
   const hostPart = host.includes(":") ? `[${host}]` : host;
   await app.listen({ port: options.port ?? 0, host });
   url = `http://${hostPart}:${(app.server.address() as { port: number }).port}`;

@@ -10,7 +10,16 @@ import type { Settings } from "./config";
  * @param extra further client options (e.g. `onRetry` for logging).
  */
 export function clientFromSettings(s: Settings, extra: Partial<ClientOptions> = {}): PlatformClient {
-  return new PlatformClient({ apiUrl: s.apiUrl, apiVersion: s.apiVersion, retry: s.retry, token: tokenFor(s), ...extra });
+  return new PlatformClient({
+    apiUrl: s.apiUrl,
+    apiVersion: s.apiVersion,
+    retry: s.retry,
+    token: tokenFor(s),
+    ...(s.requestDeadlineMs !== undefined ? { deadlineMs: s.requestDeadlineMs } : {}),
+    ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
+    ...(s.maxPages !== undefined ? { maxPages: s.maxPages } : {}),
+    ...extra,
+  });
 }
 
 function tokenFor(s: Settings): ClientOptions["token"] {

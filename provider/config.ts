@@ -17,6 +17,9 @@
  * | retry base delay  | `platform:retryBaseDelayMs`  | `PLATFORM_RETRY_BASE_DELAY_MS` | 250          |
  * | retry max delay   | `platform:retryMaxDelayMs`   | `PLATFORM_RETRY_MAX_DELAY_MS`  | 8000         |
  * | read-ahead        | `platform:readAhead`         | `PLATFORM_READ_AHEAD`          | `true`       |
+ * | request deadline  | `platform:requestDeadlineMs` | `PLATFORM_REQUEST_DEADLINE_MS` | 120000       |
+ * | response size cap | `platform:maxResponseBytes`  | `PLATFORM_MAX_RESPONSE_BYTES`  | 33554432     |
+ * | pages per listing | `platform:maxPages`          | `PLATFORM_MAX_PAGES`           | 10000        |
  *
  * Credentials, in order: an API token (`platform:token`, then `PLATFORM_TOKEN`); otherwise workload identity:
  * the identity uid plus an OIDC token (literal, or a file re-read at every refresh because projected tokens
@@ -54,6 +57,12 @@ export interface Settings {
    * With false, every read is a GET or a List by `uidp.ids` of reads in flight together.
    */
   readAhead: boolean;
+  /** Total deadline of one request, in milliseconds, when set (the client's default otherwise, 120000). */
+  requestDeadlineMs: number | undefined;
+  /** Most bytes of a response body read, when set (the client's default otherwise, 32 MiB). */
+  maxResponseBytes: number | undefined;
+  /** Most pages one walk of a List reads, when set (the client's default otherwise, 10000). */
+  maxPages: number | undefined;
 }
 
 /** Reads a fully qualified config key such as `platform:apiUrl`; returns undefined when unset. */
@@ -83,6 +92,9 @@ export const CONFIG_KEYS = [
   "retryBaseDelayMs",
   "retryMaxDelayMs",
   "readAhead",
+  "requestDeadlineMs",
+  "maxResponseBytes",
+  "maxPages",
 ] as const;
 
 /** A `platform:*` stack config key this package does not read, and the known key nearest to it. */
@@ -133,7 +145,8 @@ function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName
  * @param configKeys the stack's fully qualified config keys, when known (e.g. `Object.keys(pulumi.runtime.allConfig())`):
  *   a SettingsError then also names each misspelled `platform:*` key and the key it is near (see {@link unknownConfigKeys}).
  * @throws SettingsError when apiUrl or token is missing, apiUrl is not http(s), apiVersion is not `v<N>…`, a retry
- *   setting is not an integer in range, or readAhead is not `true` or `false`.
+ *   setting is not an integer in range, readAhead is not `true` or `false`, or requestDeadlineMs,
+ *   maxResponseBytes or maxPages is not a positive integer.
  */
 export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, configKeys?: Iterable<string>): Settings {
   try {
@@ -187,6 +200,13 @@ function resolve(lookup: ConfigLookup, env: NodeJS.ProcessEnv): Settings {
   if (readAheadRaw !== undefined && readAheadRaw !== "true" && readAheadRaw !== "false") {
     throw new SettingsError(`platform:readAhead (PLATFORM_READ_AHEAD) must be true or false, got "${readAheadRaw}"`);
   }
+  const bound = (key: string, envName: string): number | undefined => {
+    const raw = pick(lookup, env, key, envName);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) throw new SettingsError(`platform:${key} (${envName}) must be a positive integer, got "${raw}"`);
+    return n;
+  };
   return {
     apiUrl: apiUrl.replace(/\/+$/, ""),
     token,
@@ -198,5 +218,8 @@ function resolve(lookup: ConfigLookup, env: NodeJS.ProcessEnv): Settings {
     apiVersion,
     retry,
     readAhead: readAheadRaw !== "false",
+    requestDeadlineMs: bound("requestDeadlineMs", "PLATFORM_REQUEST_DEADLINE_MS"),
+    maxResponseBytes: bound("maxResponseBytes", "PLATFORM_MAX_RESPONSE_BYTES"),
+    maxPages: bound("maxPages", "PLATFORM_MAX_PAGES"),
   };
 }

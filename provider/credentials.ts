@@ -27,8 +27,8 @@
 import { readFile } from "node:fs/promises";
 import { decodeJwt } from "jose";
 import type { Dispatcher } from "undici";
-import { request } from "./client/http";
-import { ApiError, ConnectionError, PlatformError, redact, type RequestInfo } from "./client/errors";
+import { deadline, readBody, request } from "./client/http";
+import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
 import { retrying } from "./client/retry";
 import { RawToken, Status } from "./client/schemas";
@@ -105,6 +105,10 @@ const EXCHANGE_ATTEMPTS = 3;
 const BACKOFF_BASE_MS = 200;
 const BACKOFF_CAP_MS = 2_000;
 const EXCHANGE_TIMEOUT_MS = 30_000;
+/** Total deadline of one exchange request, in milliseconds (the idle timeout above resets at every chunk). */
+const EXCHANGE_DEADLINE_MS = 60_000;
+/** Most bytes of an exchange response read (a token response is a few KiB). */
+const EXCHANGE_MAX_BYTES = 1024 * 1024;
 
 const HOW_TO_SET =
   "set the secret stack config `platform:token` or the PLATFORM_TOKEN environment variable, or use workload identity: " +
@@ -318,18 +322,24 @@ class WorkloadIdentitySource implements TokenSource {
     const qs = new URLSearchParams({ aud: this.o.apiUrl, identity: this.o.identity });
     let res: Dispatcher.ResponseData;
     let text: string;
+    const limit = deadline(EXCHANGE_DEADLINE_MS);
+    const read = { bytes: 0 };
     try {
       res = await request(`${this.o.authUrl}/sts/exchange?${qs}`, {
         method: "GET",
         headers: { authorization: `Bearer ${oidcToken}`, accept: "application/json", "user-agent": "platform-pulumi" },
         headersTimeout: EXCHANGE_TIMEOUT_MS,
         bodyTimeout: EXCHANGE_TIMEOUT_MS,
+        signal: limit.signal,
         ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
       });
-      text = await res.body.text();
+      text = await readBody(res, info, EXCHANGE_MAX_BYTES, read);
     } catch (err) {
-      const conn = new ConnectionError(info, err);
+      if (err instanceof ResponseTooLargeError) throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${err.message}`, { cause: err }), false);
+      const conn = limit.signal.aborted ? new DeadlineExceededError(info, EXCHANGE_DEADLINE_MS, read.bytes, err) : new ConnectionError(info, err);
       throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${conn.message}`, { cause: conn }), true);
+    } finally {
+      limit.clear();
     }
     let json: unknown;
     try {

@@ -82,3 +82,46 @@ export function re2Problem(pattern: unknown): string | undefined {
     return `${JSON.stringify(pattern)} is not a valid RE2 regular expression (the service uses Go's regexp: RE2 syntax, no backreferences, no lookaround): ${why}`;
   }
 }
+
+const REPO_NAME = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
+const TAG_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const DIGEST = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
+
+/** Why `name` is not an OCI repository name, or undefined. */
+export function repoNameProblem(name: unknown): string | undefined {
+  if (isUnknown(name)) return undefined;
+  if (typeof name !== "string" || name === "") return "is required (a string)";
+  if (name.length > 255 || !REPO_NAME.test(name)) {
+    return `"${name}" must be an OCI repository name: lowercase letters and digits separated by ".", "_", "__", "-" or "/", at most 255 characters`;
+  }
+  return undefined;
+}
+
+/** Why `v` is not an OCI tag name, or undefined. */
+export function tagNameProblem(v: unknown): string | undefined {
+  if (isUnknown(v)) return undefined;
+  if (typeof v !== "string" || v === "") return "is required (a string)";
+  return TAG_NAME.test(v) ? undefined : `"${v}" is not an OCI tag: [A-Za-z0-9_][A-Za-z0-9._-]{0,127}`;
+}
+
+/** Why `v` is not an image digest (`sha256:<64 hex>` or `sha512:<128 hex>`), or undefined. */
+export function digestProblem(v: unknown): string | undefined {
+  if (isUnknown(v)) return undefined;
+  if (typeof v !== "string" || v === "") return "is required (sha256:<64 hex> or sha512:<128 hex>)";
+  return DIGEST.test(v) ? undefined : `"${v}" is not a digest: sha256:<64 lowercase hex> or sha512:<128 lowercase hex>`;
+}
+
+/** Why `sink` is not an https URL with a host and no credentials, or undefined. */
+export function sinkProblem(sink: unknown): string | undefined {
+  if (isUnknown(sink)) return undefined;
+  if (typeof sink !== "string" || sink === "") return "is required (an https URL)";
+  let url: URL;
+  try {
+    url = new URL(sink);
+  } catch {
+    return `"${sink}" is not a URL; an https URL is required`;
+  }
+  if (url.protocol !== "https:") return `"${sink}" must use the https scheme, not ${url.protocol.replace(/:$/, "")}`;
+  if (url.username !== "" || url.password !== "") return `"${url.protocol}//…@${url.host}${url.pathname}" must not carry credentials in the URL`;
+  return undefined;
+}

@@ -55,6 +55,9 @@ describe("a malformed setting", () => {
     ["retryBaseDelayMs", "PLATFORM_RETRY_BASE_DELAY_MS", "-1"],
     ["retryMaxDelayMs", "PLATFORM_RETRY_MAX_DELAY_MS", "1.5"],
     ["readAhead", "PLATFORM_READ_AHEAD", "yes"],
+    ["requestDeadlineMs", "PLATFORM_REQUEST_DEADLINE_MS", "0"],
+    ["maxResponseBytes", "PLATFORM_MAX_RESPONSE_BYTES", "many"],
+    ["maxPages", "PLATFORM_MAX_PAGES", "-3"],
   ];
   it.each(cases)("platform:%s names its environment variable %s and the value", (key, envName, value) => {
     expect(() => resolveSettings((k) => (k === `platform:${key}` ? value : undefined), ENV)).toThrow(SettingsError);

@@ -62,6 +62,13 @@ describe("a program through the real Pulumi CLI (token from the environment)", (
     expect(outputs["botUid"]!.startsWith(`${outputs["subUid"]}/`)).toBe(true);
   }, LONG);
 
+  it("pulumi preview -v=9 --logtostderr does not print a token given as PLATFORM_TOKEN", async () => {
+    const r = await cli.run(["preview", "-v=9", "--logtostderr"]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stderr.length).toBeGreaterThan(10_000); // the verbose log did run
+    expect(r.stdout + r.stderr).not.toContain(emu.token);
+  }, LONG);
+
   it("refresh right after up finds no changes, and neither does a preview after it", async () => {
     const refresh = await cli.run(["refresh", "--yes", "--expect-no-changes"]);
     expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
@@ -138,6 +145,14 @@ describe("a program through the real Pulumi CLI (token from secret stack config)
     await emu?.close();
     if (backend) rmSync(backend, { recursive: true, force: true });
   });
+
+  // README "Where a token ends up": the engine's own verbose log prints the default provider's inputs, secret
+  // stack config included. That is Pulumi's logging, not this package's; the README says it, and this shows it.
+  it("pulumi preview -v=9 --logtostderr prints the secret config token in plain text (Pulumi's logging)", async () => {
+    const r = await cli.run(["preview", "-v=9", "--logtostderr"]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stdout + r.stderr).toContain(emu.token);
+  }, LONG);
 
   it("creates, refreshes cleanly and destroys, and the token appears nowhere in plain text", async () => {
     await cli.ok(["up", "--yes", "--skip-preview"]);

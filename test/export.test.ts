@@ -333,7 +333,7 @@ describe("platform-pulumi export round trip (issue 13)", () => {
     const r = await bin(["export", "--org", emu.orgUid, "--under", security, "--out", out], apiEnv);
     expect(r.code, tail(r)).toBe(0);
     const index = readFileSync(path.join(out, "index.ts"), "utf8");
-    expect(index).toContain(`const underUid = \`\${orgUid}${security.slice(emu.orgUid.length)}\`;`);
+    expect(index).toContain(`const underUid = orgUid + "${security.slice(emu.orgUid.length)}";`);
     expect(index).not.toContain('name: "security"'); // the anchor itself is not declared
     expect(index).not.toContain('name: "engineering"');
     expect(index).toContain('name: "scanner-keys"'); // security's own identity

@@ -16,11 +16,16 @@
  * ```
  */
 import type { Dispatcher } from "undici";
-import { Agent, request } from "./http";
-import { ApiError, ConnectionError, ResponseShapeError, RpcCode, type RequestInfo } from "./errors";
+import { Agent, deadline, readBody, request } from "./http";
+import { ApiError, ConnectionError, DeadlineExceededError, ResponseShapeError, ResponseTooLargeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
-import { Paginator, type ListParams, type Page } from "./pagination";
+import { DEFAULT_MAX_PAGES, Paginator, type ListParams, type Page } from "./pagination";
+
+/** Default total deadline of one request, in milliseconds (2 minutes). */
+export const DEFAULT_DEADLINE_MS = 120_000;
+/** Default cap on a response body, in bytes (32 MiB: a full List page of 200 rows is well under 1 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 import * as S from "./schemas";
 import type * as Api from "./types";
 import type { Parser } from "./types";
@@ -33,8 +38,23 @@ export interface ClientOptions {
   token: string | (() => string | Promise<string>);
   /** Version path segment; `v2beta1` (default) or `v2` for the GA paths. */
   apiVersion?: string;
-  /** Per-request timeout for headers and body, in milliseconds; default 30000. */
+  /**
+   * Idle timeout, in milliseconds: the most time waiting for the headers, or between two chunks of the body;
+   * default 30000. A body dripped faster than this never trips it: {@link deadlineMs} bounds the whole request.
+   */
   timeoutMs?: number;
+  /**
+   * Total deadline of one request (attempt), in milliseconds, from sending to the last byte of the body;
+   * default {@link DEFAULT_DEADLINE_MS}. Past it the request is aborted with a DeadlineExceededError.
+   */
+  deadlineMs?: number;
+  /**
+   * Most bytes of a response body the client reads; default {@link DEFAULT_MAX_RESPONSE_BYTES}. A larger body
+   * (announced by `content-length` or counted as it arrives) is not read further: ResponseTooLargeError.
+   */
+  maxResponseBytes?: number;
+  /** Most pages one walk of a List reads; default {@link DEFAULT_MAX_PAGES} (see `pagination.ts`). */
+  maxPages?: number;
   /** undici dispatcher to use; default a keep-alive Agent owned by this client. */
   dispatcher?: Dispatcher;
   /** User-Agent header; default `platform-pulumi`. */
@@ -66,10 +86,13 @@ interface RequestOptions {
 
 const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 
-/** Checks that `uid` can go into a path unencoded (no `..`, no query or fragment characters). */
+/**
+ * Checks that `uid` can go into a path unencoded: no `.` or `..` segment (URL normalisation would make the path
+ * address the parent, or the collection: `groups/<org>/.` is `groups/<org>/`), no query or fragment characters.
+ */
 function pathUid(uid: string, what: string): string {
-  if (!UID_SAFE.test(uid) || uid.split("/").includes("..")) {
-    throw new TypeError(`${what} "${uid}" is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/")`);
+  if (!UID_SAFE.test(uid) || uid.split("/").some((seg) => seg === "." || seg === "..")) {
+    throw new TypeError(`${what} ${JSON.stringify(uid)} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
   }
   return uid;
 }
@@ -112,6 +135,10 @@ export class Transport {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
+  private readonly deadlineMs: number;
+  private readonly maxResponseBytes: number;
+  /** Most pages one walk of a List reads. */
+  readonly maxPages: number;
   private readonly userAgent: string;
   /** The retry policy in force. */
   readonly retry: RetryPolicy;
@@ -132,6 +159,9 @@ export class Transport {
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 16 });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;
     this.userAgent = opts.userAgent ?? "platform-pulumi";
     this.baseHeaders = { accept: "application/json", "user-agent": this.userAgent };
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
@@ -147,7 +177,9 @@ export class Transport {
    * Sends a request and parses the response with `schema`, retrying GET, PATCH and DELETE on transient failures
    * under the retry policy (`retry.ts`). POST is sent once.
    * @throws ApiError (subclass by Status code) on a non-2xx response; ConnectionError when the server cannot be
-   *   reached; ResponseShapeError when a 2xx body does not match `schema`. After the last attempt, the last error.
+   *   reached (DeadlineExceededError past the request's deadline); ResponseShapeError when a 2xx body does not
+   *   match `schema` (ResponseTooLargeError when a body is over the size cap). After the last attempt, the last
+   *   error.
    */
   async send<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     const retryable = RETRYABLE_METHODS.has(method);
@@ -196,6 +228,9 @@ export class Transport {
 
     let res: Dispatcher.ResponseData;
     let text: string;
+    // undici's idle timers (headersTimeout, bodyTimeout) reset at every chunk; the signal bounds the whole request.
+    const limit = deadline(this.deadlineMs);
+    const read = { bytes: 0 };
     try {
       res = await request(`${this.apiUrl}${path}${qs ? `?${qs}` : ""}`, {
         method,
@@ -204,10 +239,15 @@ export class Transport {
         dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
+        signal: limit.signal,
       });
-      text = await res.body.text();
+      text = await readBody(res, info, this.maxResponseBytes, read);
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw err;
+      if (limit.signal.aborted) throw new DeadlineExceededError(info, this.deadlineMs, read.bytes, err);
       throw new ConnectionError(info, err);
+    } finally {
+      limit.clear();
     }
     const date = res.headers["date"];
     if (typeof date === "string") this.lastDate = { header: date, localMs: Date.now() };
@@ -323,20 +363,26 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
   }
 
   /**
-   * Lists matching objects, walking pages lazily as the iteration proceeds.
+   * Lists matching objects, walking pages lazily as the iteration proceeds; the walk is bounded (PaginationError
+   * when the server's pages do not end, see `pagination.ts`).
    * @example for await (const g of client.groups.list({ childrenOf: orgUid, orderBy: "name" })) ...
    */
   list(params: P = {} as P): Paginator<T> {
     const extra = this.extraQuery?.(params) ?? {};
     const query = (token: string | undefined) => ({ query: { ...listQuery(params, token), ...extra } });
-    return new Paginator((token) => this.transport.send("GET", this.path, this.envelope, query(token)), params, {
-      raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
-      validate: (raw) => {
-        const r = this.envelope.safeParse(raw);
-        if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
-        return r.data;
+    return new Paginator(
+      (token) => this.transport.send("GET", this.path, this.envelope, query(token)),
+      params,
+      {
+        raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
+        validate: (raw) => {
+          const r = this.envelope.safeParse(raw);
+          if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+          return r.data;
+        },
       },
-    });
+      { request: { method: "GET", path: this.path }, maxPages: this.transport.maxPages },
+    );
   }
 
   /** The retry policy this collection's requests follow. */

@@ -6,14 +6,14 @@
  * {@link ConnectionError} with the underlying `cause`.
  *
  * No error ever carries a credential: messages are built from the method, the path (without query) and the
- * server's own message, and {@link redact} scrubs every credential this process holds, by exact value, and
- * anything token-shaped that a server might echo.
+ * server's own message, and {@link redact} scrubs every credential this process holds, by exact value and in
+ * the forms a server might echo it (cut short, upper-cased, spaced out, base64, hex), and anything token-shaped.
  *
  * Everything the package throws on purpose extends {@link PlatformError} (STYLE.md 16), so
  * `catch (e) { if (e instanceof PlatformError) … }` tells this package's failures from others.
  */
 import { markReported } from "./reported";
-import { registeredSecrets } from "./secrets";
+import { derivedWindows, registeredSecrets } from "./secrets";
 
 /**
  * The root of every error this package throws on purpose: API errors ({@link ApiError} and its subclasses),
@@ -73,19 +73,83 @@ export interface RequestInfo {
   path: string;
 }
 
+// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character (line breaks, escape sequences, C1 controls, the line and paragraph
+ * separators, bidirectional controls) written as `\uXXXX`: the server's message in an error's message can then
+ * neither start a new log line nor drive a terminal. The parsed Status keeps the message as sent (redacted).
+ */
+export function controlsEscaped(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
 
 /**
  * Replaces with `[REDACTED]`: every credential this process holds, by exact value wherever it appears (the
- * configured API token, each exchanged token, the OIDC token; see `secrets.ts`), then bearer tokens and
- * JWT-shaped strings. Returns a new string; `text` itself is a primitive and never changed.
+ * configured API token, each exchanged token, the OIDC token; see `secrets.ts`), then text recognisably derived
+ * from one (for a token of 16 or more letters and digits, any piece of 60% of them, at most 19, case and separators
+ * ignored, or of its base64 or hex encoding; see `secrets.ts`), then bearer tokens and JWT-shaped strings. Returns a new string; `text` itself is a primitive and never changed.
  * @example redact(`token ${configuredToken} is not valid`) // "token [REDACTED] is not valid"
  */
 export function redact(text: string): string {
   let out = text;
   for (const secret of registeredSecrets()) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
-  return out.replace(TOKENISH, "[REDACTED]");
+  return redactDerived(out).replace(TOKENISH, "[REDACTED]");
 }
+
+/**
+ * Replaces each stretch of `text` whose letters and digits, lower-cased, contain a run of a registered
+ * credential's derived forms (`secrets.ts`: cut short, upper-cased, spaced out, base64, hex) with `[REDACTED]`.
+ * The stretch runs from the first to the last character of the runs found, separators between them included.
+ */
+function redactDerived(text: string): string {
+  const windows = derivedWindows();
+  if (windows.size === 0) return text;
+  const norm: string[] = [];
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!.toLowerCase();
+    if (/[a-z0-9]/.test(c)) {
+      norm.push(c);
+      at.push(i);
+    }
+  }
+  const flat = norm.join("");
+  const covered = new Uint8Array(flat.length);
+  let any = false;
+  for (const [k, set] of windows) {
+    for (let j = 0; j + k <= flat.length; j++) {
+      if (set.has(flat.slice(j, j + k))) {
+        covered.fill(1, j, j + k);
+        any = true;
+      }
+    }
+  }
+  if (!any) return text;
+  let out = "";
+  let from = 0;
+  for (let j = 0; j < flat.length; j++) {
+    if (!covered[j]) continue;
+    let end = j;
+    while (end + 1 < flat.length && covered[end + 1]) end++;
+    // Out to the ends of the token-like word around the match: the rest of a cut token or of an encoding.
+    let start = at[j]!;
+    while (start > from && TOKEN_CHAR.test(text[start - 1]!)) start--;
+    let stop = at[end]! + 1;
+    while (stop < text.length && TOKEN_CHAR.test(text[stop]!)) stop++;
+    out += `${text.slice(from, start)}[REDACTED]`;
+    from = stop;
+    while (end + 1 < flat.length && at[end + 1]! < stop) end++;
+    j = end;
+  }
+  return out + text.slice(from);
+}
+
+/** Characters of tokens and their encodings (base64, base64url, hex), for {@link redactDerived}'s widening. */
+const TOKEN_CHAR = /[A-Za-z0-9+/=_~.-]/;
 
 /** A copy of a JSON value with every string in it passed through {@link redact}; the caller's value is not changed. */
 export function redactDeep<T>(value: T): T {
@@ -115,7 +179,7 @@ export class ApiError extends PlatformError {
   hasStatusBody = true;
 
   constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
-    super(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`));
+    super(controlsEscaped(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`)));
     this.code = status.code;
     this.httpStatus = httpStatus;
     this.status = { ...status, message: redact(status.message), details: redactDeep(status.details) };
@@ -206,6 +270,60 @@ export class ResponseShapeError extends PlatformError {
     super(redact(`${request.method} ${request.path}: unexpected response (HTTP ${httpStatus}): ${problem}`));
     this.request = request;
     this.httpStatus = httpStatus;
+  }
+}
+
+/**
+ * A request did not finish within its total deadline (client option `deadlineMs`, setting
+ * `platform:requestDeadlineMs`): the server was too slow to answer, or dripped its body. Unlike the idle
+ * timeout, the deadline counts from the request's start however steadily bytes arrive. A {@link ConnectionError},
+ * so GET, PATCH and DELETE are retried under the retry policy like any other failed connection.
+ */
+export class DeadlineExceededError extends ConnectionError {
+  /** The deadline, in milliseconds. */
+  readonly deadlineMs: number;
+  /** Bytes of the response body read before the deadline. */
+  readonly bytesRead: number;
+  constructor(request: RequestInfo, deadlineMs: number, bytesRead: number, cause: unknown) {
+    super(request, new Error(`no complete response within the request deadline of ${deadlineMs} ms (${bytesRead} bytes of the body read); setting platform:requestDeadlineMs`, { cause }));
+    this.deadlineMs = deadlineMs;
+    this.bytesRead = bytesRead;
+  }
+}
+
+/**
+ * A response body was larger than the client reads (client option `maxResponseBytes`, setting
+ * `platform:maxResponseBytes`); the client stopped reading at the cap and closed the connection. Never retried.
+ */
+export class ResponseTooLargeError extends ResponseShapeError {
+  /** The cap, in bytes. */
+  readonly maxBytes: number;
+  /** Bytes read (or announced by `content-length`) when the client stopped. */
+  readonly bytesRead: number;
+  constructor(request: RequestInfo, httpStatus: number, maxBytes: number, bytesRead: number, announced: boolean) {
+    super(request, httpStatus, `the body is larger than the ${maxBytes} bytes the client reads (${announced ? `content-length ${bytesRead}` : `stopped after ${bytesRead} bytes`}); setting platform:maxResponseBytes`);
+    this.maxBytes = maxBytes;
+    this.bytesRead = bytesRead;
+  }
+}
+
+/**
+ * A List's pages did not end within the walk's bounds (`pagination.ts`): the server kept sending a next page
+ * token after the most pages one walk reads, after more rows than its own `totalCount`, after several empty pages
+ * in a row, or sent a token it had sent before. The rows read so far are dropped: a listing is whole or an error.
+ */
+export class PaginationError extends PlatformError {
+  /** Method and path of the List (which collection). */
+  readonly request: RequestInfo;
+  /** Pages read before the walk stopped. */
+  readonly pagesRead: number;
+  /** Rows read before the walk stopped. */
+  readonly itemsRead: number;
+  constructor(request: RequestInfo, pagesRead: number, itemsRead: number, why: string) {
+    super(redact(`${request.method} ${request.path}: the listing's pages do not end: ${why}; stopped after ${pagesRead} pages and ${itemsRead} rows`));
+    this.request = request;
+    this.pagesRead = pagesRead;
+    this.itemsRead = itemsRead;
   }
 }
 

@@ -7,8 +7,9 @@
  * when undici's files move in a later 7.x, it is undici's own (the index is then loaded, as before).
  */
 import type * as Undici from "undici";
+import { ResponseTooLargeError, type RequestInfo } from "./errors";
 
-/** What this module exports: undici's `Agent` class and `request` function. */
+/** What this module exports besides {@link readBody}: undici's `Agent` class and `request` function. */
 export interface Http {
   /** undici's keep-alive `Agent`. */
   Agent: typeof Undici.Agent;
@@ -44,3 +45,58 @@ function load(): Http {
 
 /** undici's `Agent` and `request`, without loading the rest of undici (see the module comment). */
 export const { Agent, request }: Http = load();
+
+/**
+ * Reads a response body as UTF-8, at most `maxBytes` bytes: a larger `content-length` is refused before reading,
+ * a smaller one is read whole (the framing bounds it), and a body without one that grows past the cap is not read
+ * further (the stream is destroyed, which closes the connection).
+ * `read.bytes` counts the bytes read so far, for the caller's errors (e.g. when a deadline aborts the read).
+ * @throws ResponseTooLargeError over the cap (naming `info`); the stream's own error when the connection breaks or
+ *   the request's signal aborts it.
+ */
+export async function readBody(res: Undici.Dispatcher.ResponseData, info: RequestInfo, maxBytes: number, read: { bytes: number } = { bytes: 0 }): Promise<string> {
+  const length = res.headers["content-length"];
+  const announced = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (announced !== undefined && announced > maxBytes) {
+    res.body.destroy();
+    throw new ResponseTooLargeError(info, res.statusCode, maxBytes, announced, true);
+  }
+  // A body framed by its content-length cannot run longer (undici's parser reads exactly that many bytes): read
+  // it whole, undici's fastest way. Only a body without one (chunked, or until close) is counted as it arrives.
+  if (announced !== undefined) {
+    const text = await res.body.text();
+    read.bytes = announced;
+    return text;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    read.bytes += chunk.length;
+    if (read.bytes > maxBytes) {
+      res.body.destroy();
+      throw new ResponseTooLargeError(info, res.statusCode, maxBytes, read.bytes, false);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+}
+
+/** An abort signal that fires after a total deadline, and the way to stop its timer once the request is done. */
+export interface Deadline {
+  /** Aborted (with a `TimeoutError` DOMException) once the deadline passes. */
+  signal: AbortSignal;
+  /** Stops the timer; call it when the request has ended, so no timer outlives it. */
+  clear(): void;
+}
+
+/**
+ * A total deadline of `ms` milliseconds for one request, for undici's `signal` option: undici's own timers
+ * (`headersTimeout`, `bodyTimeout`) are idle timers that restart at every chunk. Unlike `AbortSignal.timeout`,
+ * the timer is cleared as soon as the request ends, so thousands of quick requests leave no thousands of pending
+ * timers behind. The timer is unref'd: it never keeps the process alive.
+ */
+export function deadline(ms: number): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`the request deadline of ${ms} ms passed`, "TimeoutError")), ms);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}

@@ -1,7 +1,9 @@
 /**
  * Pagination as async iteration (AIP-158): `for await (const x of client.groups.list(...))` walks every page
- * lazily, requesting the next page only when the current one is used up.
+ * lazily, requesting the next page only when the current one is used up. Every walk is bounded (see
+ * {@link Paginator.pages}): a server whose pages never end gets a {@link PaginationError}, not an endless walk.
  */
+import { PaginationError, type RequestInfo } from "./errors";
 
 /** List parameters every List endpoint takes (sent as the seed's snake_case names). */
 export interface ListParams {
@@ -45,50 +47,118 @@ export interface TwoStepFetch<T> {
   validate(raw: unknown): Page<T>;
 }
 
+/** Most pages one walk reads unless the client says otherwise ({@link WalkBounds.maxPages}). */
+export const DEFAULT_MAX_PAGES = 10_000;
+/** Most pages in a row without a row that a walk reads before it gives up (AIP-158 allows a short, even empty, page). */
+export const MAX_EMPTY_PAGES = 3;
+
+/** What bounds one walk of a listing, and the request it is named by in errors. */
+export interface WalkBounds {
+  /** Method and path of the List (`GET /iam/v2beta1/groups`), named in a {@link PaginationError}. */
+  request: RequestInfo;
+  /** Most pages read; default {@link DEFAULT_MAX_PAGES}. */
+  maxPages?: number;
+}
+
+/**
+ * Keeps count of one walk and says when it must stop. A server that always answers with a fresh `nextPageToken`
+ * would otherwise be followed forever; the walk ends with a {@link PaginationError} when it has read `maxPages`
+ * pages, more rows than the largest `totalCount` the server announced, {@link MAX_EMPTY_PAGES} empty pages in a
+ * row, or a token it already followed.
+ */
+class Walk {
+  pages = 0;
+  items = 0;
+  private empty = 0;
+  private total: number | undefined;
+  private readonly seen = new Set<string>();
+  /** Most pages this walk reads. */
+  readonly maxPages: number;
+  constructor(private readonly bounds: WalkBounds | undefined) {
+    this.maxPages = bounds?.maxPages ?? DEFAULT_MAX_PAGES;
+  }
+
+  /** Whether `token` was already followed in this walk. */
+  followed(token: string): boolean {
+    return this.seen.has(token);
+  }
+
+  /**
+   * Counts a page and returns the token to follow, or undefined at the end.
+   * @throws PaginationError when the next page would break a bound.
+   */
+  next(items: number, token: string | undefined, totalCount: number | undefined): string | undefined {
+    this.pages++;
+    this.items += items;
+    this.empty = items === 0 ? this.empty + 1 : 0;
+    if (typeof totalCount === "number" && Number.isFinite(totalCount)) this.total = Math.max(this.total ?? 0, totalCount);
+    if (token === undefined || token === "") return undefined;
+    const max = this.maxPages;
+    if (this.seen.has(token)) this.fail("it sent a page token it had already sent (the walk would repeat itself)");
+    if (this.pages >= max) this.fail(`it still sent a next page token after ${max} pages (the most one walk reads: setting platform:maxPages, client option maxPages)`);
+    if (this.total !== undefined && this.items > this.total) this.fail(`it sent ${this.items} rows, more than the ${this.total} its totalCount announced, and still a next page token`);
+    if (this.empty >= MAX_EMPTY_PAGES) this.fail(`it sent ${this.empty} empty pages in a row, each with a next page token`);
+    this.seen.add(token);
+    return token;
+  }
+
+  private fail(why: string): never {
+    throw new PaginationError(this.bounds?.request ?? { method: "GET", path: "(a listing)" }, this.pages, this.items, why);
+  }
+}
+
 /** A lazily paged listing. Iterate it for items, `pages()` for whole pages, or `collect()` for an array. */
 export class Paginator<T> implements AsyncIterable<T> {
+  /**
+   * @param fetchPage fetches and checks one page. @param params the listing's parameters.
+   * @param twoStep the same fetch in two steps, for prefetching. @param bounds the request that names the walk in
+   *   errors, and its page limit (see {@link Walk}'s rules).
+   */
   constructor(
     private readonly fetchPage: (pageToken: string | undefined) => Promise<Page<T>>,
     /** The parameters the listing was made with. */
     readonly params: ListParams,
     private readonly twoStep?: TwoStepFetch<T>,
+    private readonly bounds?: WalkBounds,
   ) {}
 
   /**
    * Every page in order; stops after the page without a next token.
    * @param prefetch send the next page's request before validating the current page (when the whole listing
    *   will be read: the request is wasted if the caller stops early). Default false.
+   * @throws PaginationError when the server's pages do not end: more than `maxPages` pages, more rows than its
+   *   `totalCount`, {@link MAX_EMPTY_PAGES} empty pages in a row, or a page token it already sent.
    */
   async *pages(prefetch = false): AsyncGenerator<Page<T>> {
     if (prefetch && this.twoStep) {
       yield* this.prefetchingPages(this.twoStep);
       return;
     }
+    const walk = new Walk(this.bounds);
     let token: string | undefined;
-    const seen = new Set<string>();
     do {
       const page = await this.fetchPage(token);
+      // The page first: a caller that stops here (a limit met) never meets a bound the next page would break.
       yield page;
-      token = page.nextPageToken;
-      // A server that hands back a token it already gave would loop forever; stop instead.
-      if (token !== undefined) {
-        if (seen.has(token)) return;
-        seen.add(token);
-      }
+      token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
     } while (token !== undefined);
   }
 
   private async *prefetchingPages(f: TwoStepFetch<T>): AsyncGenerator<Page<T>> {
-    const seen = new Set<string>();
+    const walk = new Walk(this.bounds);
     let pending: Promise<unknown> | undefined = f.raw(undefined);
     while (pending) {
       const raw: unknown = await pending;
+      // The next request goes out before this page is validated; the walk's bounds are checked right after, so a
+      // walk that breaks one has sent at most one request more than the pages it counted.
       const next: unknown = (raw as { nextPageToken?: unknown } | null)?.nextPageToken;
-      const token: string | undefined = typeof next === "string" && next !== "" && !seen.has(next) ? next : undefined;
-      if (token !== undefined) seen.add(token);
-      pending = token === undefined ? undefined : f.raw(token);
-      pending?.catch(() => undefined); // observed below, or dropped when validation fails first
-      yield f.validate(raw);
+      const ahead = typeof next === "string" && next !== "" && !walk.followed(next) && walk.pages + 1 < walk.maxPages ? next : undefined;
+      pending = ahead === undefined ? undefined : f.raw(ahead);
+      pending?.catch(() => undefined); // observed below, or dropped when validation or a bound fails first
+      const page = f.validate(raw);
+      const token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
+      if (token !== undefined && token !== ahead) pending = f.raw(token);
+      yield page;
     }
   }
 

@@ -17,6 +17,7 @@
  */
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
+import { tsString } from "../export/escape";
 import { betaOnly } from "../export/read";
 import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
@@ -63,9 +64,9 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   const identities = new Set(mine.filter((r) => r.type.endsWith(":Identity")).map((r) => r.id!));
 
   const scans: Array<[string, (under: string) => Promise<UnmanagedObject[]>]> = [
-    ["Group", async (g) => (await client.groups.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Group", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
-    ["Identity", async (g) => (await client.identities.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
-    ["Role", async (g) => (await client.roles.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Role", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Group", async (g) => (await client.groups.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Group", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
+    ["Identity", async (g) => (await client.identities.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
+    ["Role", async (g) => (await client.roles.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Role", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
     [
       "RoleBinding",
       async (g) =>
@@ -74,10 +75,10 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           uid: x.uid,
           name: `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}`,
           parentUid: parentOf(x.uid),
-          adopt: `adoptUid: "${x.uid}"`,
+          adopt: `adoptUid: ${tsString(x.uid)}`,
         })),
     ],
-    ["IdentityProvider", async (g) => (await client.identityProviders.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["IdentityProvider", async (g) => (await client.identityProviders.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
     [
       "GroupInvite",
       async (g) =>
@@ -89,12 +90,12 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           adopt: "delete it (an invite's code cannot be read back)",
         })),
     ],
-    ["Repo", async (g) => (await client.repos.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
-    ["Tag", async (g) => (await client.tags.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Tag", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Repo", async (g) => (await client.repos.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
+    ["Tag", async (g) => (await client.tags.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Tag", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
     [
       "Overlay",
       async (g) =>
-        (await betaOnly(client.overlays.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` })),
+        (await betaOnly(client.overlays.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` })),
     ],
     [
       "OverlayBinding",
@@ -104,10 +105,10 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           uid: x.uid,
           name: `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}`,
           parentUid: parentOf(x.uid),
-          adopt: `adoptUid: "${x.uid}"`,
+          adopt: `adoptUid: ${tsString(x.uid)}`,
         })),
     ],
-    ["Subscription", async (g) => (await client.subscriptions.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink, parentUid: parentOf(x.uid), adopt: `adoptUid: "${x.uid}"` }))],
+    ["Subscription", async (g) => (await client.subscriptions.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
   ];
   const allGroups = new Set(groups);
   for (const g of groups) {
@@ -136,7 +137,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
     }
     for (const b of await client.roleBindings.list({ childrenOf: root, pageSize: 200 }).collect()) {
       if (b.identityUid && identities.has(b.identityUid)) {
-        add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: "${b.uid}"` });
+        add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: ${tsString(b.uid)}` });
       }
     }
   }

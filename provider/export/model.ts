@@ -30,6 +30,7 @@ import type {
   ApiTag,
 } from "../client/types";
 import type { OrgSnapshot } from "./read";
+import { checkSnapshot } from "./trust";
 
 /** The resource kinds the export declares. */
 export type ExportKind =
@@ -263,8 +264,13 @@ function assignVarNames(items: Nameable[], reserved: Iterable<string>): void {
   }
 }
 
-/** Builds the model of a snapshot (pure: no I/O). */
+/**
+ * Builds the model of a snapshot (pure: no I/O).
+ * @throws ExportRefusedError when a value the writers would put into code breaks the API's rule for its field
+ *   (`trust.ts`): no model, so no file, is made of it.
+ */
 export function buildModel(s: OrgSnapshot): OrgModel {
+  checkSnapshot(s);
   const anchorUid = s.anchor.uid;
   const skipped: Skipped[] = [];
   const groupsByParent = new Map<string, ApiGroup[]>();

@@ -7,8 +7,13 @@
  * lines to run.
  *
  * The output depends only on the model: no dates, no machine names, so a second export writes the same bytes.
+ *
+ * Server text reaches the files only through `escape.ts`: string literals through `tsString`, comments (and the
+ * README's prose) through `tsComment`, the stack file's values through `yamlScalar`; `JSON.stringify` is used
+ * only for the JSON files, on values that are not the server's.
  */
 import { dottedName, wireName } from "../capabilities";
+import { tsComment, tsString, yamlScalar } from "./escape";
 import type {
   AccountAssociationNode,
   GroupNode,
@@ -64,11 +69,12 @@ function orderedKeys(o: Record<string, unknown>): string[] {
 }
 
 function key(k: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k);
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : tsString(k);
 }
 
 /** A JSON value as a TypeScript literal at `indent`: objects one key per line, short scalar arrays on one line. */
 export function literal(v: unknown, indent = ""): string {
+  if (typeof v === "string") return tsString(v);
   if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "undefined";
   const inner = indent + INDENT;
   if (Array.isArray(v)) {
@@ -105,7 +111,7 @@ function ref(r: Ref, anchorVar: string): string {
     case "builtin":
       return `${r.varName}.uid`;
     case "uid":
-      return `${JSON.stringify(r.uid)} /* ${r.note.replace(/\*\//g, "* /")} */`;
+      return `${tsString(r.uid)} /* ${tsComment(r.note)} */`;
   }
 }
 
@@ -115,11 +121,11 @@ function declaration(binding: string | undefined, kind: string, name: string, fi
     .filter((f): f is [string, string] => f[1] !== undefined)
     .map(([k, v]) => `${INDENT}${key(k)}: ${v},`)
     .join("\n");
-  return `${binding ? `const ${binding} = ` : ""}new ${kind}(${JSON.stringify(name)}, {\n${body}\n}${opts ? `, ${opts}` : ""});`;
+  return `${binding ? `const ${binding} = ` : ""}new ${kind}(${tsString(name)}, {\n${body}\n}${opts ? `, ${opts}` : ""});`;
 }
 
 function description(d: string | undefined): string | undefined {
-  return d ? JSON.stringify(d) : undefined;
+  return d ? tsString(d) : undefined;
 }
 
 function capabilities(wire: readonly string[]): string {
@@ -131,9 +137,9 @@ function capabilities(wire: readonly string[]): string {
 function groupDecl(g: GroupNode, anchorVar: string): string {
   return declaration(g.varName, "Group", g.resourceName, [
     ["parentUid", ref(g.parent, anchorVar)],
-    ["name", JSON.stringify(g.api.name)],
+    ["name", tsString(g.api.name)],
     ["description", description(g.api.description)],
-    ["adoptUid", JSON.stringify(g.uid)],
+    ["adoptUid", tsString(g.uid)],
   ]);
 }
 
@@ -143,36 +149,36 @@ function identityDecl(i: IdentityNode, anchorVar: string): string {
   if (a.claimMatch) rel.push(["claimMatch", literal(compact(a.claimMatch as Record<string, unknown>), INDENT)]);
   else if (a.staticKeys) rel.push(["staticKeys", literal(compact(a.staticKeys as Record<string, unknown>), INDENT)]);
   else if (a.awsIdentity) rel.push(["awsIdentity", literal(compact(a.awsIdentity as Record<string, unknown>), INDENT)]);
-  else if (a.servicePrincipal) rel.push(["servicePrincipal", JSON.stringify(a.servicePrincipal)]);
+  else if (a.servicePrincipal) rel.push(["servicePrincipal", tsString(a.servicePrincipal)]);
   return declaration(i.varName, "Identity", i.resourceName, [
     ["parentUid", ref(i.parent, anchorVar)],
-    ["name", JSON.stringify(a.name)],
+    ["name", tsString(a.name)],
     ["description", description(a.description)],
     ...rel,
-    ["adoptUid", JSON.stringify(i.uid)],
+    ["adoptUid", tsString(i.uid)],
   ]);
 }
 
 function roleDecl(r: RoleNode, anchorVar: string): string {
   return declaration(r.varName, "Role", r.resourceName, [
     ["parentUid", ref(r.parent, anchorVar)],
-    ["name", JSON.stringify(r.api.name)],
+    ["name", tsString(r.api.name)],
     ["description", description(r.api.description)],
     ["capabilities", capabilities(r.api.capabilities)],
-    ["adoptUid", JSON.stringify(r.uid)],
+    ["adoptUid", tsString(r.uid)],
   ]);
 }
 
 function idpDecl(p: IdentityProviderNode, anchorVar: string): string {
   return declaration(p.varName, "IdentityProvider", p.resourceName, [
     ["parentUid", ref(p.parent, anchorVar)],
-    ["name", JSON.stringify(p.api.name)],
+    ["name", tsString(p.api.name)],
     ["description", description(p.api.description)],
     ["oidc", literal(compact(p.api.oidc as Record<string, unknown> | undefined, true), INDENT)],
     // The API never returns the secret: it comes from stack config (see README.md).
-    ["clientSecret", `config.requireSecret(${JSON.stringify(p.secretKey)})`],
+    ["clientSecret", `config.requireSecret(${tsString(p.secretKey)})`],
     ["defaultRole", p.defaultRole ? ref(p.defaultRole, anchorVar) : undefined],
-    ["adoptUid", JSON.stringify(p.uid)],
+    ["adoptUid", tsString(p.uid)],
   ]);
 }
 
@@ -183,7 +189,7 @@ function bindingDecl(b: RoleBindingNode, anchorVar: string): string {
     ["groupUid", ref(b.parent, anchorVar)],
     ["identityUid", ref(b.identity, anchorVar)],
     ["roleUid", ref(b.role, anchorVar)],
-    ["adoptUid", JSON.stringify(b.uid)],
+    ["adoptUid", tsString(b.uid)],
   ], b.identity.to === "uid" ? "{ protect: true }" : undefined);
 }
 
@@ -192,7 +198,7 @@ const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as c
 function associationDecl(a: AccountAssociationNode, anchorVar: string): string {
   return declaration(undefined, "AccountAssociation", a.resourceName, [
     ["groupUid", ref(a.parent, anchorVar)],
-    ["name", a.api.name ? JSON.stringify(a.api.name) : undefined],
+    ["name", a.api.name ? tsString(a.api.name) : undefined],
     ["description", description(a.api.description)],
     // As the server holds them: the provider compares these as given.
     ...ACCOUNT_KINDS.map((k): [string, string | undefined] => [k, a.api[k] !== undefined ? literal(a.api[k], INDENT) : undefined]),
@@ -210,42 +216,42 @@ function repoDecl(r: RepoNode, anchorVar: string): string {
   if (a.sync_config && r.syncSource) {
     const inner = INDENT + INDENT;
     const members = [`${inner}source: ${ref(r.syncSource, anchorVar)},`];
-    for (const k of ["amazon", "google", "azure"] as const) if (a.sync_config[k]) members.push(`${inner}${k}: ${JSON.stringify(a.sync_config[k])},`);
+    for (const k of ["amazon", "google", "azure"] as const) if (a.sync_config[k]) members.push(`${inner}${k}: ${tsString(a.sync_config[k])},`);
     sync = `{\n${members.join("\n")}\n${INDENT}}`;
   }
   const overlay = a.customOverlay && Object.keys(a.customOverlay).length ? literal(a.customOverlay, INDENT) : undefined;
   return declaration(r.varName, "Repo", r.resourceName, [
     ["parentUid", ref(r.parent, anchorVar)],
-    ["name", JSON.stringify(a.name)],
+    ["name", tsString(a.name)],
     ["description", description(a.description)],
     ["aliases", list(a.aliases)],
     ["activeTags", list(a.activeTags)],
     ["bundles", list(a.bundles)],
-    ["catalogTier", !synced && a.catalogTier && a.catalogTier !== UNSPECIFIED_TIER ? JSON.stringify(a.catalogTier) : undefined],
+    ["catalogTier", !synced && a.catalogTier && a.catalogTier !== UNSPECIFIED_TIER ? tsString(a.catalogTier) : undefined],
     ["customOverlay", overlay],
     ["syncConfig", sync],
-    ["readme", r.readme ? JSON.stringify(r.readme) : undefined],
-    ["adoptUid", JSON.stringify(r.uid)],
+    ["readme", r.readme ? tsString(r.readme) : undefined],
+    ["adoptUid", tsString(r.uid)],
   ]);
 }
 
 function tagDecl(t: TagNode): string {
   return declaration(undefined, "Tag", t.resourceName, [
     ["repoUid", `${t.repo.varName}.uid`],
-    ["name", JSON.stringify(t.api.name)],
-    ["digest", JSON.stringify(t.api.digest ?? "")],
+    ["name", tsString(t.api.name)],
+    ["digest", tsString(t.api.digest ?? "")],
     ["bundles", t.api.bundles && t.api.bundles.length ? literal(t.api.bundles, INDENT) : undefined],
     ["deprecated", t.api.deprecated ? "true" : undefined],
-    ["adoptUid", JSON.stringify(t.uid)],
+    ["adoptUid", tsString(t.uid)],
   ]);
 }
 
 function overlayDecl(o: OverlayNode, anchorVar: string): string {
   return declaration(o.varName, "Overlay", o.resourceName, [
     ["parentUid", ref(o.parent, anchorVar)],
-    ["name", JSON.stringify(o.api.name)],
+    ["name", tsString(o.api.name)],
     ["config", literal(o.api.config, INDENT)],
-    ["adoptUid", JSON.stringify(o.uid)],
+    ["adoptUid", tsString(o.uid)],
   ]);
 }
 
@@ -254,15 +260,15 @@ function overlayBindingDecl(b: OverlayBindingNode, anchorVar: string): string {
     ["repoUid", `${b.repo.varName}.uid`],
     ["overlay", ref(b.overlay, anchorVar)],
     ["tags", literal(b.api.tags, INDENT)],
-    ["adoptUid", JSON.stringify(b.uid)],
+    ["adoptUid", tsString(b.uid)],
   ]);
 }
 
 function subscriptionDecl(x: SubscriptionNode, anchorVar: string): string {
   return declaration(undefined, "Subscription", x.resourceName, [
     ["parentUid", ref(x.parent, anchorVar)],
-    ["sink", JSON.stringify(x.api.sink)],
-    ["adoptUid", JSON.stringify(x.uid)],
+    ["sink", tsString(x.api.sink)],
+    ["adoptUid", tsString(x.uid)],
   ]);
 }
 
@@ -301,13 +307,13 @@ export function writeIndex(m: OrgModel): string {
   out.push('const orgUid = new pulumi.Config("platform").require("orgUid");');
   if (under) {
     out.push(
-      `// Everything below lives under group ${JSON.stringify(s.anchor.name)}, which this program reads but does not manage.`,
-      `const underUid = \`\${orgUid}${s.anchor.uid.slice(s.rootUid.length)}\`;`,
+      `// Everything below lives under group "${tsComment(s.anchor.name)}", which this program reads but does not manage.`,
+      `const underUid = orgUid + ${tsString(s.anchor.uid.slice(s.rootUid.length))};`,
     );
   }
   if (m.builtinRoles.length) {
     out.push("", "// Built-in roles, found by name.");
-    for (const r of m.builtinRoles) out.push(`const ${r.varName} = getRoleOutput({ name: ${JSON.stringify(r.name)} });`);
+    for (const r of m.builtinRoles) out.push(`const ${r.varName} = getRoleOutput({ name: ${tsString(r.name)} });`);
   }
 
   // What lives directly in a group (or the anchor), in a fixed order.
@@ -333,9 +339,9 @@ export function writeIndex(m: OrgModel): string {
     return parts;
   };
   const top = contents(s.anchor.uid);
-  if (top.length) out.push("", `// ${under ? s.anchor.name : "The org's root group"}`, ...top.flatMap((p) => [p]));
+  if (top.length) out.push("", `// ${under ? tsComment(s.anchor.name) : "The org's root group"}`, ...top.flatMap((p) => [p]));
   const walk = (g: GroupNode) => {
-    out.push("", `// ${g.path}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, groupDecl(g, anchorVar), ...contents(g.uid));
+    out.push("", `// ${tsComment(g.path)}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, groupDecl(g, anchorVar), ...contents(g.uid));
     for (const c of g.children) walk(c);
   };
   for (const g of m.topGroups) walk(g);
@@ -349,7 +355,7 @@ export function writeIndex(m: OrgModel): string {
       // A cycle cannot be declared in order; it is declared as it comes (and the compiler will say so).
       const batch = ready.length ? ready : left;
       for (const r of batch) {
-        out.push(`// ${r.path}`, ...repoWithTags(r));
+        out.push(`// ${tsComment(r.path)}`, ...repoWithTags(r));
         done.add(r.uid);
       }
       left = left.filter((r) => !done.has(r.uid));
@@ -363,7 +369,7 @@ export function writeIndex(m: OrgModel): string {
     out.push("", "// Role bindings: who holds which role where.");
     let last = "";
     for (const b of m.roleBindings) {
-      if (b.path !== last) out.push(`// at ${b.path === "/" ? (under ? s.anchor.name : "the root group") : b.path}`);
+      if (b.path !== last) out.push(`// at ${b.path === "/" ? (under ? tsComment(s.anchor.name) : "the root group") : tsComment(b.path)}`);
       last = b.path;
       out.push(bindingDecl(b, anchorVar));
     }
@@ -375,9 +381,10 @@ export function writeIndex(m: OrgModel): string {
   return `${out.join("\n")}\n`;
 }
 
+/** A description shortened to one comment line (through {@link tsComment}). */
 function oneLine(s: string): string {
-  const line = s.replace(/\s+/g, " ").trim();
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+  const line = tsComment(s);
+  return line.length > 80 ? tsComment(`${[...line].slice(0, 77).join("")}...`) : line;
 }
 
 function groupBy<T extends { uid: string }>(rows: readonly T[]): Map<string, T[]> {
@@ -432,7 +439,7 @@ function readme(m: OrgModel, o: TypeScriptProjectOptions): string {
   const lines = [
     `# ${o.project}`,
     "",
-    `The org under group \`${s.anchor.uid}\` as a Pulumi program, written by \`platform-pulumi export\`.`,
+    `The org under group \`${tsComment(s.anchor.uid)}\` as a Pulumi program, written by \`platform-pulumi export\`.`,
     `It declares ${total} existing objects (${Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ")}), each with the uid it stands for.`,
     "",
     "## First run: adopt",
@@ -440,11 +447,12 @@ function readme(m: OrgModel, o: TypeScriptProjectOptions): string {
     "```sh",
     "npm install",
     o.stack ? `pulumi stack select --create ${o.stack}      # Pulumi.${o.stack}.yaml already holds platform:orgUid` : `pulumi stack init ${stack}`,
-    ...(o.stack ? [] : [`pulumi config set platform:orgUid ${s.rootUid}`]),
+    ...(o.stack ? [] : [`pulumi config set platform:orgUid ${tsComment(s.rootUid)}`]),
     "export PLATFORM_API_URL=... PLATFORM_TOKEN=...     # or stack config platform:apiUrl, or workload identity",
   ];
   for (const p of m.identityProviders) {
-    lines.push(`pulumi config set --secret ${p.secretKey} '<client secret of identity provider "${p.api.name}" (${p.uid})>'`);
+    // The name and uid passed the API's rules (trust.ts: no quotes, no line breaks); tsComment keeps the line one line.
+    lines.push(`pulumi config set --secret ${p.secretKey} '<client secret of identity provider "${tsComment(p.api.name)}" (${tsComment(p.uid)})>'`);
   }
   lines.push(
     "pulumi up      # adopts every object: creates nothing, deletes nothing, changes nothing",
@@ -493,8 +501,8 @@ export function writeTypeScriptProject(m: OrgModel, o: TypeScriptProjectOptions)
     { path: "README.md", text: readme(m, o) },
   ];
   if (o.stack) {
-    const config = [`  platform:orgUid: ${JSON.stringify(m.snapshot.rootUid)}`];
-    if (o.apiUrl) config.push(`  platform:apiUrl: ${JSON.stringify(o.apiUrl)}`);
+    const config = [`  platform:orgUid: ${yamlScalar(m.snapshot.rootUid)}`];
+    if (o.apiUrl) config.push(`  platform:apiUrl: ${yamlScalar(o.apiUrl)}`);
     files.push({ path: `Pulumi.${o.stack}.yaml`, text: `config:\n${config.join("\n")}\n` });
   }
   return files;

@@ -5,6 +5,10 @@
  * or the file's roles as the program resolves them), repos with a description, sync config and README, and
  * subscriptions; what it cannot express is listed as skipped, with why (an object the program would declare
  * differently from the server would be changed by the adoption, so it is left out instead).
+ *
+ * Server text reaches the file only as scalars of the document the `yaml` library writes (it quotes each one as
+ * its content needs, line breaks and `#` included); the header lines hold none. The model has already refused
+ * values that break the API's rules (`trust.ts`).
  */
 import { stringify } from "yaml";
 import { dottedName, wireName } from "../capabilities";

@@ -15,11 +15,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiCustomOverlay, ApiRepo, ApiSyncConfig } from "../client/types";
-import { isUnknown, optionalStringProblem, uidpProblem, type Failures } from "../validation";
+import { isUnknown, optionalStringProblem, repoNameProblem, uidpProblem, type Failures } from "../validation";
 import { canonical, logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
 import { PlatformResource, type ResourceShape } from "./shim";
 import { getClient } from "../state";
+
+/** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
+export { repoNameProblem } from "../validation";
 
 /** The catalog tiers (OpenAPI `registry.v2beta1.CatalogTier`), in enum order. */
 export const CATALOG_TIERS = [
@@ -112,7 +115,6 @@ export interface RepoOutputs extends RepoInputs {
   [serverField: string]: unknown;
 }
 
-const REPO_NAME = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
 const INHERITED = ["aliases", "activeTags", "bundles", "catalogTier"] as const;
 const SYNC_MEMBERS = ["source", "amazon", "google", "azure"];
@@ -122,15 +124,6 @@ const RESERVED: Record<string, string[]> = { environment: ["CHAINGUARD_"], annot
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Why `name` is not an OCI repository name, or undefined. */
-export function repoNameProblem(name: unknown): string | undefined {
-  if (isUnknown(name)) return undefined;
-  if (typeof name !== "string" || name === "") return "is required (a string)";
-  if (name.length > 255 || !REPO_NAME.test(name)) {
-    return `"${name}" must be an OCI repository name: lowercase letters and digits separated by ".", "_", "__", "-" or "/", at most 255 characters`;
-  }
-  return undefined;
-}
 
 /** Why `v` is not a list of non-empty strings, or undefined. */
 function stringListProblem(v: unknown): string | undefined {

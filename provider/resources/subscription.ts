@@ -12,11 +12,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiSubscription } from "../client/types";
-import { isUnknown, uidpProblem } from "../validation";
+import { sinkProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+
+/** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
+export { sinkProblem } from "../validation";
 
 /** Arguments of a {@link Subscription}. */
 export interface SubscriptionArgs {
@@ -42,20 +45,6 @@ export interface SubscriptionOutputs extends SubscriptionInputs {
   [serverField: string]: unknown;
 }
 
-/** Why `sink` is not an https URL with a host and no credentials, or undefined. */
-export function sinkProblem(sink: unknown): string | undefined {
-  if (isUnknown(sink)) return undefined;
-  if (typeof sink !== "string" || sink === "") return "is required (an https URL)";
-  let url: URL;
-  try {
-    url = new URL(sink);
-  } catch {
-    return `"${sink}" is not a URL; an https URL is required`;
-  }
-  if (url.protocol !== "https:") return `"${sink}" must use the https scheme, not ${url.protocol.replace(/:$/, "")}`;
-  if (url.username !== "" || url.password !== "") return `"${url.protocol}//…@${url.host}${url.pathname}" must not carry credentials in the URL`;
-  return undefined;
-}
 
 const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
   kind: "Subscription",

@@ -14,11 +14,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiTag } from "../client/types";
-import { isUnknown, uidpProblem } from "../validation";
+import { digestProblem, isUnknown, tagNameProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+
+/** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
+export { tagNameProblem } from "../validation";
 
 /** Arguments of a {@link Tag}. Every change replaces the tag (the API has no PATCH for tags). */
 export interface TagArgs {
@@ -53,22 +56,7 @@ export interface TagOutputs extends TagInputs {
   [serverField: string]: unknown;
 }
 
-const TAG_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-const DIGEST = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
 const FIELDS = ["name", "digest", "bundles", "deprecated"] as const;
-
-/** Why `v` is not an OCI tag name, or undefined. */
-export function tagNameProblem(v: unknown): string | undefined {
-  if (isUnknown(v)) return undefined;
-  if (typeof v !== "string" || v === "") return "is required (a string)";
-  return TAG_NAME.test(v) ? undefined : `"${v}" is not an OCI tag: [A-Za-z0-9_][A-Za-z0-9._-]{0,127}`;
-}
-
-function digestProblem(v: unknown): string | undefined {
-  if (isUnknown(v)) return undefined;
-  if (typeof v !== "string" || v === "") return "is required (sha256:<64 hex> or sha512:<128 hex>)";
-  return DIGEST.test(v) ? undefined : `"${v}" is not a digest: sha256:<64 lowercase hex> or sha512:<128 lowercase hex>`;
-}
 
 function bundlesProblem(v: unknown): string | undefined {
   if (v === undefined || isUnknown(v)) return undefined;
