@@ -1,5 +1,5 @@
 /**
- * `npm run bench:export`: the wall time and request count of `platform-pulumi export` on a large org (issue 13).
+ * `npm run bench:export`: the wall time and request count of `platform-pulumi export` on a large org.
  *
  * Starts the emulator in this process, seeds an org of `BENCH_OBJECTS` objects (default 2,000) through the API
  * (five levels of groups, identities, custom roles, role bindings, identity providers, account associations, repos

@@ -1,6 +1,6 @@
 /**
  * `npm run soak`: tries hard to make creates duplicate, orphan or take over, and checks after every round, against
- * the API, that they never do (issue 11). Each round runs the real Pulumi CLI against the standalone emulator
+ * the API, that they never do. Each round runs the real Pulumi CLI against the standalone emulator
  * started as its own process, with its fault controls:
  *
  * - **two-stacks**: two stacks of one project declare the same names under one root and run `pulumi up` at the

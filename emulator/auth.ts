@@ -58,7 +58,7 @@ export class TokenAuthority {
   /**
    * Verifies an `Authorization` header value and returns the caller's identity uid.
    * Only ES256, the emulator's own algorithm, is accepted: a token signed with anything else (HS256, HS256 keyed
-   * with a public key, RS256, `alg: none`) is UNAUTHENTICATED like any bad signature (issue 9: it was a 500).
+   * with a public key, RS256, `alg: none`) is UNAUTHENTICATED like any bad signature (it was a 500).
    * @throws StatusError UNAUTHENTICATED when the header is missing or not `Bearer <jwt>`, or the token does not
    *   verify (algorithm, signature, issuer, audience, expiry). The token itself never appears in the message.
    */

@@ -1,5 +1,5 @@
 /**
- * List semantics shared by every List endpoint (contract: FACTS.md "List parameters", AIP-132/AIP-158).
+ * List semantics shared by every List endpoint (contract: the API description's List parameters, AIP-132/AIP-158).
  *
  * - Parameters are accepted in snake_case and lowerCamelCase (the vendor's gateway takes both).
  * - `page_size` defaults to 50; above 200 it is coerced to 200; negative is INVALID_ARGUMENT.

@@ -1,7 +1,7 @@
 /**
  * Identity patterns (`claimMatch.issuerPattern`, `subjectPattern`, `audiencePattern`, `claimPatterns`,
  * `awsIdentity.arnPattern`, `userIdPattern`) in the real service's language: Go's regexp, i.e. RE2 syntax,
- * linear-time matching, no backreferences or lookaround (FACTS.md; issue 9). The emulator uses `re2js`, a
+ * linear-time matching, no backreferences or lookaround. The emulator uses `re2js`, a
  * pure-JavaScript port of RE2, so a hostile pattern such as `(a+)+$` can neither stall the server nor be
  * accepted here and refused by the real service.
  *

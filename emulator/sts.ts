@@ -1,7 +1,7 @@
 /**
  * Workload identity: the token exchange and a test OIDC issuer.
  *
- * Token exchange (contract: FACTS.md "Token exchange"): `GET {auth_url}/sts/exchange?aud=<API base>&identity=
+ * Token exchange (contract: the API description's token exchange): `GET {auth_url}/sts/exchange?aud=<API base>&identity=
  * <identity uid>` (or a form POST with the same fields) with `Authorization: Bearer <OIDC token>`. The OIDC
  * token's signature is verified against its issuer's JWKS (the emulator's own test issuer, or an issuer trusted
  * from a JWKS file); its claims are matched against the identity's `claimMatch` (exact values, or patterns

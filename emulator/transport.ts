@@ -3,7 +3,7 @@
  * whose every error, from a handler's StatusError down to a request Node's HTTP parser rejects, reaches the
  * client as a google.rpc.Status with `content-type: application/json` (seed §7 "Errors": "Error bodies follow
  * the structure of AIP-193"). The emulator is shipped for users' own CI, so hostile input must be answered
- * like any bad request: never a 500, never a stall (issue 9).
+ * like any bad request: never a 500, never a stall.
  *
  * | Where the error starts                              | HTTP | code                  |
  * |-----------------------------------------------------|------|-----------------------|

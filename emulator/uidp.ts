@@ -1,5 +1,5 @@
 /**
- * UIDP (hierarchical uid) shapes, per the contract (FACTS.md, "UIDP shape"): a root group is 40 lowercase hex
+ * UIDP (hierarchical uid) shapes, per the contract (the API description's UIDP shape): a root group is 40 lowercase hex
  * characters; every child appends `/` + 16 lowercase hex characters. Built-in roles are one 40-hex segment.
  */
 import { createHash, randomBytes } from "node:crypto";

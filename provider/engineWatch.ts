@@ -4,7 +4,7 @@
  * The engine starts `pulumi-resource-pulumi-nodejs` (a `#!/bin/sh` script from @pulumi/pulumi) which runs
  * `node …/cmd/dynamic-provider` without `exec`, so this process's parent is that `sh` and the engine is its
  * grandparent. The plugin is a gRPC server: when the engine is killed (SIGKILL included) nothing tells it to stop,
- * and both `node` and its `sh` used to live on, re-parented to PID 1 (issue 11). The runtime therefore starts,
+ * and both `node` and its `sh` used to live on, re-parented to PID 1. The runtime therefore starts,
  * once per process, an unref'd timer that
  *
  * - on Linux finds the engine: the nearest ancestor, walking up from `process.ppid` through `/proc/<pid>/stat`

@@ -33,7 +33,7 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   // Only the `__provider` shims call this, inside the dynamic-provider plugin: from the first call on, the
-  // process exits when the engine that started it is gone (issue 11; see engineWatch.ts).
+  // process exits when the engine that started it is gone (see engineWatch.ts).
   startEngineWatch();
   return localProvider(kind);
 }
@@ -61,7 +61,7 @@ type CheckFn = NonNullable<pulumi.dynamic.ResourceProvider["check"]>;
  * `check` as the engine sees it: the settings first, then the kind's own check, with failures put in a form the
  * engine prints correctly.
  *
- * - Settings (issue 9): a missing `platform:apiUrl` or credential fails the preview here, with the message `up`
+ * - Settings: a missing `platform:apiUrl` or credential fails the preview here, with the message `up`
  *   would give, instead of only when the first API call is made. No network call is made: this only reads
  *   stack config and the environment.
  * - Nested failures: the engine prints `property <p> value <inputs[p]> has a problem: <reason>`, looking `p` up

@@ -64,7 +64,7 @@ export class Failures {
  * Reason `pattern` is not a regular expression the real service accepts, or undefined when it compiles (or is
  * unknown, or not a string: type problems are reported elsewhere).
  *
- * Why RE2: the service evaluates identity patterns with Go's regexp (FACTS.md: RE2 syntax, linear time, no
+ * Why RE2: the service evaluates identity patterns with Go's regexp (README, How it works: RE2 syntax, linear time, no
  * backreferences, no lookaround), so a pattern JavaScript's RegExp accepts can still fail at apply. The pattern
  * is compiled with `re2js` (a port of RE2/Go's regexp syntax) and never run; no user pattern ever reaches
  * JavaScript's RegExp in this package (a different language, and a denial-of-service hole).

@@ -1,5 +1,5 @@
 /**
- * The package's public declarations compile in a project made by `pulumi new typescript` (issue 10): strict,
+ * The package's public declarations compile in a project made by `pulumi new typescript`: strict,
  * no `esModuleInterop`, no `skipLibCheck`. A tiny consumer is written to a temporary folder with that template
  * tsconfig, the package is installed there as it would be from the tarball (its package.json and `dist`; the
  * built `dist` of this repository, so run `npm run build` first), and this repository's `tsc --noEmit` must

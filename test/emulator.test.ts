@@ -1,5 +1,5 @@
 /**
- * The emulator's contract, over real loopback HTTP (FACTS.md, "The API contract"). Raw requests, not the
+ * The emulator's contract, over real loopback HTTP (the API description). Raw requests, not the
  * provider's client, so a client bug cannot hide an emulator bug.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

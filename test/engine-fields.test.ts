@@ -1,5 +1,5 @@
 /**
- * Through the real Pulumi CLI against the emulator (test/programs/fields), issues 9 and 10:
+ * Through the real Pulumi CLI against the emulator (test/programs/fields):
  * - server-set outputs (Group.verified, Group.resourceLimits, Identity.lastSeenTime) are in the stack state and
  *   follow the server on refresh without any diff, changed behind the API by writing the emulator's store;
  * - `Group.get` / `Identity.get` read objects made elsewhere, their outputs exported, and destroy leaves them;

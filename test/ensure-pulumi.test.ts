@@ -1,5 +1,5 @@
 /**
- * `scripts/ensure-pulumi` rebuilds exactly the project-built binaries whose sources changed (issue 11: a fix to the
+ * `scripts/ensure-pulumi` rebuilds exactly the project-built binaries whose sources changed (a fix to the
  * front must reach machines that already have one). Runs the script from a scratch copy of the repository layout
  * with a temporary PULUMI_HOME and a fake `go` that logs what it is asked to build and writes stand-in binaries,
  * so no test ever builds the real CLI (the real build path is what `npm test` runs first).

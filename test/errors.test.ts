@@ -1,5 +1,5 @@
 /**
- * What errors say (issue 9): a failed create names its POST first, not the lookup its recovery made; the
+ * What errors say: a failed create names its POST first, not the lookup its recovery made; the
  * configured token, the OIDC token and every exchanged token are scrubbed by exact value wherever a server echoes
  * them, whatever their shape; and everything the package throws on purpose is a PlatformError.
  */

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi export` round trip (issue 13), through the real CLI on the emulator: an org of more than 200
+ * `platform-pulumi export` round trip, through the real CLI on the emulator: an org of more than 200
  * objects seeded through the API (5 levels of groups with names repeated under different parents and one
  * same-named pair of siblings, identities of every relationship kind, custom roles, bindings, an identity
  * provider, account associations), exported by the built bin, the generated project installed against the packed
@@ -154,7 +154,7 @@ afterAll(async () => {
   else rmSync(work, { recursive: true, force: true });
 });
 
-describe("platform-pulumi export round trip (issue 13)", () => {
+describe("platform-pulumi export round trip", () => {
   let dir = "";
   let cli: PulumiCli;
   let apiEnv: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
 /**
- * `X.isInstance` on every resource class (issue 10, STYLE 17) judges by the Pulumi type token, as generated SDKs
+ * `X.isInstance` on every resource class  judges by the Pulumi type token, as generated SDKs
  * do, so it holds for an object made by another copy of this package and never confuses two kinds.
  */
 import { describe, expect, it } from "vitest";

@@ -134,7 +134,7 @@ describe("creates", () => {
     expect(made.outs.description).toBe("mine");
   });
 
-  it("never takes over another writer's same-named object made while its own POST was lost before the server (issue 11)", async () => {
+  it("never takes over another writer's same-named object made while its own POST was lost before the server", async () => {
     // The other writer's group appears while this create's POST is reset before it is handled: under the old
     // rule (any same-named child created in the last 120 s) it was adopted, so two states held one object.
     const other = await getClient().groups.create(emu.orgUid, { name: "contested", description: "x" });

@@ -1,5 +1,5 @@
 /**
- * The lookup pairs of issue 12's listable kinds (overlays, overlay bindings, subscriptions) against the emulator:
+ * The lookup pairs of the listable registry and events kinds (overlays, overlay bindings, subscriptions) against the emulator:
  * filters reach the server (or apply in this process where the List has none), singular lookups by uid and by
  * filters with NO_MATCH / AMBIGUOUS naming the filters and uids, and the `...Output` twins; and the repo lookup
  * returns the fields the repo resource manages.

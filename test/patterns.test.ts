@@ -1,5 +1,5 @@
 /**
- * Identity patterns are RE2 (issue 9): the real service evaluates issuerPattern, subjectPattern,
+ * Identity patterns are RE2: the real service evaluates issuerPattern, subjectPattern,
  * audiencePattern and claimPatterns (and awsIdentity's arnPattern / userIdPattern) with Go's regexp. The
  * Identity provider's check rejects at preview, before any API call, every pattern RE2 rejects, naming the field,
  * its value and why; patterns RE2 accepts pass even where JavaScript's RegExp would refuse them; and no user

@@ -1,5 +1,5 @@
 /**
- * No process outlives its `pulumi` (issue 11): SIGKILL of `pulumi up` while slow creates are in flight must take
+ * No process outlives its `pulumi`: SIGKILL of `pulumi up` while slow creates are in flight must take
  * down, within seconds, everything the engine started: the language host (our front and the vendor host behind
  * it), the Node.js program, and the dynamic-provider plugin (its `sh` wrapper and the `node` behind it).
  *

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi recover`'s messages for a stack it cannot read or write yet (issue 11): the file backend's
+ * `platform-pulumi recover`'s messages for a stack it cannot read or write yet: the file backend's
  * empty `.attrs` file that a killed `pulumi` leaves about one time in four, and the lock a killed update holds.
  * The end-to-end path (kill, cancel, recover --yes, up) runs in test/soak.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Repo, Tag, Overlay, OverlayBinding and Subscription (issue 12): each provider method against the emulator, called
+ * Repo, Tag, Overlay, OverlayBinding and Subscription: each provider method against the emulator, called
  * the way the dynamic-provider host calls them: check's failures, create (with the ownership proof after a lost
  * answer), read without a diff and with drift, the exact update mask, the README sub-resource, replaces, delete,
  * and a group delete that waits for registry children and names them.
@@ -149,7 +149,7 @@ describe("Repo", () => {
     expect((await repoProvider.read(made.id, made.outs)).id).toBe("");
   });
 
-  it("adopting a repo writes its README only when the declared one differs (issue 13: an adoption changes nothing)", async () => {
+  it("adopting a repo writes its README only when the declared one differs (an adoption changes nothing)", async () => {
     const c = getClient();
     const existing = await c.repos.create(group, { name: "adopt-me" });
     await c.repos.patchReadme(existing.uid, "# as it is\n");

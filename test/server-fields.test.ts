@@ -1,5 +1,5 @@
 /**
- * Server-set fields as outputs (issue 9): Group.verified, Group.resourceLimits and Identity.lastSeenTime are
+ * Server-set fields as outputs: Group.verified, Group.resourceLimits and Identity.lastSeenTime are
  * typed outputs, parsed leniently (absent or malformed: a default, never a failure), and never inputs, so a
  * change behind the API never shows as a diff. The emulator's store is written directly, so these tests do not
  * depend on the emulator serving the fields itself.

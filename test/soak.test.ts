@@ -1,5 +1,5 @@
 /**
- * The short version of `npm run soak` (issue 11): one round of each scenario, through the real Pulumi CLI against
+ * The short version of `npm run soak`: one round of each scenario, through the real Pulumi CLI against
  * the standalone emulator in its own process. Two stacks with the same names under one root through resets,
  * UNAVAILABLE and dropped create responses; a `pulumi up` killed mid-apply, then `recover --yes` and `up`; invites
  * and account associations with dropped create responses. Each round checks against the API: no object in two

@@ -19,7 +19,7 @@ function checkStringMap(field: string, value: unknown, v: FieldViolation[]): voi
 
 /**
  * Validates one provider's block: only its own fields (a nested unknown field such as `amazon.x` is
- * INVALID_ARGUMENT, issue 9), each of its type. Field names per provider follow the vendor's API.
+ * INVALID_ARGUMENT), each of its type. Field names per provider follow the vendor's API.
  */
 function validateProvider(p: (typeof PROVIDERS)[number], o: Record<string, unknown>, v: FieldViolation[]): void {
   switch (p) {

@@ -77,7 +77,7 @@ export function checkKnownKeys(prefix: string, obj: Record<string, unknown> | un
 
 /**
  * Appends a violation when `value` is present and not a pattern the real service accepts: a string in RE2
- * syntax (Go's regexp: no backreferences, no lookaround; FACTS.md, issue 9).
+ * syntax (Go's regexp: no backreferences, no lookaround).
  */
 export function checkPattern(field: string, value: unknown, violations: FieldViolation[]): void {
   if (value === undefined) return;

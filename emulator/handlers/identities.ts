@@ -1,7 +1,7 @@
 /**
  * `/iam/{version}/identities`: create under a group, get, list, PATCH, delete.
  *
- * An identity has exactly one relationship (FACTS.md): `claimMatch` {issuer | issuerPattern, subject |
+ * An identity has exactly one relationship (the API description): `claimMatch` {issuer | issuerPattern, subject |
  * subjectPattern, audience | audiencePattern, claims, claimPatterns}, `staticKeys` {issuer, subject, issuerKeys,
  * expirationTime, audiences}, `awsIdentity` {arn | arnPattern, userId | userIdPattern, awsAccount} or
  * `servicePrincipal` (an enum name). Patterns are regular expressions matched against the whole value.

@@ -1,7 +1,7 @@
 /**
  * `/iam/{version}/roleBindings`: create under a group, get, list, PATCH (identityUid, roleUid), delete.
  *
- * Contract (FACTS.md "RoleBinding"): the create body holds `identityUid` and `roleUid`, other fields are
+ * Contract (the API description, RoleBinding): the create body holds `identityUid` and `roleUid`, other fields are
  * ignored; responses are hydrated with identity {uid, name, description, subject, issuer}, group {uid, name,
  * description} and role {uid, name, description}, and carry `createTime` but no `updateTime`.
  */

@@ -2,7 +2,7 @@
  * `/iam/{version}/roles`: list and get every role; create, PATCH and delete custom roles.
  *
  * Built-in roles (`viewer`, `editor`, `owner`, `registry.pull`) have single-segment uids derived from their
- * names (FACTS.md: "Built-in role uids are one 40-hex segment"), so a uid is the same in every run; any caller
+ * names (the API description: built-in role uids are one 40-hex segment), so a uid is the same in every run; any caller
  * may read them and nobody may change them. A custom role lives under a group and carries at least one
  * capability; it cannot be deleted while a role binding uses it.
  */

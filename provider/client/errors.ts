@@ -9,7 +9,7 @@
  * server's own message, and {@link redact} scrubs every credential this process holds, by exact value and in
  * the forms a server might echo it (cut short, upper-cased, spaced out, base64, hex), and anything token-shaped.
  *
- * Everything the package throws on purpose extends {@link PlatformError} (STYLE.md 16), so
+ * Everything the package throws on purpose extends {@link PlatformError}, so
  * `catch (e) { if (e instanceof PlatformError) … }` tells this package's failures from others.
  */
 import { markReported } from "./reported";

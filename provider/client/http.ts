@@ -1,7 +1,7 @@
 /**
  * The two parts of undici this package uses, `Agent` and `request`, loaded from undici's own files rather than its
  * index. The index also loads fetch, WebSocket, EventSource, cookies, the mock and cache layers: 101 ms of the
- * dynamic-provider plugin's start on 2 cores, against about 38 ms for these two (issue 14; the plugin loads this
+ * dynamic-provider plugin's start on 2 cores, against about 38 ms for these two (the plugin loads this
  * package's runtime in every `pulumi up`, `refresh` and `destroy`, and the no-op floor loads nothing). `request`
  * keeps undici's contract for the calls made here (a URL string and a `dispatcher`); without a dispatcher, or
  * when undici's files move in a later 7.x, it is undici's own (the index is then loaded, as before).

@@ -3,7 +3,7 @@
  *
  * Why: redaction by shape only catches bearer headers and JWTs; a token of another shape (an opaque
  * `plat_live_…` API token, an OIDC token that is not a JWT) that a server echoes in an error message would
- * otherwise reach the engine's output and logs whole (issue 9). Every place that takes a credential registers
+ * otherwise reach the engine's output and logs whole. Every place that takes a credential registers
  * it here: the client's static token and each token its token function returns, the OIDC token to exchange and
  * every token the exchange returns.
  *

@@ -1,7 +1,7 @@
 /**
  * The API's objects as plain TypeScript interfaces: the shapes the client returns and the lookups resolve to.
  *
- * Why plain interfaces (issue 10, STYLE.md 19): the package's public `.d.ts` must compile in a project made by
+ * Why plain interfaces: the package's public `.d.ts` must compile in a project made by
  * `pulumi new typescript` (strict, no `esModuleInterop`, no `skipLibCheck`), which zod's own declarations do not;
  * and a type with an index signature (zod's loose objects) makes every property lifted through `pulumi.Output`
  * an `Output<unknown>`. The zod schemas that check responses live in `schemas.ts`, behind this boundary, and are

@@ -1,5 +1,5 @@
 /**
- * The export's escaping, one function per place server text lands in generated files (STYLE.md 21: escape by
+ * The export's escaping, one function per place server text lands in generated files (escape by
  * context, once). Every piece of text read from the API goes through one of these on its way into a file, so
  * no value can end a string or a comment early, start a new line of code, or hide code behind bidirectional
  * control characters, however the server spelled it:

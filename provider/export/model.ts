@@ -1,5 +1,5 @@
 /**
- * The export's model of an org (issue 13): what the reader found, arranged as a person would declare it.
+ * The export's model of an org: what the reader found, arranged as a person would declare it.
  *
  * - **Paths.** Every group has a path of names from the anchor (`engineering/platform/ci-cd`); an identity, custom
  *   role or identity provider has its group's path plus its own name. Siblings of one kind with the same name

@@ -1,5 +1,5 @@
 /**
- * The export's reader (issue 13): everything under one group, read through the API with paged Lists
+ * The export's reader: everything under one group, read through the API with paged Lists
  * (`uidp.descendants_of`, 200 rows a page, the next page requested before the current one is checked), every
  * kind at once. About one request per 200 objects, plus one per kind, two single GETs (the anchor group and its
  * own account association), and one GET per repo that does not sync for its README (the API has no list of them).

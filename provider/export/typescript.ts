@@ -1,5 +1,5 @@
 /**
- * The export's TypeScript writer (issue 13): a Pulumi project a person would keep. `index.ts` declares the org
+ * The export's TypeScript writer: a Pulumi project a person would keep. `index.ts` declares the org
  * top-down (each group, then what lives in it, then its subgroups), every reference through a variable, the
  * built-in roles by name (`getRoleOutput`), every resource with `adoptUid` (`adopt: true` for account
  * associations), one field per line so that a one-line edit is a one-field change. Identity providers' client

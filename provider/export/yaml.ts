@@ -1,5 +1,5 @@
 /**
- * The export's YAML writer (issue 13): the org-setup program's org file (`examples/org-setup`, format in its
+ * The export's YAML writer: the org-setup program's org file (`examples/org-setup`, format in its
  * README) with a `uid` on each object, which the program passes as `adoptUid`. The file format holds nested
  * groups, claimMatch identities with an exact issuer and subject, custom roles, bindings (built-in roles by name,
  * or the file's roles as the program resolves them), repos with a description, sync config and README, and

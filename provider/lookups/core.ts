@@ -3,7 +3,7 @@
  * single-match rule, and the `...Output` twins. One file per collection beside it holds that collection's
  * lookups; `index.ts` exports them all.
  *
- * Read-only lookups for Pulumi programs. Dynamic providers have no `invoke` (FACTS.md), so these are plain
+ * Read-only lookups for Pulumi programs. Dynamic providers have no `invoke` (README, How it works), so these are plain
  * async functions that call the API from the program process, each with an `...Output` twin that takes
  * `Input`s and returns an `Output`.
  *

@@ -1,5 +1,5 @@
 /**
- * Read-only lookups for Pulumi programs, one file per collection (STYLE 14), on a shared core (`core.ts`: the
+ * Read-only lookups for Pulumi programs, one file per collection, on a shared core (`core.ts`: the
  * program's client, argument checks, the single-match rule and {@link LookupError}, the `...Output` twins).
  * See `core.ts` for the rules every lookup follows.
  */

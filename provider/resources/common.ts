@@ -6,7 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isNotFound } from "../client/errors";
 
 /**
- * What a resource file implements and the runtime serves to the shim: every CRUD method, required (FACTS.md:
+ * What a resource file implements and the runtime serves to the shim: every CRUD method, required (README, How it works:
  * without `update`, outputs collapse after an update, pulumi/pulumi#13983).
  */
 export type ProviderImpl<Inputs, Outputs> = Required<Omit<pulumi.dynamic.ResourceProvider<Inputs, Outputs>, "configure">>;
@@ -102,7 +102,7 @@ export function parentOfUid(uid: string): string {
  * Makes a resource's `uid` output its engine id, which is the same value (create returns `id: uid`).
  *
  * Why: during the preview of an update the engine marks every output of a dynamic resource unknown, because
- * the dynamic-provider host drops `diff().stables` (FACTS.md). A child wired to `parent.uid` would then see an
+ * the dynamic-provider host drops `diff().stables` (README, How it works). A child wired to `parent.uid` would then see an
  * unknown `parentUid` and preview a replace of the whole subtree whenever a parent's description changes. The id
  * survives updates and stays known in previews, so children wired to `uid` preview correctly.
  */

@@ -1,5 +1,5 @@
 /**
- * Declare a resource once (issue 12): each field says what it does where it is declared, and the provider's
+ * Declare a resource once: each field says what it does where it is declared, and the provider's
  * check, diff, create (marked, or adoption), read, update and delete follow from the declaration.
  *
  * ## How to declare a new resource

@@ -4,7 +4,7 @@
  * The API has no idempotency key and names need not be unique (seed §2), so after a create whose outcome is
  * unknown (the connection broke, a transient code such as INTERNAL or UNAVAILABLE came back, a 5xx came without
  * a Status body, or a 2xx body could not be read) an object "like ours" under the parent may be ours, or another
- * writer's made in the same instant (issue 11: two stacks creating same-named groups under one root took over
+ * writer's made in the same instant (two stacks creating same-named groups under one root took over
  * each other's objects). So a create must *prove* an object is its own before adopting it:
  *
  * - **Named kinds with a description** (groups, identities, roles, identity providers, account associations):
@@ -34,7 +34,7 @@
  * {@link CONSISTENCY_WINDOW_MS} ago, the request was rejected while the service caught up and is sent again until
  * the window ends; any other error is final and nothing was created.
  *
- * Errors name the POST first (issue 9): when the lookup after an ambiguous failure fails too, the POST's own
+ * Errors name the POST first: when the lookup after an ambiguous failure fails too, the POST's own
  * error is thrown, its message extended with what the lookup saw, so a create that cannot reach the API reads
  * `POST /iam/v2beta1/groups/<parent>: could not reach the Platform API: …`, never the lookup's GET.
  *
@@ -259,7 +259,7 @@ async function settle<T extends { uid: string }>(c: SafeCreate<T>, err: unknown,
     outcome = await c.recover(started, now, err);
   } catch (recoveryErr) {
     // A lookup that failed too: whether the POST created anything is unknown. Report the POST first, then what
-    // the lookup saw (issue 9). A refusal naming candidates is thrown as it is.
+    // the lookup saw. A refusal naming candidates is thrown as it is.
     if (recoveryErr instanceof ApiError || recoveryErr instanceof ConnectionError || recoveryErr instanceof ResponseShapeError) {
       throw withRecoveryNote(err as Error, c.what, recoveryErr);
     }

@@ -254,7 +254,7 @@ export const repoProvider: typeof decl.provider = {
     const r = await decl.provider.create(inputs);
     const wanted = inputs.readme;
     if (wanted !== undefined && inputs.adoptUid) {
-      // An adopted repo already has a README: write the declared one only when it differs (issue 13: adopting an
+      // An adopted repo already has a README: write the declared one only when it differs (adopting an
       // org as it is must change nothing), including "" for a README to remove.
       const { content } = await getClient().repos.getReadme(r.id);
       if (content === wanted) return { ...r, outs: { ...r.outs!, readme: content } };

@@ -2,7 +2,7 @@
  * The serialized part of every resource: one line of code in state.
  *
  * Pulumi stores a dynamic resource's provider as code (`__provider`) and runs that stored code for `read` and
- * `delete` (FACTS.md). The dynamic-provider plugin evaluates it with `require-from-string` and calls its
+ * `delete` (README, How it works). The dynamic-provider plugin evaluates it with `require-from-string` and calls its
  * `handler()` to get the provider object. So instead of letting the closure serializer write out every method
  * (about 2.6 KB per resource type), each resource stores a line that requires this package's runtime by its
  * public name and asks it for the provider of its kind:

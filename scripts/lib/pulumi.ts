@@ -1,7 +1,7 @@
 /**
  * Runs the real Pulumi CLI the way every command in this project must: offline (no update check, no plugin
  * downloads), with a file backend in a folder of the caller's choosing, and a fixed passphrase for secrets, so
- * nothing ever reaches the vendor's service (FACTS.md, "Offline settings").
+ * nothing ever reaches the vendor's service (README, Pulumi CLI).
  *
  * The CLI's folder comes from `.pulumi-work/cli-bin`, written by `scripts/ensure-pulumi` (run it first; both
  * README commands do).

@@ -1,5 +1,5 @@
 /**
- * Conformance: event subscriptions (issue 12), `/events/{v2beta1,v2}/subscriptions`: create under a group with
+ * Conformance: event subscriptions, `/events/{v2beta1,v2}/subscriptions`: create under a group with
  * an https `sink`, GET, List (filters, paging), DELETE; no PATCH; RESOURCE_NOT_EMPTY on the group; authorization.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Fuzz (issue 9): a bounded, seeded stream of hostile requests against one emulator (API port and auth port)
+ * Fuzz: a bounded, seeded stream of hostile requests against one emulator (API port and auth port)
  * over loopback, through raw sockets so nothing is sanitised on the way: bad paths and encodings, raw bytes,
  * odd query parameters and page tokens, huge, deep and malformed JSON, a wrong type in every field of every
  * collection's create and PATCH bodies, forged and malformed tokens, hostile identity patterns.
@@ -97,7 +97,7 @@ const COLLECTIONS: Array<[CollectionName, string]> = [
   ["accountAssociations", "iam"], ["groupInvites", "iam"], ["repos", "registry"], ["tags", "registry"], ["advisories", "vulnerabilities"],
 ];
 const WRITABLE: CollectionName[] = ["groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites", "repos"];
-/** Collections outside the helpers' table (issue 12), reached by path only. */
+/** Collections outside the helpers' table, reached by path only. */
 const MORE_COLLECTIONS = ["overlays", "overlayBindings", "subscriptions"];
 
 const deep = (depth: number, open = "[", close = "]") => `${open.repeat(depth)}${close.repeat(depth)}`;

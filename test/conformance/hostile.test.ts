@@ -1,5 +1,5 @@
 /**
- * Conformance (issue 9): where the emulator departed from the API description, and hostile input that reached
+ * Conformance: where the emulator departed from the API description, and hostile input that reached
  * code paths answering 500 or stalling the server. Each test here failed on the emulator before its fix.
  */
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from "jose";
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 const errorInfoOf = (s: StatusBody) => s.details.find((d) => d["@type"] === ERROR_INFO) as Json;
 
-describe("issue 9: the emulator follows the API description", () => {
+describe("the emulator follows the API description", () => {
   it("§2 Group: every group response carries verified (false for a new group) and resourceLimits ({} when none set)", async () => {
     const g = await mkGroup(emu, emu.orgUid, "limits-and-verified");
     const shapes: Json[] = [
@@ -107,7 +107,7 @@ describe("issue 9: the emulator follows the API description", () => {
   });
 });
 
-describe("issue 9: tokens signed with another algorithm are UNAUTHENTICATED, never 500", () => {
+describe("tokens signed with another algorithm are UNAUTHENTICATED, never 500", () => {
   const claims = () => ({ sub: emu.ownerUid, aud: emu.url, iss: emu.url });
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
 
@@ -149,7 +149,7 @@ describe("issue 9: tokens signed with another algorithm are UNAUTHENTICATED, nev
   });
 });
 
-describe("issue 9: identity patterns are RE2 (linear time, no backreferences or lookaround)", () => {
+describe("identity patterns are RE2 (linear time, no backreferences or lookaround)", () => {
   it("subjectPattern (a+)+$ against 'a'x29 + '!' is answered at once and never stalls other requests", async () => {
     const g = await fresh();
     const ident = await create(emu, "identities", g, { name: "redos", claimMatch: { issuer: emu.issuer.url, subjectPattern: "(a+)+$" } });
@@ -202,7 +202,7 @@ describe("issue 9: identity patterns are RE2 (linear time, no backreferences or 
   });
 });
 
-describe("issue 9: every error is a google.rpc.Status, down to Node's HTTP parser", () => {
+describe("every error is a google.rpc.Status, down to Node's HTTP parser", () => {
   const expectRawStatus = (res: { status: number; headers: Record<string, string>; json: unknown; text: string }, httpStatus: number, code: number) => {
     expect(res.status, res.text).toBe(httpStatus);
     expect(res.headers["content-type"] ?? "").toMatch(/^application\/json/);
@@ -246,7 +246,7 @@ describe("issue 9: every error is a google.rpc.Status, down to Node's HTTP parse
   });
 });
 
-describe("issue 9: odd bodies are INVALID_ARGUMENT, never 500", () => {
+describe("odd bodies are INVALID_ARGUMENT, never 500", () => {
   it("a body nested 50,000 levels deep is INVALID_ARGUMENT naming the body", async () => {
     const g = await fresh();
     const deep = `{"name":"deep","description":${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
@@ -291,7 +291,7 @@ describe("issue 9: odd bodies are INVALID_ARGUMENT, never 500", () => {
   });
 });
 
-describe("issue 9: found by the fuzz suite", () => {
+describe("found by the fuzz suite", () => {
   it("a method the emulator does not route on a collection path is code 12 with HTTP 405, never a 5xx", async () => {
     const g = await fresh();
     const invite = await create(emu, "groupInvites", g, { roleUid: (await api(emu, "GET", `${base("roles")}${qs({ name: "viewer" })}`)).body.roles[0].uid, ttl: "3600s" });

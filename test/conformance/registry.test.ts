@@ -1,5 +1,5 @@
 /**
- * Conformance: the registry's writes (issue 12): repos (create, PATCH with updateMask, delete, the readme
+ * Conformance: the registry's writes: repos (create, PATCH with updateMask, delete, the readme
  * sub-resource, sync_config and the synced-repo rule, customOverlay), tags (create-or-update, delete, List
  * filters), overlays (packages-only config) and overlay bindings, with their validation, RESOURCE_NOT_EMPTY and
  * RESOURCE_IN_USE cases, List filters and paging, and authorization. Every success body is parsed with the
