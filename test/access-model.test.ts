@@ -1,0 +1,146 @@
+/**
+ * The effective-access model on hand-built orgs: direct grants listed once per subtree, and the escalation paths
+ * an adversarial review carried out on the emulator (a custom role edited from below, an identity rewritten from
+ * below), each reported with its steps. Its agreement with the API's enforcement is `test/conformance/access-agreement.test.ts`.
+ */
+import { describe, expect, it } from "vitest";
+import { BUILTIN_ROLES } from "../emulator/access";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
+
+const builtins: AccessRole[] = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
+
+/** root ─ eng ─ platform; root ─ sales. */
+function org(extra: Partial<AccessOrg>): AccessOrg {
+  return {
+    groups: [
+      { id: "root", name: "acme" },
+      { id: "eng", parentId: "root", name: "engineering" },
+      { id: "plat", parentId: "eng", name: "platform" },
+      { id: "sales", parentId: "root", name: "sales" },
+      ...(extra.groups ?? []),
+    ],
+    identities: extra.identities ?? [],
+    roles: [...builtins, ...(extra.roles ?? [])],
+    bindings: extra.bindings ?? [],
+    identityProviders: extra.identityProviders ?? [],
+  };
+}
+
+describe("effective access: direct grants", () => {
+  it("the built-in roles are the emulator's, capability for capability", () => {
+    expect(Object.fromEntries(BUILTIN_ROLES.map((r) => [r.name, [...r.capabilities].sort()]))).toEqual(
+      Object.fromEntries(Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([n, c]) => [n, [...c].sort()])),
+    );
+  });
+
+  it("a binding grants the role's capabilities at its group, listed once at the subtree's root", () => {
+    const o = org({
+      identities: [{ id: "ci", name: "ci", groupId: "plat" }],
+      bindings: [
+        { identityId: "ci", roleId: "role:viewer", groupId: "eng" },
+        { identityId: "ci", roleId: "role:viewer", groupId: "plat" },
+      ],
+    });
+    const grants = effectiveAccess(o, { escalations: [] });
+    expect(grants.map((g) => g.capability).sort()).toEqual([...BUILTIN_ROLE_CAPABILITIES.viewer].sort());
+    expect(new Set(grants.map((g) => g.groupId))).toEqual(new Set(["eng"]));
+    const ix = new OrgIndex(o);
+    expect(holds(ix, grants, "ci", "CAP_IAM_GROUPS_LIST", "plat")?.groupId).toBe("eng");
+    expect(holds(ix, grants, "ci", "CAP_IAM_GROUPS_LIST", "sales")).toBeUndefined();
+    expect(ix.groupPath("plat")).toBe("/engineering/platform");
+    expect(ix.groupPath("root")).toBe("/");
+    expect(grants[0]!.via).toEqual([{ kind: "binding", roleId: "role:viewer", role: "viewer", boundAt: "eng", steps: [], path: [] }]);
+  });
+
+  it("a viewer has no escalation: the closure adds nothing", () => {
+    const o = org({ identities: [{ id: "v", name: "v", groupId: "eng" }], bindings: [{ identityId: "v", roleId: "role:viewer", groupId: "root" }] });
+    expect(effectiveAccess(o)).toEqual(effectiveAccess(o, { escalations: [] }));
+  });
+});
+
+describe("effective access: escalation", () => {
+  it("(a) the owner of a child group edits a custom role of that group bound at the root, then binds itself owner at the root", () => {
+    const o = org({
+      identities: [{ id: "lead", name: "eng-lead", groupId: "eng" }],
+      roles: [{ id: "reader", name: "org-reader", groupId: "eng", capabilities: ["CAP_IAM_GROUPS_LIST"] }],
+      bindings: [
+        { identityId: "lead", roleId: "role:owner", groupId: "eng" },
+        { identityId: "lead", roleId: "reader", groupId: "root" },
+      ],
+    });
+    const direct = effectiveAccess(o, { escalations: [] });
+    const ix = new OrgIndex(o);
+    expect(holds(ix, direct, "lead", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+    const closed = effectiveAccess(o);
+    const del = holds(ix, closed, "lead", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.groupId).toBe("root");
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "org-reader", boundAt: "root" });
+    expect(del.via[0]!.steps).toEqual(['"eng-lead" adds groups.delete to custom role "org-reader" (defined at /engineering; roles.update held at /engineering)']);
+    const bind = holds(ix, closed, "lead", "CAP_IAM_ROLE_BINDINGS_CREATE", "root")!;
+    expect(bind.via[0]!.path.map((s) => s.kind)).toEqual(["editRole"]);
+    // Owner's other capabilities at the root come from the edit too: nothing at the root is out of reach.
+    for (const cap of BUILTIN_ROLE_CAPABILITIES.owner) expect(holds(ix, closed, "lead", cap, "root"), cap).toBeDefined();
+  });
+
+  it("(a') with only role_bindings.create added, the path goes on to bind owner at the root", () => {
+    const o = org({
+      identities: [{ id: "lead", name: "eng-lead", groupId: "eng" }],
+      roles: [{ id: "binder", name: "binder", groupId: "eng", capabilities: ["CAP_IAM_ROLE_BINDINGS_CREATE"] }],
+      bindings: [{ identityId: "lead", roleId: "binder", groupId: "root" }, { identityId: "lead", roleId: "role:owner", groupId: "eng" }],
+    });
+    const ix = new OrgIndex(o);
+    const del = holds(ix, effectiveAccess(o, { escalations: ["bind"] }), "lead", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "owner", boundAt: "root", steps: ['"eng-lead" binds itself "owner" at / (role_bindings.create)'] });
+  });
+
+  it("(b) an editor of a child group rewrites the claimMatch of an identity of its group bound owner at the root, and acts as org owner", () => {
+    const o = org({
+      identities: [
+        { id: "ed", name: "eng-editor", groupId: "eng" },
+        { id: "deployer", name: "deployer", groupId: "eng" },
+      ],
+      bindings: [
+        { identityId: "ed", roleId: "role:editor", groupId: "eng" },
+        { identityId: "deployer", roleId: "role:owner", groupId: "root" },
+      ],
+    });
+    const ix = new OrgIndex(o);
+    const closed = effectiveAccess(o, { escalations: ["assume"] });
+    const del = holds(ix, closed, "ed", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.groupId).toBe("root");
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "owner", boundAt: "root" });
+    expect(del.via[0]!.steps).toEqual(['"eng-editor" rewrites the claimMatch of identity "deployer" (/engineering/deployer; identity.update held at /engineering) and exchanges a token for it']);
+    // An editor elsewhere (sales) cannot reach the deployer.
+    const o2 = { ...o, bindings: [{ identityId: "ed", roleId: "role:editor", groupId: "sales" }, o.bindings[1]!] };
+    expect(holds(new OrgIndex(o2), effectiveAccess(o2, { escalations: ["assume"] }), "ed", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+  });
+
+  it("an editor's invites and identity providers reach owner at its group, not above", () => {
+    const o = org({ identities: [{ id: "ed", name: "ed", groupId: "eng" }], bindings: [{ identityId: "ed", roleId: "role:editor", groupId: "eng" }] });
+    const ix = new OrgIndex(o);
+    const inv = effectiveAccess(o, { escalations: ["invite"] });
+    expect(holds(ix, inv, "ed", "CAP_IAM_GROUPS_DELETE", "plat")?.via[0]).toMatchObject({ role: "owner", boundAt: "eng", steps: ['"ed" creates an invite to /engineering with role "owner" and redeems it (group_invites.create)'] });
+    expect(holds(ix, inv, "ed", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+    const idp = effectiveAccess(o, { escalations: ["identityProvider"] });
+    expect(holds(ix, idp, "ed", "CAP_IAM_ROLE_BINDINGS_CREATE", "eng")?.via[0]!.steps[0]).toMatch(/creates an identity provider at \/engineering whose default role is "owner"/);
+  });
+
+  it("steps chain: take over an identity, then use its role_bindings.create", () => {
+    const o = org({
+      identities: [
+        { id: "ed", name: "ed", groupId: "plat" },
+        { id: "binder", name: "binder", groupId: "plat" },
+      ],
+      roles: [{ id: "rb", name: "rb-only", groupId: "root", capabilities: ["CAP_IAM_ROLE_BINDINGS_CREATE"] }],
+      bindings: [
+        { identityId: "ed", roleId: "role:editor", groupId: "plat" },
+        { identityId: "binder", roleId: "rb", groupId: "sales" },
+      ],
+    });
+    const ix = new OrgIndex(o);
+    const g = holds(ix, effectiveAccess(o, { escalations: ["assume", "bind"] }), "ed", "CAP_IAM_GROUPS_DELETE", "sales")!;
+    expect(g.via[0]!.path.map((s) => s.kind)).toEqual(["assume", "bind"]);
+    expect(g.via[0]!.steps[1]).toBe('"binder" binds itself "owner" at /sales (role_bindings.create)');
+  });
+});
