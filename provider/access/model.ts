@@ -28,12 +28,14 @@ export interface AccessGroup {
   id: string;
   /** The parent group's id; undefined (or an id the org does not hold) for a root. */
   parentId?: string | undefined;
+  /** Its name; `""` when not known (then paths through it show uids). */
   name: string;
 }
 
 /** An identity (workload identity or user). */
 export interface AccessIdentity {
   id: string;
+  /** Its name; `""` when not known (then it is shown by its id). */
   name: string;
   /** The group it lives in (its uid's parent); undefined for a user at the top level. */
   groupId?: string | undefined;
@@ -53,6 +55,8 @@ export interface AccessBinding {
   identityId: string;
   roleId: string;
   groupId: string;
+  /** What declares it, for messages (a stack resource's name); optional. */
+  label?: string | undefined;
 }
 
 /** An identity provider: people who sign in through it get its default role at its group. */
@@ -156,12 +160,14 @@ export class OrgIndex {
 
   /**
    * A group's path from the root: `/` for a root, `/engineering/platform` below it. A group the org does not
-   * hold is shown by its id.
+   * hold, or at or below a group whose name is not known (`""`), is shown by its id.
    */
   groupPath(id: string): string {
     if (!this.groups.has(id)) return id;
     const chain = [...this.ancestors(id)].reverse();
     const top = this.groups.get(chain[0]!)!;
+    // A group on the way whose name is not known ("") makes a path meaningless: show the uid.
+    if (chain.slice(1).some((g) => this.groups.get(g)!.name === "")) return id;
     const names = chain.slice(1).map((g) => this.groups.get(g)!.name);
     // A top group whose parent the org does not hold (a stack's subtree): shown from that parent's id.
     const lead = top.parentId === undefined ? "" : `${top.parentId}/${top.name}`;
@@ -171,7 +177,7 @@ export class OrgIndex {
   /** An identity's path: its group's path, then its name (`/engineering/ci-deployer`). */
   identityPath(id: string): string {
     const i = this.identities.get(id);
-    if (!i) return id;
+    if (!i || i.name === "") return id; // not held, or known only by its uid
     if (i.groupId === undefined) return `/${i.name}`;
     const g = this.groupPath(i.groupId);
     return `${g === "/" ? "" : g}/${i.name}`;
@@ -179,7 +185,7 @@ export class OrgIndex {
 
   /** A name for messages: the identity's name, or its id. */
   identityName(id: string): string {
-    return this.identities.get(id)?.name ?? id;
+    return this.identities.get(id)?.name || id;
   }
 
   /** A role's name, or its id when the org does not hold it. */

@@ -23,8 +23,8 @@ export interface ApiRows {
 /** The org of `rows` (every id a uid). A binding without an identity or role uid is left out. */
 export function orgFromApi(rows: ApiRows): AccessOrg {
   return {
-    groups: rows.groups.map((g) => ({ id: g.uid, parentId: parentUid(g.uid), name: g.name ?? g.uid })),
-    identities: rows.identities.map((i) => ({ id: i.uid, name: i.name ?? i.uid, groupId: parentUid(i.uid) })),
+    groups: rows.groups.map((g) => ({ id: g.uid, parentId: parentUid(g.uid), name: g.name ?? "" })),
+    identities: rows.identities.map((i) => ({ id: i.uid, name: i.name ?? "", groupId: parentUid(i.uid) })),
     roles: rows.roles.map((r) => ({ id: r.uid, name: r.name ?? r.uid, groupId: parentUid(r.uid), capabilities: r.capabilities ?? [] })),
     bindings: rows.roleBindings.flatMap((b) =>
       b.identityUid && b.roleUid ? [{ identityId: b.identityUid, roleId: b.roleUid, groupId: parentUid(b.uid) ?? b.uid }] : [],
