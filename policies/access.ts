@@ -297,6 +297,18 @@ async function describeRoles(objs: readonly StackObject[], lookup: RoleLookup): 
   return out;
 }
 
+/** A resource's name from its URN (the part after the last `::`). */
+function nameOfUrn(urn: string | undefined): string {
+  return urn === undefined ? "?" : urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The stack's org, indexed, with the roles it binds described (names for messages) by the environment's API. */
+async function stackIndex(resources: readonly PolicyResource[]): Promise<OrgIndex> {
+  const objs = stackObjects(resources);
+  const roles = await describeRoles(objs, apiRoleLookup());
+  return new OrgIndex(orgFromStack(objs, { role: (u) => roles.get(u) }).org);
+}
+
 /**
  * `identity-bound-above-its-group` (mandatory): a RoleBinding grants an identity a role at a group strictly above
  * the group the identity lives in. Whoever may update identities in that lower group can rewrite the identity
@@ -307,15 +319,15 @@ export const identityBoundAboveItsGroup: StackValidationPolicy = {
   name: "identity-bound-above-its-group",
   description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
   enforcementLevel: "mandatory",
-  validateStack: (args: StackValidationArgs, report: ReportViolation) => {
-    const so = orgFromStack(stackObjects(args.resources));
-    const ix = new OrgIndex(so.org);
-    so.org.bindings.forEach((b) => {
+  validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+    const ix = await stackIndex(args.resources);
+    ix.org.bindings.forEach((b) => {
       const own = ix.identities.get(b.identityId)?.groupId;
       if (own === undefined || own === b.groupId || !ix.within(own, b.groupId)) return;
       const role = ix.roleName(b.roleId);
       report(
-        `role binding "${b.label ?? "?"}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
+        `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
+        b.label,
       );
     });
   },
@@ -330,14 +342,14 @@ export const roleBoundAboveItsGroup: StackValidationPolicy = {
   name: "role-bound-above-its-group",
   description: "A custom role is bound only at its own group or below (owners of its group could otherwise widen it above their reach).",
   enforcementLevel: "mandatory",
-  validateStack: (args: StackValidationArgs, report: ReportViolation) => {
-    const so = orgFromStack(stackObjects(args.resources));
-    const ix = new OrgIndex(so.org);
-    so.org.bindings.forEach((b) => {
+  validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+    const ix = await stackIndex(args.resources);
+    ix.org.bindings.forEach((b) => {
       const role = ix.roles.get(b.roleId);
       if (role?.groupId === undefined || role.groupId === b.groupId || !ix.within(role.groupId, b.groupId)) return;
       report(
-        `role binding "${b.label ?? "?"}": custom role "${role.name}" is defined in ${ix.groupPath(role.groupId)} but bound at ${ix.groupPath(b.groupId)}, above it: anyone who may update roles in ${ix.groupPath(role.groupId)} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at ${ix.groupPath(b.groupId)}; define the role at ${ix.groupPath(b.groupId)}`,
+        `role binding "${nameOfUrn(b.label)}": custom role "${role.name}" is defined in ${ix.groupPath(role.groupId)} but bound at ${ix.groupPath(b.groupId)}, above it: anyone who may update roles in ${ix.groupPath(role.groupId)} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at ${ix.groupPath(b.groupId)}; define the role at ${ix.groupPath(b.groupId)}`,
+        b.label,
       );
     });
   },

@@ -55,7 +55,7 @@ export interface AccessBinding {
   identityId: string;
   roleId: string;
   groupId: string;
-  /** What declares it, for messages (a stack resource's name); optional. */
+  /** What declares it, for messages (a stack resource's URN); optional. */
   label?: string | undefined;
 }
 

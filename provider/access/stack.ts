@@ -91,7 +91,7 @@ export function orgFromStack(objects: readonly StackObject[], ctx: StackContext 
         const identityId = refOf(o, "identityUid");
         const roleId = refOf(o, "roleUid");
         const groupId = refOf(o, "groupUid");
-        if (identityId && roleId && groupId) bindings.push({ identityId, roleId, groupId, label: o.name });
+        if (identityId && roleId && groupId) bindings.push({ identityId, roleId, groupId, label: o.urn });
         const hydrated = (o.props["role"] as Record<string, unknown> | undefined)?.["name"];
         if (roleId && typeof hydrated === "string" && hydrated !== "") roleNameHint.set(roleId, hydrated);
         break;
