@@ -3,8 +3,14 @@
  * an adversarial review carried out on the emulator (a custom role edited from below, an identity rewritten from
  * below), each reported with its steps. Its agreement with the API's enforcement is `test/conformance/access-agreement.test.ts`.
  */
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLES } from "../emulator/access";
+import { reportGrants } from "../provider/access/report";
+import { orgFromStack } from "../provider/access/stack";
+import { dottedName } from "../provider/capabilities";
+import { objectsFromPlan } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
 
@@ -142,5 +148,28 @@ describe("effective access: escalation", () => {
     const g = holds(ix, effectiveAccess(o, { escalations: ["assume", "bind"] }), "ed", "CAP_IAM_GROUPS_DELETE", "sales")!;
     expect(g.via[0]!.path.map((s) => s.kind)).toEqual(["assume", "bind"]);
     expect(g.via[0]!.steps[1]).toBe('"binder" binds itself "owner" at /sales (role_bindings.create)');
+  });
+});
+
+describe("a preview's plan: objects not created yet are named by path", () => {
+  // `pulumi preview --json` (CLI 3.248) of examples/policy-gate/program on a new stack: a group, an identity in it
+  // and a binding whose group and identity uids are the engine's unknown value (trimmed to this package's steps).
+  const plan = JSON.parse(readFileSync(path.join(__dirname, "fixtures", "access", "preview-new-binding.json"), "utf8"));
+  const editorUid = "9c89c9f06c431a9518d789db62b2b087bbffc7a4";
+  it("follows unknown uids to the resources they come from and reports the new identity by path, uid null", () => {
+    const objs = objectsFromPlan(plan, []);
+    const so = orgFromStack(objs, { role: (uid) => (uid === editorUid ? { name: "editor", capabilities: BUILTIN_ROLE_CAPABILITIES.editor } : undefined) });
+    const grants = reportGrants(so, effectiveAccess(so.org, { escalations: [] }));
+    expect(grants.map((g) => g.capability).sort()).toEqual(BUILTIN_ROLE_CAPABILITIES.editor.map(dottedName).sort());
+    expect(grants[0]).toEqual({
+      identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
+      capability: grants[0]!.capability,
+      group: "/payments",
+      via: [{ kind: "binding", role: "editor", boundAt: "/payments", steps: [] }],
+    });
+  });
+  it("a binding to a role nobody can describe grants nothing (the command stops instead: exit 2)", () => {
+    const so = orgFromStack(objectsFromPlan(plan, []));
+    expect(effectiveAccess(so.org)).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@
  * it could not run (bad arguments, a failed preview, a role it cannot describe).
  */
 import { parseArgs } from "node:util";
+import { isBuiltinRoleName } from "../access/builtin";
 import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
 import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
@@ -210,6 +211,15 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   }
   const all = [...before, ...(after ?? [])];
   const found = await lookups(api, all);
+  // A binding whose role nobody can describe would grant nothing in the report: stop instead.
+  const hydrated = new Set(all.filter((o) => o.kind === "RoleBinding" && isBuiltinRoleName(String((o.props["role"] as Record<string, unknown> | undefined)?.["name"] ?? ""))).map((o) => o.props["roleUid"]));
+  const undescribed = referencedRoles(all).filter((u) => !found.roles.has(u) && !hydrated.has(u));
+  if (undescribed.length) {
+    throw new StackCommandError(
+      `the stack binds role(s) ${undescribed.join(", ")} that it does not declare, and no API settings describe them`,
+      "Set the stack's platform:apiUrl/platform:token config or PLATFORM_API_URL/PLATFORM_TOKEN, as for the provider, so the command can read those roles' capabilities.",
+    );
+  }
   const ctx = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
   const grantsOf = (objs: readonly StackObject[]) => {
     const so: StackOrg = orgFromStack(objs, ctx);
