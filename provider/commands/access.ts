@@ -283,7 +283,8 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
   try {
     const ref: StackRef = { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() };
     const r = await accessReview(ref, { current: values["current"] === true, format, failOn });
-    process.stdout.write(r.output);
+    // The bin exits as soon as this resolves: let a piped stdout take the whole report first.
+    await new Promise<void>((resolve) => process.stdout.write(r.output, () => resolve()));
     return r.code;
   } catch (err) {
     process.stderr.write(`platform-pulumi access: ${(err as Error).message}\n`);
