@@ -38,15 +38,16 @@ export interface ReportChange extends ReportGrant {
   change: "gained" | "lost";
 }
 
-/** The grants of `grants` (from {@link effectiveAccess} over `so.org`) in report form. */
+/** The grants of `grants` (from {@link effectiveAccess} over `so.org`) in report form, by identity path, capability, group. */
 export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGrant[] {
   const ix = new OrgIndex(so.org);
-  return grants.map((g) => ({
+  const rows = grants.map((g) => ({
     identity: { name: ix.identityName(g.identityId), path: ix.identityPath(g.identityId), uid: so.identityUid.get(g.identityId) ?? (g.identityId.startsWith("urn:") ? null : g.identityId) },
     capability: dottedName(g.capability),
     group: ix.groupPath(g.groupId),
     via: g.via.map((v) => ({ kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps })),
   }));
+  return rows.sort((x, y) => x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
 }
 
 const identityKey = (i: ReportIdentity): string => i.uid ?? `path:${i.path}`;
@@ -75,8 +76,8 @@ export function diffGrants(before: readonly ReportGrant[], after: readonly Repor
   const a = index(after);
   const covered = (m: Map<string, ReportGrant[]>, g: ReportGrant) => (m.get(`${identityKey(g.identity)}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
   const out: ReportChange[] = [
-    ...after.filter((g) => !covered(b, g)).map((g): ReportChange => ({ ...g, change: "gained" })),
-    ...before.filter((g) => !covered(a, g)).map((g): ReportChange => ({ ...g, change: "lost" })),
+    ...after.filter((g) => !covered(b, g)).map((g): ReportChange => ({ identity: g.identity, change: "gained", capability: g.capability, group: g.group, via: g.via })),
+    ...before.filter((g) => !covered(a, g)).map((g): ReportChange => ({ identity: g.identity, change: "lost", capability: g.capability, group: g.group, via: g.via })),
   ];
   return out.sort((x, y) => (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) || x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
 }
@@ -142,16 +143,36 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
   return `${lines.join("\n")}\n`;
 }
 
-/** A plain-text report for a terminal: one line per identity, change, group and reason. */
+/** Words joined with ", " and wrapped at `width` characters, each line indented by `indent`. */
+function wrap(words: readonly string[], indent: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const w of words) {
+    const next = line ? `${line}, ${w}` : w;
+    if (line && indent.length + next.length > width) {
+      lines.push(`${indent}${line},`);
+      line = w;
+    } else line = next;
+  }
+  if (line) lines.push(`${indent}${line}`);
+  return lines;
+}
+
+/**
+ * A plain-text report for a terminal: per identity, group and reason one header line (`+` gained, `-` lost; none
+ * with `--current`), the escalation steps numbered below it, then the capabilities, wrapped.
+ */
 export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean): string {
   if (rows.length === 0) return current ? "no identity holds access through this stack\n" : "no access gained or lost\n";
   const m = merged(rows, (r) => ("change" in r ? r.change : ""));
-  const header = current ? ["IDENTITY", "GROUP", "CAPABILITIES", "VIA"] : ["", "IDENTITY", "GROUP", "CAPABILITIES", "VIA"];
-  const body = m.map((r) => {
-    const cols = [r.identity.path, r.group, r.capabilities.join(","), r.via.map(viaText).join(" | ")];
-    return current ? cols : ["change" in r && r.change === "gained" ? "+" : "-", ...cols];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (i === header.length - 1 ? 0 : b[i]!.length))));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  return `${[line(header), ...body.map(line)].join("\n")}\n`;
+  const out: string[] = [];
+  for (const r of m) {
+    const sign = current ? "" : "change" in r && r.change === "gained" ? "+ " : "- ";
+    const v = r.via[0]!;
+    const why = v.kind === "binding" ? `${v.role} bound at ${v.boundAt}` : `escalation to ${v.role} at ${v.boundAt}`;
+    out.push(`${sign}${r.identity.path}  at ${r.group}  (${why})`);
+    v.steps.forEach((step, i) => out.push(`    ${i + 1}. ${step}`));
+    out.push(...wrap(r.capabilities, "    "));
+  }
+  return `${out.join("\n")}\n`;
 }
