@@ -134,4 +134,26 @@ describe("platform-pulumi access", () => {
     });
     expect(missing).toBe(2);
   }, LONG);
+
+  it("exits 2, naming the role, when a bound role can be described neither by the API nor by its hydrated name", async () => {
+    const state = await cli.exportState();
+    const saved = JSON.stringify(state);
+    const binding = state.deployment.resources!.find((r) => String(r["type"]).endsWith(":RoleBinding"))!;
+    const outputs = binding["outputs"] as Record<string, unknown>;
+    const roleUid = outputs["roleUid"] as string;
+    delete outputs["role"];
+    const file = path.join(backend, "state.json");
+    writeFileSync(file, JSON.stringify(state));
+    await cli.ok(["stack", "import", "--file", file]);
+    try {
+      const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+      expect(r.code, r.out).toBe(2);
+      expect(r.err).toContain(`the stack binds role(s) ${roleUid} that it does not declare, and no API settings describe them`);
+      // With the API, the same state is described.
+      expect((await access(["--current"])).code).toBe(0);
+    } finally {
+      writeFileSync(file, saved);
+      await cli.ok(["stack", "import", "--file", file]);
+    }
+  }, LONG);
 });

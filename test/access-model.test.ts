@@ -173,3 +173,19 @@ describe("a preview's plan: objects not created yet are named by path", () => {
     expect(effectiveAccess(so.org)).toEqual([]);
   });
 });
+
+describe("a stack's references to objects it does not declare", () => {
+  it("includes an identity outside the stack, bound by uid, by its uid", () => {
+    const root = "a".repeat(40);
+    const outsider = `${root}/0123456789abcdef/1111111111111111`;
+    const objs = [
+      { kind: "Group", urn: "urn:g", name: "g", props: { uid: `${root}/2222222222222222`, name: "platform", parentUid: root } },
+      { kind: "RoleBinding", urn: "urn:b", name: "b", props: { identityUid: outsider, groupUid: `${root}/2222222222222222`, roleUid: "9".repeat(40), role: { name: "viewer" } } },
+    ];
+    const so = orgFromStack(objs, { rootUid: root });
+    const [g] = reportGrants(so, effectiveAccess(so.org));
+    expect(g!.identity).toEqual({ name: outsider, path: outsider, uid: outsider });
+    expect(g!.group).toBe("/platform");
+    expect(g!.via[0]).toEqual({ kind: "binding", role: "viewer", boundAt: "/platform", steps: [] });
+  });
+});
