@@ -13,6 +13,7 @@ import { startEmulator, type Emulator } from "../emulator";
 import type { AccessJson } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { dottedName } from "../provider/capabilities";
+import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 
 const LONG = 300_000;
@@ -155,5 +156,52 @@ describe("platform-pulumi access", () => {
       writeFileSync(file, saved);
       await cli.ok(["stack", "import", "--file", file]);
     }
+  }, LONG);
+});
+
+describe("no-new-access inside `pulumi preview --policy-pack` gives the command's answer", () => {
+  const program = path.join(REPO_ROOT, "examples", "policy-gate", "program");
+  const stack = "no-new-access";
+  let pcli: PulumiCli;
+  let penv: NodeJS.ProcessEnv;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "no-new-access-"));
+    const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+    pcli = new PulumiCli({ cwd: program, backendDir: dir, stack, env: platform });
+    await pcli.initStack();
+    penv = { ...platform, PULUMI_BACKEND_URL: `file://${dir}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  }, LONG);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(path.join(program, `Pulumi.${stack}.yaml`), { force: true });
+  });
+
+  it("on a new stack (group, identity and binding not created yet): the same identity, capability and group, judged by path", async () => {
+    const config = path.join(dir, "policy-config.json");
+    writeFileSync(config, JSON.stringify({ "no-new-access": { capabilities: ["groups.delete"] } }));
+    const preview = await runEngine(pcli, "preview", ["--policy-pack", path.join(REPO_ROOT, "policies"), "--policy-pack-config", config]);
+    const found = preview.policies.filter((p) => p.policyName === "no-new-access");
+    expect(found.map((p) => p.enforcementLevel)).toEqual(["mandatory"]);
+    expect(found[0]!.message).toContain(
+      'identity /payments/payments-ci would hold groups.delete at /payments (escalation: "payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create))',
+    );
+    expect(preview.policies.filter((p) => /can't run policy/.test(p.message))).toEqual([]);
+
+    const cmd = await new Promise<{ code: number; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", stack, "--cwd", program, "--format", "json", "--fail-on", "groups.delete"], { env: { ...process.env, ...penv }, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d));
+      child.on("close", (c) => resolve({ code: c ?? -1, out }));
+    });
+    expect(cmd.code).toBe(1);
+    const gained = (JSON.parse(cmd.out) as AccessJson).changes!.filter((c) => c.capability === "groups.delete");
+    expect(gained.map((c) => ({ identity: c.identity, group: c.group, steps: c.via[0]!.steps }))).toEqual([
+      {
+        identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
+        group: "/payments",
+        steps: ['"payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create)'],
+      },
+    ]);
   }, LONG);
 });
