@@ -291,6 +291,17 @@ function describeToolchain(tc: Toolchain): void {
       );
     });
 
+    step("the installed bin's access: ci-bot's effective access now, and no access gained or lost by an empty change", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const now = await run(bin, ["access", "--stack", "dev", "--current", "--format", "json"], { cwd: dir, env: cli.env() });
+      expect(now.code, tail(now)).toBe(0);
+      const grants = (JSON.parse(now.stdout) as { grants: Array<{ identity: { path: string }; capability: string; group: string; via: Array<{ kind: string; role: string }> }> }).grants;
+      expect(grants.find((g) => g.identity.path === "/consumer-team/ci-cd/ci-bot" && g.capability === "groups.create")).toMatchObject({ group: "/consumer-team", via: [{ kind: "binding", role: "editor" }] });
+      const change = await run(bin, ["access", "--stack", "dev", "--fail-on", "*"], { cwd: dir, env: cli.env() });
+      expect(change.code, tail(change)).toBe(0);
+      expect(change.stdout).toContain("no access gained or lost");
+    }, { gates: false });
+
     step("pulumi refresh --expect-no-changes", async () => {
       await cli.ok(["refresh", "--yes", "--expect-no-changes"]);
     });
