@@ -13,11 +13,10 @@
 import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
-import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
+import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
 import { capabilityMatcher, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
-import { OrgIndex } from "../provider/access/model";
 import { wireName } from "../provider/capabilities";
 
 /** The type token prefix of this package's resources. */
@@ -427,6 +426,3 @@ export function foreignMatch(pattern: string, probes: readonly string[]): string
   }
   return probes.find((p) => re.matches(p));
 }
-
-/** A glob list as a --fail-on style matcher (re-exported for the pack's tests). */
-export { capabilityMatcher };
