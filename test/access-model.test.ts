@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLES } from "../emulator/access";
-import { reportGrants } from "../provider/access/report";
+import { capabilityMatcher, diffGrants, reportGrants } from "../provider/access/report";
 import { orgFromStack } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
@@ -187,5 +187,38 @@ describe("a stack's references to objects it does not declare", () => {
     expect(g!.identity).toEqual({ name: outsider, path: outsider, uid: outsider });
     expect(g!.group).toBe("/platform");
     expect(g!.via[0]).toEqual({ kind: "binding", role: "viewer", boundAt: "/platform", steps: [] });
+  });
+});
+
+describe("a plan that deletes a binding", () => {
+  it("reports the access it held as lost, once per subtree", () => {
+    const root = "a".repeat(40);
+    const g = `${root}/2222222222222222`;
+    const state = [
+      { kind: "Group", urn: "urn:g", name: "g", props: { uid: g, name: "platform", parentUid: root } },
+      { kind: "Identity", urn: "urn:i", name: "i", props: { uid: `${g}/3333333333333333`, name: "deployer", parentUid: g } },
+      { kind: "RoleBinding", urn: "urn:b", name: "b", props: { uid: `${g}/4444444444444444`, identityUid: `${g}/3333333333333333`, groupUid: g, roleUid: "9".repeat(40), role: { name: "viewer" } } },
+    ];
+    const after = objectsFromPlan({ steps: [{ op: "same", urn: "urn:g" }, { op: "delete", urn: "urn:b" }] }, state);
+    expect(after.map((o) => o.urn)).toEqual(["urn:g", "urn:i"]);
+    const report = (objs: typeof state) => {
+      const so = orgFromStack(objs, { rootUid: root });
+      return reportGrants(so, effectiveAccess(so.org));
+    };
+    const changes = diffGrants(report(state), report(after));
+    expect(new Set(changes.map((c) => `${c.change} ${c.identity.path} ${c.group}`))).toEqual(new Set(["lost /platform/deployer /platform"]));
+    expect(changes.map((c) => c.capability).sort()).toEqual(BUILTIN_ROLE_CAPABILITIES.viewer.map(dottedName).sort());
+  });
+});
+
+describe("--fail-on globs", () => {
+  it("match the dotted name, or the iam-qualified one for IAM capabilities; * spans dots", () => {
+    const iam = capabilityMatcher(["iam.*"]);
+    expect([iam("groups.create"), iam("role_bindings.delete"), iam("repo.create")]).toEqual([true, true, false]);
+    const del = capabilityMatcher(["*.delete,role_bindings.create"]);
+    expect([del("role_bindings.delete"), del("repo.delete"), del("role_bindings.create"), del("roles.create")]).toEqual([true, true, true, false]);
+    expect(capabilityMatcher(["groups.?ist"])("groups.list")).toBe(true);
+    expect(capabilityMatcher(["groups.(list)"])("groups.list")).toBe(false); // regex syntax is literal
+    expect(() => capabilityMatcher(["iam.*,"])).toThrow(/an empty capability pattern/);
   });
 });
