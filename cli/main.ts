@@ -41,6 +41,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "write an existing org as a Pulumi program (or org file) whose first `pulumi up` adopts every object and changes nothing",
     run: (args) => exitWith((require("../provider/commands/export") as typeof import("../provider/commands/export")).exportCommand(args)),
   },
+  access: {
+    summary: "who can do what, and where: the effective access (escalations included) a change gains and loses (exit 1 on --fail-on)",
+    run: (args) => exitWith((require("../provider/commands/access") as typeof import("../provider/commands/access")).accessCommand(args)),
+  },
 };
 
 /** Ends the process with a command's exit code once it settles (its client connections would keep it alive). */

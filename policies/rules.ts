@@ -3,15 +3,27 @@
  * (FACTS.md: `new PolicyPack()` starts a gRPC server at once). `index.ts` puts them in the pack.
  *
  * Each policy targets resources by their type token (`pulumi-nodejs:dynamic/platform:<Kind>`) and reads the
- * resource's inputs. Values not known during preview are left to @pulumi/policy: reading one throws its
- * `UnknownValueError`, which the framework turns into "not evaluated". Every enforcement level and list is
- * configurable through the pack's config (`--policy-pack-config`).
+ * resource's inputs. The access policies (`access.ts`) decide from what is known at preview and follow unknown values
+ * to the resources they come from; the others leave values not known during preview to @pulumi/policy (reading one
+ * throws its `UnknownValueError`, which the framework turns into "not evaluated"). Every enforcement level and
+ * list is configurable through the pack's config (`--policy-pack-config`).
  */
-import type { PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import type { PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { RE2JS } from "re2js";
+import {
+  FOREIGN_PROBES,
+  TYPE_PREFIX,
+  customRoleNoEscalation,
+  foreignMatch,
+  groupInviteNarrow,
+  identityBoundAboveItsGroup,
+  identityProviderDefaultRole,
+  noNewAccess,
+  noOwnerAtRoot,
+  roleBoundAboveItsGroup,
+} from "./access";
 
-/** The type token prefix of this package's resources. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
+export { TYPE_PREFIX, customRoleNoEscalation, groupInviteNarrow, identityBoundAboveItsGroup, identityProviderDefaultRole, noNewAccess, noOwnerAtRoot, roleBoundAboveItsGroup };
 /** The seed's name rule and the OpenAPI's length limits. */
 export const NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
 export const NAME_MIN = 3;
@@ -62,7 +74,7 @@ export function isAnchored(pattern: string): boolean {
 /** `identity-issuer-https` (mandatory): a claimMatch issuer is an https URL; an issuerPattern is anchored. */
 export const identityIssuerHttps: ResourceValidationPolicy = {
   name: "identity-issuer-https",
-  description: "A workload identity trusts only https issuers; an issuerPattern is anchored (^...$).",
+  description: "A workload identity trusts only https issuers; an issuerPattern is anchored (^...$) and matches no foreign issuer.",
   enforcementLevel: "mandatory",
   validateResource: forKind("Identity", (props, _args, report) => {
     const cm = props["claimMatch"] as Props | undefined;
@@ -71,6 +83,8 @@ export const identityIssuerHttps: ResourceValidationPolicy = {
     if (typeof issuer === "string" && !/^https:\/\/[^\s/]+/.test(issuer)) report(`claimMatch.issuer "${issuer}" is not an https URL`);
     const pattern = cm["issuerPattern"];
     if (typeof pattern === "string" && !isAnchored(pattern)) report(`claimMatch.issuerPattern "${pattern}" is not anchored: write it as ^...$`);
+    const foreign = typeof pattern === "string" ? foreignMatch(pattern, FOREIGN_PROBES.issuer) : undefined;
+    if (foreign !== undefined) report(`claimMatch.issuerPattern "${String(pattern)}" matches a foreign issuer ("${foreign}"): anyone who runs an OIDC issuer there could mint tokens for this identity; list the issuer exactly`);
   }),
 };
 
@@ -93,48 +107,40 @@ export function matchesAnything(pattern: string): boolean {
   return PROBES.every((p) => re.matches(p)) || PROBES.slice(1).every((p) => re.matches(p));
 }
 
-/** `identity-subject-not-wildcard` (advisory): a subjectPattern that matches anything is flagged. */
-export const identitySubjectNotWildcard: ResourceValidationPolicy = {
-  name: "identity-subject-not-wildcard",
-  description: "A workload identity's subjectPattern must not match any subject (.*, .+, ^.*$, ...).",
-  enforcementLevel: "advisory",
-  validateResource: forKind("Identity", (props, _args, report) => {
-    const pattern = (props["claimMatch"] as Props | undefined)?.["subjectPattern"];
-    if (typeof pattern === "string" && matchesAnything(pattern)) {
-      report(`claimMatch.subjectPattern "${pattern}" matches any subject: any workload of that issuer could assume this identity`);
-    }
-  }),
-};
-
-/** Config of `no-owner-at-root`. */
-export interface NoOwnerAtRootConfig {
-  /** The stack's root group uid; default: any single-segment (root) uid. */
-  rootGroupUid?: string;
-  /** uids of the owner role (the built-in role's uid differs per API); a binding whose hydrated role is named "owner" is caught too. */
-  ownerRoleUids?: string[];
+/** Where a pattern sits in an identity, and the probes it is judged by. */
+function patternsOf(props: Props): Array<{ field: string; pattern: string; probes: readonly string[] }> {
+  const out: Array<{ field: string; pattern: string; probes: readonly string[] }> = [];
+  const cm = props["claimMatch"] as Props | undefined;
+  const aws = props["awsIdentity"] as Props | undefined;
+  const add = (field: string, v: unknown, probes: readonly string[]) => {
+    if (typeof v === "string") out.push({ field, pattern: v, probes });
+  };
+  add("claimMatch.subjectPattern", cm?.["subjectPattern"], FOREIGN_PROBES.subject);
+  add("claimMatch.audiencePattern", cm?.["audiencePattern"], FOREIGN_PROBES.audience);
+  for (const [k, v] of Object.entries((cm?.["claimPatterns"] as Props | undefined) ?? {})) add(`claimMatch.claimPatterns.${k}`, v, FOREIGN_PROBES.claim);
+  add("awsIdentity.arnPattern", aws?.["arnPattern"], FOREIGN_PROBES.arn);
+  add("awsIdentity.userIdPattern", aws?.["userIdPattern"], FOREIGN_PROBES.userId);
+  return out;
 }
 
-/** `no-owner-at-root` (advisory): a RoleBinding of the `owner` role on the root group is flagged. */
-export const noOwnerAtRoot: ResourceValidationPolicy = {
-  name: "no-owner-at-root",
-  description: "No identity is bound to the owner role at the organization's root group.",
+/**
+ * `identity-subject-not-wildcard` (advisory): an identity pattern (subject, audience, claim, AWS ARN or user id)
+ * judged by what it can match: it must match none of the values a foreign workload presents (another org's
+ * repository, another namespace, an arbitrary string, the empty string), tried with RE2 as the service matches.
+ */
+export const identitySubjectNotWildcard: ResourceValidationPolicy = {
+  name: "identity-subject-not-wildcard",
+  description: "A workload identity's patterns (subject, audience, claims, AWS ARN or user id) match no foreign workload's values (.*, repo:.*, [^!]*, ...).",
   enforcementLevel: "advisory",
-  configSchema: {
-    properties: {
-      rootGroupUid: { type: "string", pattern: "^[0-9a-f]{40}$" },
-      ownerRoleUids: { type: "array", items: { type: "string" } },
-    },
-  },
-  validateResource: forKind("RoleBinding", (props, args, report) => {
-    const cfg = args.getConfig<NoOwnerAtRootConfig>();
-    const group = props["groupUid"];
-    if (typeof group !== "string") return;
-    const atRoot = cfg.rootGroupUid ? group === cfg.rootGroupUid : /^[0-9a-f]{40}$/.test(group);
-    if (!atRoot) return;
-    const roleUid = props["roleUid"];
-    const roleName = (props["role"] as Props | undefined)?.["name"];
-    const isOwner = (typeof roleUid === "string" && (cfg.ownerRoleUids ?? []).includes(roleUid)) || roleName === "owner";
-    if (isOwner) report(`identity ${String(props["identityUid"])} is bound to the owner role at the root group ${group}; bind it lower in the tree or with a narrower role`);
+  validateResource: forKind("Identity", (props, _args, report) => {
+    for (const { field, pattern, probes } of patternsOf(props)) {
+      if (field === "claimMatch.subjectPattern" && matchesAnything(pattern)) {
+        report(`${field} "${pattern}" matches any subject: any workload of that issuer could assume this identity`);
+        continue;
+      }
+      const hit = foreignMatch(pattern, probes);
+      if (hit !== undefined) report(`${field} "${pattern}" matches what a foreign workload presents (${JSON.stringify(hit)}): a workload outside yours could assume this identity; pin the owner, repository or namespace`);
+    }
   }),
 };
 
@@ -234,37 +240,8 @@ export const subscriptionSinkHttps: ResourceValidationPolicy = {
   }),
 };
 
-/** The group an identity lives in: its uid without the last segment; undefined for a user (one segment). */
-function identityGroup(identityUid: string): string | undefined {
-  const i = identityUid.lastIndexOf("/");
-  return i < 0 ? undefined : identityUid.slice(0, i);
-}
-
-/**
- * `identity-bound-above-its-group` (advisory): a RoleBinding grants an identity a role at a group strictly above
- * the group the identity lives in. Whoever may edit identities in that lower group can rewrite the identity (its
- * claimMatch, for one) and so take over the role at the higher group: a child group's editor becomes the parent's
- * whatever-role-it-is. Bind at the identity's own group or below, or move the identity up to the group it acts on.
- */
-export const identityBoundAboveItsGroup: ResourceValidationPolicy = {
-  name: "identity-bound-above-its-group",
-  description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
-  enforcementLevel: "advisory",
-  validateResource: forKind("RoleBinding", (props, _args, report) => {
-    const identityUid = props["identityUid"];
-    const groupUid = props["groupUid"];
-    if (typeof identityUid !== "string" || typeof groupUid !== "string") return;
-    const own = identityGroup(identityUid);
-    if (own === undefined || !own.startsWith(`${groupUid}/`)) return;
-    const role = (props["role"] as Props | undefined)?.["name"] ?? props["roleUid"];
-    report(
-      `identity ${identityUid} lives in group ${own} but is granted role ${String(role)} at ${groupUid}, above it: anyone who may edit identities in ${own} can rewrite this identity (e.g. its claimMatch) and assume that role at ${groupUid}; bind it at its own group or move the identity to ${groupUid}`,
-    );
-  }),
-};
-
 /** Every policy of the pack, in report order. */
-export const policies: ResourceValidationPolicy[] = [
+export const policies: Array<ResourceValidationPolicy | StackValidationPolicy> = [
   groupNameFormat,
   identityNameFormat,
   identityIssuerHttps,
@@ -275,4 +252,9 @@ export const policies: ResourceValidationPolicy[] = [
   repoSyncSourceAllowed,
   subscriptionSinkHttps,
   identityBoundAboveItsGroup,
+  roleBoundAboveItsGroup,
+  customRoleNoEscalation,
+  identityProviderDefaultRole,
+  groupInviteNarrow,
+  noNewAccess,
 ];

@@ -2,10 +2,14 @@
  * Each policy's pass and fail cases, called with the arguments @pulumi/policy gives `validateResource`
  * (the pack object itself starts a server, so the policies are tested from their own module).
  */
-import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
+import { groupInviteNarrowWith, identityProviderDefaultRoleWith, noNewAccessWith, noOwnerAtRootWith, type RoleLookup } from "../policies/access";
 import {
   allowedIssuers,
+  customRoleNoEscalation,
   descriptionRequired,
   groupNameFormat,
   identityBoundAboveItsGroup,
@@ -13,17 +17,42 @@ import {
   identityNameFormat,
   identitySubjectNotWildcard,
   matchesAnything,
-  noOwnerAtRoot,
   policies,
   repoSyncSourceAllowed,
+  roleBoundAboveItsGroup,
   sourceAllowed,
   subscriptionSinkHttps,
 } from "../policies/rules";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 
 const ROOT = "a".repeat(40);
 const CHILD = `${ROOT}/0123456789abcdef`;
 
-function violations(policy: ResourceValidationPolicy, kind: string, props: Record<string, unknown>, config: Record<string, unknown> = {}): string[] {
+/** @pulumi/policy's signal for a value not known during preview (matched by name, as the pack does). */
+class UnknownValueError extends Error {
+  override name = "UnknownValueError";
+}
+
+/** `props` whose `unknown` fields throw as @pulumi/policy's proxy does during preview. */
+function withUnknown(props: Record<string, unknown>, unknown: readonly string[]): Record<string, unknown> {
+  return new Proxy(props, {
+    get: (o, k) => {
+      if (typeof k === "string" && unknown.includes(k)) throw new UnknownValueError(`string value at .${k} can't be known during preview`);
+      return (o as Record<string | symbol, unknown>)[k];
+    },
+  });
+}
+
+/** Built-in roles by uid, as the API would describe them (uids of one API; the pack finds roles by name). */
+const ROLE_UID: Record<string, string> = { viewer: "1".repeat(40), editor: "2".repeat(40), owner: "3".repeat(40), "registry.pull": "4".repeat(40) };
+const lookup: RoleLookup = async (uid) => {
+  const name = Object.entries(ROLE_UID).find(([, u]) => u === uid)?.[0];
+  return name ? { name, capabilities: BUILTIN_ROLE_CAPABILITIES[name as keyof typeof BUILTIN_ROLE_CAPABILITIES] } : undefined;
+};
+const noLookup: RoleLookup = async () => undefined;
+const noOwnerAtRoot = noOwnerAtRootWith(() => lookup);
+
+async function violations(policy: ResourceValidationPolicy, kind: string, props: Record<string, unknown>, config: Record<string, unknown> = {}): Promise<string[]> {
   const out: string[] = [];
   const args = {
     type: `pulumi-nodejs:dynamic/platform:${kind}`,
@@ -35,12 +64,42 @@ function violations(policy: ResourceValidationPolicy, kind: string, props: Recor
     asType: () => undefined,
     getConfig: () => config,
   } as unknown as ResourceValidationArgs;
-  void (policy.validateResource as (a: ResourceValidationArgs, r: (m: string) => void) => void)(args, (m) => out.push(m));
+  await (policy.validateResource as (a: ResourceValidationArgs, r: (m: string) => void) => Promise<void> | void)(args, (m) => out.push(m));
   return out;
 }
 
-describe("policy pack", () => {
-  it("has the ten policies with the required enforcement levels", () => {
+/** One resource of a stack policy's view: `unknown` fields throw, and follow `deps` (field → resource). */
+interface Res {
+  kind: string;
+  name: string;
+  props: Record<string, unknown>;
+  unknown?: string[];
+  deps?: Record<string, Res>;
+}
+
+/** Runs a stack policy over `resources` and returns its messages. */
+async function stackViolations(policy: StackValidationPolicy, resources: Res[], config: Record<string, unknown> = {}): Promise<string[]> {
+  const made = new Map<Res, PolicyResource>();
+  for (const r of resources) {
+    made.set(r, {
+      type: `pulumi-nodejs:dynamic/platform:${r.kind}`,
+      urn: `urn:pulumi:s::p::pulumi-nodejs:dynamic/platform:${r.kind}::${r.name}`,
+      name: r.name,
+      props: withUnknown(r.props, r.unknown ?? []),
+      opts: {},
+      dependencies: [],
+      propertyDependencies: {},
+    } as unknown as PolicyResource);
+  }
+  for (const r of resources) for (const [f, d] of Object.entries(r.deps ?? {})) made.get(r)!.propertyDependencies[f] = [made.get(d)!];
+  const out: string[] = [];
+  const args = { resources: [...made.values()], getConfig: () => config, stackTags: new Map(), notApplicable: () => undefined as never } as unknown as StackValidationArgs;
+  await (policy.validateStack as (a: StackValidationArgs, r: (m: string) => void) => Promise<void> | void)(args, (m) => out.push(m));
+  return out;
+}
+
+describe("policy pack", async () => {
+  it("has the fifteen policies with the required enforcement levels (escalation paths mandatory)", async () => {
     expect(Object.fromEntries(policies.map((p) => [p.name, p.enforcementLevel]))).toEqual({
       "group-name-format": "mandatory",
       "identity-name-format": "mandatory",
@@ -51,122 +110,235 @@ describe("policy pack", () => {
       "allowed-issuers": "mandatory",
       "repo-sync-source-allowed": "mandatory",
       "subscription-sink-https": "mandatory",
-      "identity-bound-above-its-group": "advisory",
+      "identity-bound-above-its-group": "mandatory",
+      "role-bound-above-its-group": "mandatory",
+      "custom-role-no-escalation": "mandatory",
+      "identity-provider-default-role": "mandatory",
+      "group-invite-narrow": "mandatory",
+      "no-new-access": "mandatory",
     });
   });
-});
 
-describe("group-name-format / identity-name-format", () => {
-  it("passes a good name and ignores other kinds", () => {
-    expect(violations(groupNameFormat, "Group", { name: "platform team" })).toEqual([]);
-    expect(violations(groupNameFormat, "Identity", { name: "BAD" })).toEqual([]);
-  });
-  it("quotes the name and the rule when the name breaks it", () => {
-    expect(violations(groupNameFormat, "Group", { name: "Platform!" })).toEqual(['Group name "Platform!" must match ^[a-z0-9 ._-]{1,}$']);
-    expect(violations(identityNameFormat, "Identity", { name: "ab" })).toEqual(['Identity name "ab" must be 3-63 characters long (it has 2)']);
-    expect(violations(groupNameFormat, "Group", { name: "x".repeat(64) })[0]).toMatch(/3-63 characters long \(it has 64\)/);
-  });
-});
-
-describe("identity-issuer-https", () => {
-  it("passes an https issuer and an anchored pattern", () => {
-    expect(violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "s" } })).toEqual([]);
-    expect(violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "^https://gitlab\\.example\\.com$", subject: "s" } })).toEqual([]);
-  });
-  it("flags an http issuer and an unanchored pattern", () => {
-    expect(violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "http://ci.example", subject: "s" } })).toEqual(['claimMatch.issuer "http://ci.example" is not an https URL']);
-    expect(violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "https://.*\\.example\\.com", subject: "s" } })[0]).toMatch(/not anchored/);
+  it("the README's policy table lists every policy of the pack, with its level", async () => {
+    const readme = readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+    const start = readme.indexOf("| policy | level | what |");
+    expect(start).toBeGreaterThan(0);
+    const rows = readme.slice(start).split("\n").slice(2);
+    const table = rows.slice(0, rows.findIndex((l) => !l.startsWith("|")));
+    const listed = table.map((l) => l.split("|").map((c) => c.trim())).map((c) => [c[1]!.replace(/`/g, ""), c[2]!.replace(/ once configured$/, "")]);
+    expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(policies.map((p) => [p.name, p.enforcementLevel])));
+    expect(listed.map(([n]) => n)).toEqual(policies.map((p) => p.name));
   });
 });
 
-describe("identity-subject-not-wildcard", () => {
-  it("flags patterns that match anything", () => {
+describe("group-name-format / identity-name-format", async () => {
+  it("passes a good name and ignores other kinds", async () => {
+    expect((await violations(groupNameFormat, "Group", { name: "platform team" }))).toEqual([]);
+    expect((await violations(groupNameFormat, "Identity", { name: "BAD" }))).toEqual([]);
+  });
+  it("quotes the name and the rule when the name breaks it", async () => {
+    expect((await violations(groupNameFormat, "Group", { name: "Platform!" }))).toEqual(['Group name "Platform!" must match ^[a-z0-9 ._-]{1,}$']);
+    expect((await violations(identityNameFormat, "Identity", { name: "ab" }))).toEqual(['Identity name "ab" must be 3-63 characters long (it has 2)']);
+    expect((await violations(groupNameFormat, "Group", { name: "x".repeat(64) }))[0]).toMatch(/3-63 characters long \(it has 64\)/);
+  });
+});
+
+describe("identity-issuer-https", async () => {
+  it("passes an https issuer and an anchored pattern", async () => {
+    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "s" } }))).toEqual([]);
+    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "^https://gitlab\\.example\\.com$", subject: "s" } }))).toEqual([]);
+  });
+  it("flags an http issuer and an unanchored pattern", async () => {
+    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "http://ci.example", subject: "s" } }))).toEqual(['claimMatch.issuer "http://ci.example" is not an https URL']);
+    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "https://.*\\.example\\.com", subject: "s" } }))[0]).toMatch(/not anchored/);
+  });
+});
+
+describe("identity-subject-not-wildcard", async () => {
+  it("flags patterns that match anything", async () => {
     for (const p of [".*", ".+", "^.*$", "^.+$", "(.*)", "[\\s\\S]*", ".*.*"]) expect(matchesAnything(p), p).toBe(true);
-    expect(violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: "https://i", subjectPattern: ".*" } })[0]).toMatch(/matches any subject/);
+    expect((await violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: "https://i", subjectPattern: ".*" } }))[0]).toMatch(/matches any subject/);
   });
-  it("passes narrow patterns", () => {
+  it("passes narrow patterns", async () => {
     for (const p of ["repo:my-org/.+:ref:refs/heads/main", "^system:serviceaccount:prod:[a-z-]+$", "x"]) expect(matchesAnything(p), p).toBe(false);
-    expect(violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: "https://i", subjectPattern: "repo:my-org/app:.*" } })).toEqual([]);
+    expect((await violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: "https://i", subjectPattern: "repo:my-org/app:.*" } }))).toEqual([]);
   });
 });
 
-describe("no-owner-at-root", () => {
-  it("flags an owner binding at the root group (configured role uid, or the hydrated role name)", () => {
-    expect(violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, identityUid: "i", roleUid: "o".repeat(40) }, { ownerRoleUids: ["o".repeat(40)] })[0]).toMatch(/owner role at the root group/);
-    expect(violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, identityUid: "i", roleUid: "r", role: { name: "owner" } })).toHaveLength(1);
+describe("no-owner-at-root", async () => {
+  it("flags an owner binding at the root group (configured role uid, or the hydrated role name)", async () => {
+    expect((await violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, identityUid: "i", roleUid: "o".repeat(40) }, { ownerRoleUids: ["o".repeat(40)] }))[0]).toMatch(/owner role at the root group/);
+    expect((await violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, identityUid: "i", roleUid: "r", role: { name: "owner" } }))).toHaveLength(1);
   });
-  it("passes an owner binding below the root, and other roles at the root", () => {
-    expect(violations(noOwnerAtRoot, "RoleBinding", { groupUid: CHILD, roleUid: "o", role: { name: "owner" } })).toEqual([]);
-    expect(violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, roleUid: "v", role: { name: "viewer" } })).toEqual([]);
+  it("passes an owner binding below the root, and other roles at the root", async () => {
+    expect((await violations(noOwnerAtRoot, "RoleBinding", { groupUid: CHILD, roleUid: "o", role: { name: "owner" } }))).toEqual([]);
+    expect((await violations(noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, roleUid: "v", role: { name: "viewer" } }))).toEqual([]);
   });
-  it("uses the configured root group", () => {
+  it("uses the configured root group", async () => {
     const other = "b".repeat(40);
-    expect(violations(noOwnerAtRoot, "RoleBinding", { groupUid: other, role: { name: "owner" } }, { rootGroupUid: ROOT })).toEqual([]);
+    expect((await violations(noOwnerAtRoot, "RoleBinding", { groupUid: other, role: { name: "owner" } }, { rootGroupUid: ROOT }))).toEqual([]);
   });
 });
 
-describe("description-required", () => {
-  it("flags a missing description on the default kinds and passes a described one", () => {
-    expect(violations(descriptionRequired, "Group", { name: "team", description: "" })).toEqual(['Group "team" has no description']);
-    expect(violations(descriptionRequired, "Group", { name: "team", description: "The team" })).toEqual([]);
-    expect(violations(descriptionRequired, "RoleBinding", {})).toEqual([]);
+describe("description-required", async () => {
+  it("flags a missing description on the default kinds and passes a described one", async () => {
+    expect((await violations(descriptionRequired, "Group", { name: "team", description: "" }))).toEqual(['Group "team" has no description']);
+    expect((await violations(descriptionRequired, "Group", { name: "team", description: "The team" }))).toEqual([]);
+    expect((await violations(descriptionRequired, "RoleBinding", {}))).toEqual([]);
   });
-  it("takes the kinds from config", () => {
-    expect(violations(descriptionRequired, "Group", { name: "team" }, { kinds: ["Identity"] })).toEqual([]);
-    expect(violations(descriptionRequired, "RoleBinding", {}, { kinds: ["RoleBinding"] })).toHaveLength(1);
+  it("takes the kinds from config", async () => {
+    expect((await violations(descriptionRequired, "Group", { name: "team" }, { kinds: ["Identity"] }))).toEqual([]);
+    expect((await violations(descriptionRequired, "RoleBinding", {}, { kinds: ["RoleBinding"] }))).toHaveLength(1);
   });
 });
 
-describe("allowed-issuers", () => {
-  it("checks nothing until issuers are configured", () => {
-    expect(violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://anything" } })).toEqual([]);
+describe("allowed-issuers", async () => {
+  it("checks nothing until issuers are configured", async () => {
+    expect((await violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://anything" } }))).toEqual([]);
   });
-  it("flags an issuer outside the list, and patterns it cannot check", () => {
+  it("flags an issuer outside the list, and patterns it cannot check", async () => {
     const cfg = { issuers: ["https://token.actions.githubusercontent.com"] };
-    expect(violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://token.actions.githubusercontent.com" } }, cfg)).toEqual([]);
-    expect(violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://evil.example" } }, cfg)[0]).toMatch(/not one of the allowed issuers/);
-    expect(violations(allowedIssuers, "Identity", { claimMatch: { issuerPattern: "^https://.*$" } }, cfg)[0]).toMatch(/cannot be checked/);
+    expect((await violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://token.actions.githubusercontent.com" } }, cfg))).toEqual([]);
+    expect((await violations(allowedIssuers, "Identity", { claimMatch: { issuer: "https://evil.example" } }, cfg))[0]).toMatch(/not one of the allowed issuers/);
+    expect((await violations(allowedIssuers, "Identity", { claimMatch: { issuerPattern: "^https://.*$" } }, cfg))[0]).toMatch(/cannot be checked/);
   });
 });
 
-describe("repo-sync-source-allowed", () => {
+describe("repo-sync-source-allowed", async () => {
   const cfg = { sources: ["chainguard/nginx", "cgr.dev/chainguard/*"] };
-  it("checks nothing until sources are configured, and passes repos that do not sync", () => {
-    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "anyone/anything" } })).toEqual([]);
-    expect(violations(repoSyncSourceAllowed, "Repo", { name: "app" }, cfg)).toEqual([]);
+  it("checks nothing until sources are configured, and passes repos that do not sync", async () => {
+    expect((await violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "anyone/anything" } }))).toEqual([]);
+    expect((await violations(repoSyncSourceAllowed, "Repo", { name: "app" }, cfg))).toEqual([]);
   });
-  it("passes a listed source (exact or by prefix*) and names the source and the list otherwise", () => {
+  it("passes a listed source (exact or by prefix*) and names the source and the list otherwise", async () => {
     expect(sourceAllowed("cgr.dev/chainguard/python", cfg.sources)).toBe(true);
-    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx" } }, cfg)).toEqual([]);
-    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "docker.io/library/nginx" } }, cfg)).toEqual([
+    expect((await violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx" } }, cfg))).toEqual([]);
+    expect((await violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "docker.io/library/nginx" } }, cfg))).toEqual([
       'repo "m" syncs from "docker.io/library/nginx", which is not one of the allowed sources: chainguard/nginx, cgr.dev/chainguard/*',
     ]);
-    expect(violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx-fips" } }, cfg)).toHaveLength(1);
+    expect((await violations(repoSyncSourceAllowed, "Repo", { name: "m", syncConfig: { source: "chainguard/nginx-fips" } }, cfg))).toHaveLength(1);
   });
 });
 
-describe("subscription-sink-https", () => {
-  it("passes an https sink and flags anything else, quoting it", () => {
-    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "https://hooks.example.com/x" })).toEqual([]);
-    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "http://hooks.example.com/x" })).toEqual([
+describe("subscription-sink-https", async () => {
+  it("passes an https sink and flags anything else, quoting it", async () => {
+    expect((await violations(subscriptionSinkHttps, "Subscription", { sink: "https://hooks.example.com/x" }))).toEqual([]);
+    expect((await violations(subscriptionSinkHttps, "Subscription", { sink: "http://hooks.example.com/x" }))).toEqual([
       'subscription sink "http://hooks.example.com/x" is not an https URL; events would travel unencrypted or nowhere',
     ]);
-    expect(violations(subscriptionSinkHttps, "Subscription", { sink: "hooks.example.com" })).toHaveLength(1);
-    expect(violations(subscriptionSinkHttps, "Group", { sink: "http://x" })).toEqual([]);
+    expect((await violations(subscriptionSinkHttps, "Subscription", { sink: "hooks.example.com" }))).toHaveLength(1);
+    expect((await violations(subscriptionSinkHttps, "Group", { sink: "http://x" }))).toEqual([]);
   });
 });
 
-describe("identity-bound-above-its-group", () => {
+describe("identity-bound-above-its-group (stack policy, judged by path)", () => {
   const GRANDCHILD = `${CHILD}/fedcba9876543210`;
-  it("flags a binding at an ancestor of the identity's group, naming both groups and the takeover", () => {
-    const [v] = violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: ROOT, identityUid: `${GRANDCHILD}/1111111111111111`, roleUid: "r", role: { name: "editor" } });
-    expect(v).toMatch(new RegExp(`lives in group ${GRANDCHILD} but is granted role editor at ${ROOT}, above it: anyone who may edit identities in ${GRANDCHILD}`));
-    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: CHILD, identityUid: `${GRANDCHILD}/1111111111111111`, roleUid: "r" })).toHaveLength(1);
+  const binding = (identityUid: string, groupUid: string, role = "editor"): Res => ({ kind: "RoleBinding", name: "b", props: { identityUid, groupUid, roleUid: ROLE_UID[role], role: { name: role } } });
+  it("flags a binding at an ancestor of the identity's group, naming both groups and the takeover", async () => {
+    const [v] = await stackViolations(identityBoundAboveItsGroup, [binding(`${GRANDCHILD}/1111111111111111`, ROOT)]);
+    expect(v).toBe(
+      `role binding "b": identity ${GRANDCHILD}/1111111111111111 lives in group ${GRANDCHILD} but is granted role editor at /, above it: anyone who may update identities in ${GRANDCHILD} can rewrite this identity (its claimMatch) and assume that role at /; bind it at its own group or move the identity to /`,
+    );
+    expect(await stackViolations(identityBoundAboveItsGroup, [binding(`${GRANDCHILD}/1111111111111111`, CHILD)])).toHaveLength(1);
   });
-  it("passes a binding at the identity's own group or below, in another branch, and for users", () => {
-    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: CHILD, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
-    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: GRANDCHILD, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
-    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: `${ROOT}/2222222222222222`, identityUid: `${CHILD}/1111111111111111` })).toEqual([]);
-    expect(violations(identityBoundAboveItsGroup, "RoleBinding", { groupUid: ROOT, identityUid: "b".repeat(40) })).toEqual([]);
+  it("passes a binding at the identity's own group or below, in another branch, and for users", async () => {
+    expect(await stackViolations(identityBoundAboveItsGroup, [binding(`${CHILD}/1111111111111111`, CHILD)])).toEqual([]);
+    expect(await stackViolations(identityBoundAboveItsGroup, [binding(`${CHILD}/1111111111111111`, GRANDCHILD)])).toEqual([]);
+    expect(await stackViolations(identityBoundAboveItsGroup, [binding(`${CHILD}/1111111111111111`, `${ROOT}/2222222222222222`)])).toEqual([]);
+    expect(await stackViolations(identityBoundAboveItsGroup, [binding("b".repeat(40), ROOT)])).toEqual([]);
+  });
+  it("judges new identities and groups by path: an identity created in a new child group, bound owner at the root", async () => {
+    const team: Res = { kind: "Group", name: "team", props: { name: "payments", parentUid: ROOT }, unknown: ["uid"] };
+    const ci: Res = { kind: "Identity", name: "ci", props: { name: "payments-ci", parentUid: undefined }, unknown: ["uid", "parentUid"], deps: { parentUid: team } };
+    const b: Res = { kind: "RoleBinding", name: "ci-owner", props: { groupUid: ROOT, roleUid: ROLE_UID["owner"] }, unknown: ["identityUid", "uid", "role"], deps: { identityUid: ci } };
+    const [v] = await stackViolations(identityBoundAboveItsGroup, [team, ci, b]);
+    expect(v).toMatch(/^role binding "ci-owner": identity \/payments\/payments-ci lives in group \/payments but is granted role 3{40} at \/, above it/);
+    const inTeam: Res = { ...b, props: { roleUid: ROLE_UID["owner"] }, unknown: ["identityUid", "groupUid", "uid", "role"], deps: { identityUid: ci, groupUid: team } };
+    expect(await stackViolations(identityBoundAboveItsGroup, [team, ci, inTeam])).toEqual([]);
+  });
+});
+
+describe("role-bound-above-its-group (stack policy)", () => {
+  it("(a) flags a custom role of a child group bound at the root, and passes one bound at its own group", async () => {
+    const role: Res = { kind: "Role", name: "reader", props: { uid: `${CHILD}/aaaaaaaaaaaaaaaa`, name: "org-reader", parentUid: CHILD, capabilities: ["groups.list"] } };
+    const atRoot: Res = { kind: "RoleBinding", name: "lead-reader", props: { identityUid: `${CHILD}/1111111111111111`, groupUid: ROOT, roleUid: `${CHILD}/aaaaaaaaaaaaaaaa` } };
+    expect(await stackViolations(roleBoundAboveItsGroup, [role, atRoot])).toEqual([
+      `role binding "lead-reader": custom role "org-reader" is defined in ${CHILD} but bound at /, above it: anyone who may update roles in ${CHILD} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at /; define the role at /`,
+    ]);
+    expect(await stackViolations(roleBoundAboveItsGroup, [role, { ...atRoot, props: { ...atRoot.props, groupUid: CHILD } }])).toEqual([]);
+  });
+});
+
+describe("the review's risky configurations each fire a policy", () => {
+  const id = (relationship: Record<string, unknown>) => ({ name: "ci-bot", parentUid: CHILD, ...relationship });
+  const gh = "https://token.actions.githubusercontent.com";
+  const cases: Array<[string, ResourceValidationPolicy, string, Record<string, unknown>, RegExp]> = [
+    ["subjectPattern repo:.*", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subjectPattern: "repo:.*" } }), /subjectPattern "repo:\.\*" matches what a foreign workload presents \("repo:attacker-org/],
+    ["subjectPattern [^!]*", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subjectPattern: "[^!]*" } }), /matches what a foreign workload presents \(""\)/],
+    ["subjectPattern any namespace", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subjectPattern: "system:serviceaccount:.*:default" } }), /attacker:default/],
+    ["subjectPattern any repo of any org", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subjectPattern: "repo:[^/]+/[^:]+:ref:refs/heads/main" } }), /foreign workload/],
+    ["audiencePattern .*", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subject: "s", audiencePattern: ".*" } }), /claimMatch.audiencePattern ".\*" matches/],
+    ["audiencePattern https://.*", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subject: "s", audiencePattern: "https://.*" } }), /attacker\.example/],
+    ["claimPatterns .*", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subject: "s", claimPatterns: { repository_owner: ".*" } } }), /claimPatterns.repository_owner/],
+    ["claimPatterns .+", identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subject: "s", claimPatterns: { ref: ".+" } } }), /claimPatterns.ref ".\+" matches/],
+    ["awsIdentity.arnPattern .*", identitySubjectNotWildcard, "Identity", id({ awsIdentity: { awsAccount: "123456789012", arnPattern: ".*" } }), /awsIdentity.arnPattern/],
+    ["awsIdentity.arnPattern any account", identitySubjectNotWildcard, "Identity", id({ awsIdentity: { awsAccount: "123456789012", arnPattern: "arn:aws:iam::[0-9]+:role/.*" } }), /arn:aws:iam::000000000000:role\/attacker/],
+    ["awsIdentity.userIdPattern .*", identitySubjectNotWildcard, "Identity", id({ awsIdentity: { awsAccount: "123456789012", userIdPattern: ".*" } }), /awsIdentity.userIdPattern/],
+    ["issuerPattern ^https://.*$ without an issuer list", identityIssuerHttps, "Identity", id({ claimMatch: { issuerPattern: "^https://.*$", subject: "s" } }), /matches a foreign issuer \("https:\/\/attacker.example"\)/],
+    ["issuerPattern any host", identityIssuerHttps, "Identity", id({ claimMatch: { issuerPattern: "^https://[a-z.]+$", subject: "s" } }), /foreign issuer/],
+    ["identity provider defaultRole owner", identityProviderDefaultRoleWith(() => lookup), "IdentityProvider", { name: "sso", defaultRole: ROLE_UID["owner"] }, /gives everyone who signs in through it the role "owner"/],
+    ["reusable owner invite valid for a year", groupInviteNarrowWith(() => lookup), "GroupInvite", { parentUid: ROOT, roleUid: ROLE_UID["owner"], ttl: "8760h", singleUse: false }, /grants "owner" and is reusable/],
+    ["a viewer invite valid for a year", groupInviteNarrowWith(() => lookup), "GroupInvite", { parentUid: ROOT, roleUid: ROLE_UID["viewer"], ttl: "31536000s", singleUse: true }, /stays valid 31536000s, longer than 259200s/],
+    ["custom role at the root that may create role bindings and edit roles", customRoleNoEscalation, "Role", { parentUid: ROOT, name: "admin-ish", capabilities: ["role_bindings.create", "CAP_IAM_ROLES_UPDATE"] }, /role_bindings.create lets its holder bind itself any role.*roles.update lets/],
+    ["custom role that may rewrite bindings", customRoleNoEscalation, "Role", { parentUid: CHILD, name: "rebinder", capabilities: ["role_bindings.update"] }, /role_bindings.update/],
+    ["owner at the root under the example config (no ownerRoleUids)", noOwnerAtRoot, "RoleBinding", { groupUid: ROOT, identityUid: `${CHILD}/1111111111111111`, roleUid: ROLE_UID["owner"] }, /is bound to the owner role at the root group/],
+  ];
+  it.each(cases)("%s", async (_what, policy, kind, props, message) => {
+    const config = JSON.parse(readFileSync(path.join(__dirname, "..", "policies", "config.example.json"), "utf8"))[policy.name] ?? {};
+    const found = await violations(policy, kind, props, config);
+    expect(found.join("\n")).toMatch(message);
+  });
+  it("their narrow counterparts pass", async () => {
+    expect(await violations(identitySubjectNotWildcard, "Identity", id({ claimMatch: { issuer: gh, subjectPattern: "repo:my-org/app:ref:refs/heads/(main|release-.+)", audiencePattern: "https://aud-[0-9]+\\.my-org\\.com", claimPatterns: { ref: "refs/heads/(main|release-.*)" } } }))).toEqual([]);
+    expect(await violations(identitySubjectNotWildcard, "Identity", id({ awsIdentity: { awsAccount: "123456789012", arnPattern: "arn:aws:iam::123456789012:role/deployer-.+" } }))).toEqual([]);
+    expect(await violations(identityIssuerHttps, "Identity", id({ claimMatch: { issuerPattern: "^https://gitlab\\.my-org\\.com$", subject: "s" } }))).toEqual([]);
+    expect(await violations(identityProviderDefaultRoleWith(() => lookup), "IdentityProvider", { name: "sso", defaultRole: ROLE_UID["viewer"] })).toEqual([]);
+    expect(await violations(groupInviteNarrowWith(() => lookup), "GroupInvite", { roleUid: ROLE_UID["owner"], ttl: "24h", singleUse: true })).toEqual([]);
+    expect(await violations(customRoleNoEscalation, "Role", { name: "deployer", capabilities: ["groups.list", "repo.create"] })).toEqual([]);
+  });
+});
+
+describe("no-owner-at-root decides from what is known at preview", () => {
+  it("flags an owner binding of a new identity on the root group (identity unknown, role by name)", async () => {
+    const props = withUnknown({ groupUid: ROOT, roleUid: ROLE_UID["owner"] }, ["identityUid", "role"]);
+    expect(await violations(noOwnerAtRoot, "RoleBinding", props)).toEqual([`the identity of role binding "r" (created by this change) is bound to the owner role at the root group ${ROOT}; bind it lower in the tree or with a narrower role`]);
+  });
+  it("passes without reading unknowns: a group the change creates, a role it creates", async () => {
+    expect(await violations(noOwnerAtRoot, "RoleBinding", withUnknown({ roleUid: ROLE_UID["owner"] }, ["groupUid", "identityUid"]))).toEqual([]);
+    expect(await violations(noOwnerAtRoot, "RoleBinding", withUnknown({ groupUid: ROOT }, ["roleUid", "identityUid", "role"]))).toEqual([]);
+  });
+  it("says so when it cannot tell which built-in role a uid is (no API settings)", async () => {
+    const [v] = await violations(noOwnerAtRootWith(() => noLookup), "RoleBinding", { groupUid: ROOT, identityUid: "i", roleUid: ROLE_UID["viewer"] });
+    expect(v).toMatch(/cannot tell which role that is: give the pack the API's settings/);
+  });
+});
+
+describe("no-new-access (stack policy)", () => {
+  const policy = noNewAccessWith(() => lookup);
+  const team: Res = { kind: "Group", name: "team", props: { uid: CHILD, name: "platform", parentUid: ROOT } };
+  const ci: Res = { kind: "Identity", name: "ci", props: { name: "deployer" }, unknown: ["uid", "parentUid"], deps: { parentUid: team } };
+  const bind = (role: string): Res => ({ kind: "RoleBinding", name: "ci-b", props: { groupUid: CHILD, roleUid: ROLE_UID[role] }, unknown: ["identityUid", "uid", "role"], deps: { identityUid: ci } });
+  it("checks nothing until capabilities are configured", async () => {
+    expect(await stackViolations(policy, [team, ci, bind("owner")])).toEqual([]);
+  });
+  it("flags a new identity gaining a matching capability, by path, with the way it gets it", async () => {
+    const [v, more] = await stackViolations(policy, [team, ci, bind("editor")], { capabilities: ["groups.delete"] });
+    expect(more).toBeUndefined();
+    expect(v).toBe(`identity /platform/deployer would hold groups.delete at /platform (escalation: "deployer" creates an invite to /platform with role "owner" and redeems it (group_invites.create)); it is not in no-new-access's allowedIdentities`);
+    expect(await stackViolations(policy, [team, ci, bind("editor")], { capabilities: ["iam.groups.create"] })).toEqual([expect.stringContaining("groups.create at /platform (editor bound at /platform)")]);
+  });
+  it("passes allowed identities (by path or name) and capabilities outside the patterns", async () => {
+    expect(await stackViolations(policy, [team, ci, bind("owner")], { capabilities: ["*.delete"], allowedIdentities: ["/platform/deployer"] })).toEqual([]);
+    expect(await stackViolations(policy, [team, ci, bind("viewer")], { capabilities: ["*.delete", "*.create"] })).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-// A team group with a CI identity and its binding. Config changes names, issuer and subject rule.
+// A team group with a CI identity and its binding. Config changes names, issuer and subject rule, and the
+// binding's role (ciRole, default editor) and group (ciRoleAtRoot: bind at the org's root group instead).
 const pulumi = require("@pulumi/pulumi");
 const { Group, Identity, RoleBinding, getRole } = require("platform-pulumi");
 
@@ -16,4 +17,8 @@ const ci = new Identity("ci", {
     subjectPattern: cfg.get("subjectPattern") ?? "^repo:my-org/payments:ref:refs/heads/(main|release)$",
   },
 });
-new RoleBinding("ci-editor", { groupUid: team.uid, identityUid: ci.uid, roleUid: getRole({ name: "editor" }).then((r) => r.uid) });
+new RoleBinding("ci-editor", {
+  groupUid: cfg.getBoolean("ciRoleAtRoot") ? orgUid : team.uid,
+  identityUid: ci.uid,
+  roleUid: getRole({ name: cfg.get("ciRole") ?? "editor" }).then((r) => r.uid),
+});

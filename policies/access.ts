@@ -1,0 +1,428 @@
+/**
+ * The pack's access policies: what a change lets an identity do, decided from what is known at preview.
+ *
+ * - Built-in roles are found by name (the API's uids differ from one API to another): a binding's hydrated
+ *   `role.name`, or the role's uid read from the API with the provider's settings from the environment
+ *   (`PLATFORM_API_URL`, `PLATFORM_TOKEN`, …; README "Access review").
+ * - A value not known until apply is read only when the decision needs it, and then followed to the resource it
+ *   comes from (the engine's property dependencies), so a binding on a group the change creates is judged by
+ *   that group, not reported "can't run during preview".
+ *
+ * Escalation paths (README "Access review", provider/access/model.ts) are mandatory by default.
+ */
+import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { RE2JS } from "re2js";
+import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
+import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
+import { capabilityMatcher, reportGrants } from "../provider/access/report";
+import { parentUid } from "../provider/access/sources";
+import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
+import { wireName } from "../provider/capabilities";
+
+/** The type token prefix of this package's resources. */
+export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
+
+type Props = Record<string, unknown>;
+
+/** Marks a value not known until apply. */
+export const UNKNOWN: unique symbol = Symbol("unknown until apply");
+
+/** Whether `err` is @pulumi/policy's signal that a value is not known during preview. */
+function isUnknownError(err: unknown): boolean {
+  return err instanceof Error && (err.constructor.name === "UnknownValueError" || err.name === "UnknownValueError");
+}
+
+/** `obj[key]`, or {@link UNKNOWN} when @pulumi/policy says it is not known during preview. */
+export function known(obj: unknown, key: string): unknown {
+  if (obj === undefined || obj === null || typeof obj !== "object") return undefined;
+  try {
+    return (obj as Props)[key];
+  } catch (err) {
+    if (isUnknownError(err)) return UNKNOWN;
+    throw err;
+  }
+}
+
+/** Describes a role by uid; undefined when it cannot. */
+export type RoleLookup = (uid: string) => Promise<RoleInfo | undefined>;
+
+let envLookup: RoleLookup | undefined;
+
+/**
+ * Reads roles from the API with the provider's settings from the environment (no stack config reaches a policy
+ * pack), once per uid per run. Without settings, or when a read fails, it describes nothing.
+ */
+export function apiRoleLookup(): RoleLookup {
+  if (envLookup) return envLookup;
+  const cache = new Map<string, Promise<RoleInfo | undefined>>();
+  let client: { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> } } | null | undefined;
+  envLookup = (uid) => {
+    let hit = cache.get(uid);
+    if (!hit) {
+      hit = (async () => {
+        if (client === undefined) {
+          try {
+            const { resolveSettings } = require("../provider/config") as typeof import("../provider/config");
+            const { clientFromSettings } = require("../provider/clientFactory") as typeof import("../provider/clientFactory");
+            client = clientFromSettings(resolveSettings(() => undefined));
+          } catch {
+            client = null;
+          }
+        }
+        if (!client) return undefined;
+        try {
+          const r = await client.roles.get(uid);
+          return { name: r.name, capabilities: r.capabilities ?? [] };
+        } catch {
+          return undefined;
+        }
+      })();
+      cache.set(uid, hit);
+    }
+    return hit;
+  };
+  return envLookup;
+}
+
+/**
+ * The role a resource's `field` (a role uid) names, by what is known: the binding's hydrated `role` output, then
+ * the lookup. {@link UNKNOWN} when the uid is not known yet (a role the change creates: a custom role).
+ */
+export async function roleOf(props: Props, field: string, lookup: RoleLookup): Promise<RoleInfo | undefined | typeof UNKNOWN> {
+  const hydrated = known(known(props, "role"), "name");
+  if (typeof hydrated === "string" && isBuiltinRoleName(hydrated)) return { name: hydrated, capabilities: BUILTIN_ROLE_CAPABILITIES[hydrated] };
+  const uid = known(props, field);
+  if (uid === UNKNOWN) return UNKNOWN;
+  if (typeof uid !== "string" || uid === "") return undefined;
+  return (await lookup(uid)) ?? (typeof hydrated === "string" && hydrated !== "" ? { name: hydrated, capabilities: [] } : undefined);
+}
+
+function forKind(kind: string, check: (props: Props, args: ResourceValidationArgs, report: ReportViolation) => Promise<void> | void) {
+  return (args: ResourceValidationArgs, report: ReportViolation): Promise<void> | void => {
+    if (args.type !== `${TYPE_PREFIX}${kind}`) return;
+    return check(args.props as Props, args, report);
+  };
+}
+
+/** Config of `no-owner-at-root`. */
+export interface NoOwnerAtRootConfig {
+  /** The stack's root group uid; default: any single-segment (root) uid. */
+  rootGroupUid?: string;
+  /** Extra uids to treat as the owner role (kept for older configs; the role is found by name without them). */
+  ownerRoleUids?: string[];
+}
+
+/**
+ * `no-owner-at-root` (advisory; make it mandatory in the pack config): a RoleBinding of the built-in `owner` role
+ * on the root group. Decided from the group and the role's name, both known at preview for a binding of an
+ * existing role on the root group; a group the change creates is never the root, and a role it creates is a
+ * custom role. The identity, often new, is read only for the message.
+ */
+export function noOwnerAtRootWith(lookup: () => RoleLookup): ResourceValidationPolicy {
+  return {
+    name: "no-owner-at-root",
+    description: "No identity is bound to the owner role at the organization's root group.",
+    enforcementLevel: "advisory",
+    configSchema: {
+      properties: {
+        rootGroupUid: { type: "string", pattern: "^[0-9a-f]{40}$" },
+        ownerRoleUids: { type: "array", items: { type: "string" } },
+      },
+    },
+    validateResource: forKind("RoleBinding", async (props, args, report) => {
+      const cfg = args.getConfig<NoOwnerAtRootConfig>();
+      const group = known(props, "groupUid");
+      if (typeof group !== "string") return; // unknown: a group this change creates, never the root
+      const atRoot = cfg.rootGroupUid ? group === cfg.rootGroupUid : /^[0-9a-f]{40}$/.test(group);
+      if (!atRoot) return;
+      const roleUid = known(props, "roleUid");
+      let isOwner = typeof roleUid === "string" && (cfg.ownerRoleUids ?? []).includes(roleUid);
+      if (!isOwner) {
+        const role = await roleOf(props, "roleUid", lookup());
+        if (role === UNKNOWN) return; // a role this change creates: a custom role, judged by custom-role-no-escalation
+        if (role === undefined) {
+          if (typeof roleUid === "string" && parentUid(roleUid) === undefined) {
+            report(`role binding "${args.name}" binds built-in role ${roleUid} at the root group ${group}, and the pack cannot tell which role that is: give the pack the API's settings (PLATFORM_API_URL, PLATFORM_TOKEN) so it can read the role's name`);
+          }
+          return;
+        }
+        isOwner = role.name === "owner";
+      }
+      if (!isOwner) return;
+      const identity = known(props, "identityUid");
+      const who = typeof identity === "string" ? `identity ${identity}` : `the identity of role binding "${args.name}" (created by this change)`;
+      report(`${who} is bound to the owner role at the root group ${group}; bind it lower in the tree or with a narrower role`);
+    }),
+  };
+}
+
+/** `no-owner-at-root`, reading roles from the API with the environment's settings. */
+export const noOwnerAtRoot = noOwnerAtRootWith(apiRoleLookup);
+
+/** Capabilities that make a custom role owner-equivalent wherever it is bound, and why. */
+const ESCALATING: Record<string, string> = {
+  CAP_IAM_ROLE_BINDINGS_CREATE: "role_bindings.create lets its holder bind itself any role, owner included, where the role is bound",
+  CAP_IAM_ROLE_BINDINGS_UPDATE: "role_bindings.update lets its holder rewrite a binding there into one of itself to any role",
+  CAP_IAM_ROLES_UPDATE: "roles.update lets its holder add any capability to the custom roles defined where the role is bound, itself included",
+};
+
+/** `custom-role-no-escalation` (mandatory): a custom role that can grant itself more (the escalation steps `bind`, `rebind`, `editRole`). */
+export const customRoleNoEscalation: ResourceValidationPolicy = {
+  name: "custom-role-no-escalation",
+  description: "A custom role does not hold role_bindings.create, role_bindings.update or roles.update: each lets its holders grant themselves any role.",
+  enforcementLevel: "mandatory",
+  validateResource: forKind("Role", (props, args, report) => {
+    const caps = known(props, "capabilities");
+    if (!Array.isArray(caps)) return;
+    const wire = caps.filter((c): c is string => typeof c === "string").map((c) => wireName(c) ?? c);
+    const why = Object.entries(ESCALATING).filter(([c]) => wire.includes(c)).map(([, w]) => w);
+    if (why.length) report(`custom role "${String(known(props, "name") ?? args.name)}" can escalate: ${why.join("; ")}. Use the built-in owner role where that is meant, bound as low as possible`);
+  }),
+};
+
+/**
+ * `identity-provider-default-role` (mandatory): an identity provider whose default role is owner (or a role that
+ * can grant itself more) makes everyone who signs in through it an owner of its group.
+ */
+export function identityProviderDefaultRoleWith(lookup: () => RoleLookup): ResourceValidationPolicy {
+  return {
+    name: "identity-provider-default-role",
+    description: "An identity provider's default role is not owner, nor a role holding role_bindings.create, role_bindings.update or roles.update.",
+    enforcementLevel: "mandatory",
+    validateResource: forKind("IdentityProvider", async (props, args, report) => {
+      const role = await roleOf(props, "defaultRole", lookup());
+      if (role === UNKNOWN || role === undefined) return;
+      const wire = role.capabilities.map((c) => wireName(c) ?? c);
+      if (role.name === "owner" || Object.keys(ESCALATING).some((c) => wire.includes(c))) {
+        report(`identity provider "${String(known(props, "name") ?? args.name)}" gives everyone who signs in through it the role "${role.name}" (which can grant any role) at its group; use viewer, or no default role`);
+      }
+    }),
+  };
+}
+
+/** `identity-provider-default-role`, reading roles from the API with the environment's settings. */
+export const identityProviderDefaultRole = identityProviderDefaultRoleWith(apiRoleLookup);
+
+/** Seconds in a duration such as `"72h"`, `"30m"`, `"3600s"` or `"1h30m"`; undefined when malformed. */
+export function durationSeconds(v: unknown): number | undefined {
+  if (typeof v !== "string") return undefined;
+  const s = v.trim();
+  if (/^\d+$/.test(s)) return Number(s);
+  let total = 0;
+  let used = 0;
+  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)) {
+    total += Number(m[1]) * { h: 3600, m: 60, s: 1 }[m[2] as "h" | "m" | "s"];
+    used += m[0].length;
+  }
+  return used === s.length && used > 0 ? total : undefined;
+}
+
+/** Config of `group-invite-narrow`. */
+export interface GroupInviteNarrowConfig {
+  /** The longest an invite may stay valid, in seconds. @default 604800 (7 days) */
+  maxTtlSeconds?: number;
+}
+
+/**
+ * `group-invite-narrow` (mandatory): an invite is valid at most `maxTtlSeconds`, and one that grants owner (or a
+ * role that can grant itself more) is single-use: a reusable owner code is an owner seat for whoever holds it.
+ */
+export function groupInviteNarrowWith(lookup: () => RoleLookup): ResourceValidationPolicy {
+  return {
+    name: "group-invite-narrow",
+    description: "Group invites expire within 7 days (configurable), and invites granting owner are single-use.",
+    enforcementLevel: "mandatory",
+    configSchema: { properties: { maxTtlSeconds: { type: "number", minimum: 1 } } },
+    validateResource: forKind("GroupInvite", async (props, args, report) => {
+      const max = args.getConfig<GroupInviteNarrowConfig>().maxTtlSeconds ?? 604_800;
+      const ttl = durationSeconds(known(props, "ttl"));
+      if (ttl !== undefined && ttl > max) report(`group invite "${args.name}" stays valid ${ttl}s, longer than ${max}s: anyone who gets the code in that time joins the group`);
+      const role = await roleOf(props, "roleUid", lookup());
+      if (role === UNKNOWN || role === undefined) return;
+      const wire = role.capabilities.map((c) => wireName(c) ?? c);
+      if ((role.name === "owner" || Object.keys(ESCALATING).some((c) => wire.includes(c))) && known(props, "singleUse") !== true) {
+        report(`group invite "${args.name}" grants "${role.name}" and is reusable: every holder of the code becomes an owner of the group; set singleUse: true`);
+      }
+    }),
+  };
+}
+
+/** `group-invite-narrow`, reading roles from the API with the environment's settings. */
+export const groupInviteNarrow = groupInviteNarrowWith(apiRoleLookup);
+
+/** The fields the access policies read from each kind. */
+const FIELDS: Record<string, readonly string[]> = {
+  Group: ["uid", "name", "parentUid"],
+  Identity: ["uid", "name", "parentUid"],
+  Role: ["uid", "name", "parentUid", "capabilities"],
+  RoleBinding: ["uid", "identityUid", "roleUid", "groupUid", "role"],
+  IdentityProvider: ["uid", "name", "parentUid", "defaultRole"],
+};
+
+/**
+ * A stack policy's resources as {@link StackObject}s: known values as they are; an unknown one followed to the
+ * resource its property dependencies name.
+ */
+export function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
+  const out: StackObject[] = [];
+  for (const r of resources) {
+    if (!r.type.startsWith(TYPE_PREFIX)) continue;
+    const kind = r.type.slice(TYPE_PREFIX.length);
+    const fields = FIELDS[kind];
+    if (!fields) continue;
+    const props: Props = {};
+    const refs: Record<string, string> = {};
+    for (const f of fields) {
+      const v = known(r.props, f);
+      if (v === UNKNOWN) {
+        const dep = r.propertyDependencies?.[f]?.[0];
+        if (dep) refs[f] = dep.urn;
+      } else if (v !== undefined) props[f] = f === "role" ? { name: known(v, "name") === UNKNOWN ? undefined : known(v, "name") } : v;
+    }
+    out.push({ kind, urn: r.urn, name: r.name, props, refs });
+  }
+  return out;
+}
+
+/** Describes every role uid the stack's bindings name but the stack does not declare. */
+async function describeRoles(objs: readonly StackObject[], lookup: RoleLookup): Promise<Map<string, RoleInfo>> {
+  const declared = new Set(objs.filter((o) => o.kind === "Role").map((o) => o.props["uid"]));
+  const uids = new Set(objs.filter((o) => o.kind === "RoleBinding").map((o) => o.props["roleUid"]).filter((u): u is string => typeof u === "string" && !declared.has(u)));
+  const out = new Map<string, RoleInfo>();
+  await Promise.all([...uids].map(async (u) => {
+    const info = await lookup(u);
+    if (info) out.set(u, info);
+  }));
+  return out;
+}
+
+/** A resource's name from its URN (the part after the last `::`). */
+function nameOfUrn(urn: string | undefined): string {
+  return urn === undefined ? "?" : urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The stack's org, indexed, with the roles it binds described (names for messages) by the environment's API. */
+async function stackIndex(resources: readonly PolicyResource[]): Promise<OrgIndex> {
+  const objs = stackObjects(resources);
+  const roles = await describeRoles(objs, apiRoleLookup());
+  return new OrgIndex(orgFromStack(objs, { role: (u) => roles.get(u) }).org);
+}
+
+/**
+ * `identity-bound-above-its-group` (mandatory): a RoleBinding grants an identity a role at a group strictly above
+ * the group the identity lives in. Whoever may update identities in that lower group can rewrite the identity
+ * (its claimMatch), assume it, and hold the role at the higher group: the escalation step `assume`. Judged by
+ * path when the identity or group is new.
+ */
+export const identityBoundAboveItsGroup: StackValidationPolicy = {
+  name: "identity-bound-above-its-group",
+  description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
+  enforcementLevel: "mandatory",
+  validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+    const ix = await stackIndex(args.resources);
+    ix.org.bindings.forEach((b) => {
+      const own = ix.identities.get(b.identityId)?.groupId;
+      if (own === undefined || own === b.groupId || !ix.within(own, b.groupId)) return;
+      const role = ix.roleName(b.roleId);
+      report(
+        `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
+        b.label,
+      );
+    });
+  },
+};
+
+/**
+ * `role-bound-above-its-group` (mandatory): a custom role defined in a group is bound at a group strictly above
+ * it. Whoever may update roles in the lower group can add any capability to the role and so act at the higher
+ * group with it: the escalation step `editRole`.
+ */
+export const roleBoundAboveItsGroup: StackValidationPolicy = {
+  name: "role-bound-above-its-group",
+  description: "A custom role is bound only at its own group or below (owners of its group could otherwise widen it above their reach).",
+  enforcementLevel: "mandatory",
+  validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+    const ix = await stackIndex(args.resources);
+    ix.org.bindings.forEach((b) => {
+      const role = ix.roles.get(b.roleId);
+      if (role?.groupId === undefined || role.groupId === b.groupId || !ix.within(role.groupId, b.groupId)) return;
+      report(
+        `role binding "${nameOfUrn(b.label)}": custom role "${role.name}" is defined in ${ix.groupPath(role.groupId)} but bound at ${ix.groupPath(b.groupId)}, above it: anyone who may update roles in ${ix.groupPath(role.groupId)} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at ${ix.groupPath(b.groupId)}; define the role at ${ix.groupPath(b.groupId)}`,
+        b.label,
+      );
+    });
+  },
+};
+
+/** Config of `no-new-access`. */
+export interface NoNewAccessConfig {
+  /** Globs over capability names (`iam.*`, `*.delete`, `role_bindings.create`), as `platform-pulumi access --fail-on`. */
+  capabilities?: string[];
+  /** Identities allowed to hold them: uid, name or path (`/engineering/ci-deployer`). */
+  allowedIdentities?: string[];
+}
+
+/**
+ * `no-new-access` (mandatory once configured with `capabilities`): no identity outside `allowedIdentities` holds a
+ * matching capability through the stack's bindings, directly or by escalation (the model of `platform-pulumi
+ * access`). Identities and groups the change creates are judged by path.
+ */
+export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy {
+  return {
+    name: "no-new-access",
+    description: "Only the configured identities hold the configured capabilities (escalations included); unset: not checked.",
+    enforcementLevel: "mandatory",
+    configSchema: { properties: { capabilities: { type: "array", items: { type: "string" } }, allowedIdentities: { type: "array", items: { type: "string" } } } },
+    validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+      const cfg = args.getConfig<NoNewAccessConfig>();
+      if (!cfg.capabilities?.length) return;
+      const match = capabilityMatcher(cfg.capabilities);
+      const allowed = new Set(cfg.allowedIdentities ?? []);
+      const objs = stackObjects(args.resources);
+      const roles = await describeRoles(objs, lookup());
+      const so = orgFromStack(objs, { role: (u) => roles.get(u) });
+      const grants = reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+      const byIdentity = new Map<string, typeof grants>();
+      for (const g of grants) {
+        if (!match(g.capability)) continue;
+        if (allowed.has(g.identity.name) || allowed.has(g.identity.path) || (g.identity.uid !== null && allowed.has(g.identity.uid))) continue;
+        byIdentity.set(g.identity.path, [...(byIdentity.get(g.identity.path) ?? []), g]);
+      }
+      for (const [path, gs] of byIdentity) {
+        const parts = gs.map((g) => `${g.capability} at ${g.group} (${g.via[0]!.kind === "binding" ? `${g.via[0]!.role} bound at ${g.via[0]!.boundAt}` : `escalation: ${g.via[0]!.steps.join("; then ")}`})`);
+        report(`identity ${path} would hold ${parts.join(", ")}; it is not in no-new-access's allowedIdentities`);
+      }
+    },
+  };
+}
+
+/** `no-new-access`, reading roles from the API with the environment's settings. */
+export const noNewAccess = noNewAccessWith(apiRoleLookup);
+
+/** Probes a pattern is tried on: values a foreign workload presents, per field. */
+export const FOREIGN_PROBES = {
+  subject: [
+    "", "x", "repo:attacker-org/evil-repo:ref:refs/heads/main", "repo:attacker-org/evil-repo:environment:production",
+    "project_path:attacker-group/evil-project:ref_type:branch:ref:main", "system:serviceaccount:attacker:default",
+    "arn:aws:iam::000000000000:role/attacker", "attacker@example.com",
+  ],
+  audience: ["", "x", "https://attacker.example", "attacker"],
+  claim: ["", "x", "attacker", "attacker-org", "refs/heads/attacker"],
+  issuer: ["https://attacker.example", "https://attacker.example/oidc", "https://evil.example.com"],
+  arn: ["", "x", "arn:aws:iam::000000000000:role/attacker", "arn:aws:sts::000000000000:assumed-role/attacker/session"],
+  userId: ["", "x", "AROAATTACKER0000000000:session", "AIDAATTACKER0000000000"],
+} as const;
+
+/**
+ * The first probe `pattern` matches as a whole (RE2, as the service matches), or undefined. A pattern RE2 rejects
+ * matches nothing here (the provider's check rejects it).
+ */
+export function foreignMatch(pattern: string, probes: readonly string[]): string | undefined {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(`^(?:${pattern})$`, RE2JS.DOTALL);
+  } catch {
+    return undefined;
+  }
+  return probes.find((p) => re.matches(p));
+}

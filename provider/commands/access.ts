@@ -1,0 +1,293 @@
+/**
+ * `platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]`:
+ * the review gate on IAM changes. Who can do what, and where, after this change (README "Access review").
+ *
+ * Default: the difference between effective access now (the stack's state, `pulumi stack export`) and after the
+ * change (the plan of `pulumi preview --json`; objects the preview has not created yet are named by path).
+ * `--current`: effective access now. Effective access is the direct grants closed under escalation
+ * (provider/access/model.ts). Roles the stack binds but does not declare (built-in roles, other stacks' roles) and
+ * groups it only references are read from the API with the stack's `platform:*` config or the environment, as
+ * the provider does.
+ *
+ * Exit codes: 1 when a gained capability (with `--current`: a held one) matches `--fail-on`; 0 otherwise; 2 when
+ * it could not run (bad arguments, a failed preview, a role it cannot describe).
+ */
+import { parseArgs } from "node:util";
+import { isBuiltinRoleName } from "../access/builtin";
+import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
+import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
+import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
+import type { PlatformClient } from "../client/client";
+import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
+
+const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
+
+  Effective access (direct grants and the escalations they open) that a change gains and loses: the stack's
+  state now against the plan of \`pulumi preview\`.
+
+  --stack <name>       the stack (required)
+  --cwd <dir>          the Pulumi project folder (default: the current folder)
+  --current            effective access now, instead of the change
+  --format <f>         table (default), json (documented, stable) or markdown (for a pull request)
+  --fail-on <globs>    comma-separated globs over capability names (iam.*, *.delete, role_bindings.create):
+                       exit 1 when a gained (with --current: held) capability matches
+
+exit codes: 0 nothing matched --fail-on, 1 a gained capability matched, 2 could not run`;
+
+/** The value the engine shows for a property not known until apply. */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The JSON output (README "Access review"). */
+export interface AccessJson {
+  stack: string;
+  changes?: ReportChange[];
+  grants?: ReportGrant[];
+}
+
+function kindOf(type: string): string | undefined {
+  return type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : undefined;
+}
+
+function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The stack's resources of this package as {@link StackObject}s (every value known). */
+export function objectsFromState(resources: readonly StateResource[]): StackObject[] {
+  return resources.flatMap((r) => {
+    const kind = kindOf(r.type);
+    if (!kind || r.custom === false) return [];
+    return [{ kind, urn: r.urn, name: nameOf(r.urn), props: { ...(r.inputs ?? {}), ...(r.outputs ?? {}) } }];
+  });
+}
+
+/** One step of `pulumi preview --json`. */
+interface PlanStep {
+  op: string;
+  urn: string;
+  newState?: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; propertyDependencies?: Record<string, string[]> };
+}
+
+/** Removes unknown values (the engine's sentinel) from a property bag, keeping the known ones. */
+function known(v: unknown): unknown {
+  if (v === UNKNOWN) return undefined;
+  if (Array.isArray(v)) return v.map(known);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (known(x) === undefined ? [] : [[k, known(x)]])));
+  return v;
+}
+
+/**
+ * The stack after the change: each resource as the plan leaves it. A resource the plan creates or replaces has no
+ * uid yet (it is named by its URN); one it keeps or updates keeps its uid from the state; one it deletes is gone.
+ * Unknown fields are followed to the resource they come from (the plan's property dependencies).
+ */
+export function objectsFromPlan(plan: { steps?: PlanStep[] }, state: readonly StackObject[]): StackObject[] {
+  const before = new Map(state.map((o) => [o.urn, o]));
+  const out = new Map<string, StackObject>();
+  const deleted = new Set<string>();
+  for (const s of plan.steps ?? []) {
+    if (/^(delete|discard|delete-replaced|read-discard)$/.test(s.op)) {
+      if (!out.has(s.urn)) deleted.add(s.urn);
+      continue;
+    }
+    const ns = s.newState;
+    const kind = ns ? kindOf(ns.type) : undefined;
+    if (!ns || !kind) continue;
+    deleted.delete(s.urn);
+    const fresh = /^(create|create-replacement|replace)$/.test(s.op);
+    const old = before.get(s.urn);
+    const props = { ...(fresh ? {} : (old?.props ?? {})), ...(known(ns.outputs ?? {}) as object), ...(known(ns.inputs ?? {}) as object) } as Record<string, unknown>;
+    if (fresh) delete props["uid"];
+    const refs: Record<string, string> = {};
+    for (const [field, deps] of Object.entries(ns.propertyDependencies ?? {})) {
+      const raw = (ns.inputs ?? {})[field];
+      if (raw === UNKNOWN && deps.length === 1) refs[field] = deps[0]!;
+    }
+    out.set(s.urn, { kind, urn: s.urn, name: nameOf(s.urn), props, refs });
+  }
+  // Resources the plan does not mention stay as they are.
+  for (const o of state) if (!out.has(o.urn) && !deleted.has(o.urn)) out.set(o.urn, o);
+  return [...out.values()];
+}
+
+/** Role uids the objects bind but do not declare. */
+function referencedRoles(objs: readonly StackObject[]): string[] {
+  const declared = new Set(objs.filter((o) => o.kind === "Role").map((o) => o.props["uid"]));
+  return [...new Set(objs.filter((o) => o.kind === "RoleBinding").map((o) => o.props["roleUid"]).filter((u): u is string => typeof u === "string" && u !== "" && !declared.has(u)))];
+}
+
+/** Group uids the objects reference (parents, binding groups) but do not declare. */
+function referencedGroups(objs: readonly StackObject[]): string[] {
+  const declared = new Set(objs.filter((o) => o.kind === "Group").map((o) => o.props["uid"]));
+  const out = new Set<string>();
+  for (const o of objs) {
+    for (const f of ["parentUid", "groupUid"]) {
+      let u = o.props[f];
+      // Every ancestor of a referenced group, so paths reach the root.
+      while (typeof u === "string" && u !== "" && !declared.has(u)) {
+        out.add(u);
+        const i = u.lastIndexOf("/");
+        u = i < 0 ? undefined : u.slice(0, i);
+      }
+    }
+  }
+  return [...out];
+}
+
+/**
+ * Describes the roles and names the groups the stack references without declaring them, through the API.
+ * @throws StackCommandError naming a role the API does not describe and whose hydrated name is not a built-in role.
+ */
+async function lookups(client: PlatformClient | undefined, objs: readonly StackObject[]): Promise<{ roles: Map<string, RoleInfo>; groups: Map<string, string> }> {
+  const roles = new Map<string, RoleInfo>();
+  const groups = new Map<string, string>();
+  if (!client) return { roles, groups };
+  await Promise.all(
+    referencedRoles(objs).map(async (uid) => {
+      try {
+        const r = await client.roles.get(uid);
+        roles.set(uid, { name: r.name, capabilities: r.capabilities ?? [] });
+      } catch (err) {
+        throw new StackCommandError(`could not read role ${uid} from the API: ${(err as Error).message}`, "Its capabilities decide what its bindings grant; check the stack's platform:* config or PLATFORM_* environment.");
+      }
+    }),
+  );
+  await Promise.all(
+    referencedGroups(objs).map(async (uid) => {
+      try {
+        groups.set(uid, (await client.groups.get(uid)).name);
+      } catch {
+        // A group the caller may not read is shown by its uid.
+      }
+    }),
+  );
+  return { roles, groups };
+}
+
+/** The options of one run. */
+export interface AccessOptions {
+  current: boolean;
+  format: "table" | "json" | "markdown";
+  failOn: string[];
+}
+
+/**
+ * Runs the review for `ref`: returns the exit code and what to print.
+ * @throws StackCommandError when the state, the preview or a role cannot be read.
+ */
+export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
+  const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
+  const state = await exportStack(ref);
+  const before = objectsFromState(state.deployment.resources ?? []);
+  let after: StackObject[] | undefined;
+  if (!opts.current) {
+    const r = await runPulumi(ref, ["preview", "--json"]);
+    let plan: { steps?: PlanStep[] };
+    try {
+      plan = JSON.parse(r.stdout) as { steps?: PlanStep[] };
+    } catch {
+      throw new StackCommandError(`pulumi preview --json --stack ${ref.stack} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split("\n").slice(-5).join("\n")}`);
+    }
+    if (r.code !== 0) {
+      const diags = (plan as { diagnostics?: Array<{ message?: string; severity?: string }> }).diagnostics ?? [];
+      const msg = diags.filter((d) => d.severity === "error").map((d) => d.message?.trim()).join("\n") || r.stderr.trim();
+      throw new StackCommandError(`pulumi preview --json --stack ${ref.stack} failed (exit ${r.code}): ${msg}`);
+    }
+    after = objectsFromPlan(plan, before);
+  }
+  let config: Record<string, string> = {};
+  try {
+    config = await stackConfig(ref);
+  } catch {
+    // No readable config: the environment alone configures the API client.
+  }
+  let api = client;
+  if (!api) {
+    try {
+      api = clientFor(config);
+    } catch {
+      api = undefined; // no API settings: roles are known only by their hydrated names
+    }
+  }
+  const all = [...before, ...(after ?? [])];
+  const found = await lookups(api, all);
+  // A binding whose role nobody can describe would grant nothing in the report: stop instead.
+  const hydrated = new Set(all.filter((o) => o.kind === "RoleBinding" && isBuiltinRoleName(String((o.props["role"] as Record<string, unknown> | undefined)?.["name"] ?? ""))).map((o) => o.props["roleUid"]));
+  const undescribed = referencedRoles(all).filter((u) => !found.roles.has(u) && !hydrated.has(u));
+  if (undescribed.length) {
+    throw new StackCommandError(
+      `the stack binds role(s) ${undescribed.join(", ")} that it does not declare, and no API settings describe them`,
+      "Set the stack's platform:apiUrl/platform:token config or PLATFORM_API_URL/PLATFORM_TOKEN, as for the provider, so the command can read those roles' capabilities.",
+    );
+  }
+  const ctx = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
+  const grantsOf = (objs: readonly StackObject[]) => {
+    const so: StackOrg = orgFromStack(objs, ctx);
+    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+  };
+  const now = grantsOf(before);
+  const rows: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
+  const hits = match ? rows.filter((r) => (!("change" in r) || r.change === "gained") && match(r.capability)) : [];
+  let output: string;
+  if (opts.format === "json") output = `${JSON.stringify(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows }, null, 2)}\n`;
+  else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current);
+  else output = textTable(rows, opts.current);
+  if (match && opts.format !== "json") {
+    const caps = [...new Set(hits.map((h) => h.capability))].sort();
+    output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
+  }
+  return { code: hits.length ? 1 : 0, output };
+}
+
+/** `platform-pulumi access …`; resolves with the exit code. */
+export async function accessCommand(argv: readonly string[]): Promise<number> {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        stack: { type: "string" },
+        cwd: { type: "string" },
+        current: { type: "boolean" },
+        format: { type: "string" },
+        "fail-on": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values["help"]) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const stack = values["stack"];
+  if (typeof stack !== "string" || stack === "") {
+    process.stderr.write(`--stack is required\n${USAGE}\n`);
+    return 2;
+  }
+  const format = (values["format"] as string | undefined) ?? "table";
+  if (format !== "table" && format !== "json" && format !== "markdown") {
+    process.stderr.write(`--format: "${format}" is not one of table, json, markdown\n${USAGE}\n`);
+    return 2;
+  }
+  const failOn = (values["fail-on"] as string[] | undefined) ?? [];
+  try {
+    if (failOn.length) capabilityMatcher(failOn);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const ref: StackRef = { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() };
+    const r = await accessReview(ref, { current: values["current"] === true, format, failOn });
+    // The bin exits as soon as this resolves: let a piped stdout take the whole report first.
+    await new Promise<void>((resolve) => process.stdout.write(r.output, () => resolve()));
+    return r.code;
+  } catch (err) {
+    process.stderr.write(`platform-pulumi access: ${(err as Error).message}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * `platform-pulumi access` through the real Pulumi CLI on the emulator, on the main job's org
+ * (examples/org-setup/org.yaml): effective access now (`--current`), the change a pull request makes (a CI
+ * identity bound `editor` at a mid-level group: exactly the gained capabilities at that subtree, plus the
+ * escalations it opens), `--fail-on` as a gate, the Markdown for a pull request, and the exit code 2 cases.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import type { AccessJson } from "../provider/commands/access";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { dottedName } from "../provider/capabilities";
+import { runEngine } from "../scripts/lib/engine";
+import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+
+const LONG = 300_000;
+const STACK = "access-review";
+const dotted = (caps: readonly string[]) => caps.map(dottedName).sort();
+
+let emu: Emulator;
+let backend: string;
+let cli: PulumiCli;
+let env: NodeJS.ProcessEnv;
+let changed: string;
+
+/** Runs the installed command (`dist/cli/main.js access …`) with the stack's environment. */
+function access(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", STACK, "--cwd", REPO_ROOT, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, ...extra },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  backend = mkdtempSync(path.join(tmpdir(), "access-"));
+  const orgFile = path.join(REPO_ROOT, "examples", "org-setup", "org.yaml");
+  // The pull request: the GitLab release pipeline (a CI identity in engineering/platform/ci-cd) becomes editor
+  // of engineering/platform, the mid-level group above it.
+  changed = path.join(backend, "org-changed.yaml");
+  writeFileSync(changed, `${readFileSync(orgFile, "utf8").trimEnd()}\n  - identity: engineering/platform/ci-cd/gitlab-release\n    group: engineering/platform\n    role: editor\n`);
+  const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+  cli = new PulumiCli({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: orgFile } });
+  await cli.initStack();
+  await cli.ok(["up", "--yes", "--skip-preview"]);
+  env = { ...platform, ORG_FILE: changed, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+}, LONG);
+
+afterAll(async () => {
+  await emu?.close();
+  if (backend) rmSync(backend, { recursive: true, force: true });
+  rmSync(path.join(REPO_ROOT, `Pulumi.${STACK}.yaml`), { force: true });
+});
+
+describe("platform-pulumi access", () => {
+  it("--current lists each identity's grants once per subtree, with bindings and escalations", async () => {
+    const r = await access(["--current", "--format", "json"], { ORG_FILE: path.join(REPO_ROOT, "examples", "org-setup", "org.yaml") });
+    expect(r.code, r.err).toBe(0);
+    const json = JSON.parse(r.out) as AccessJson;
+    expect(json.stack).toBe(STACK);
+    const ciBot = json.grants!.filter((g) => g.identity.name === "ci-bot");
+    expect(ciBot[0]!.identity.path).toBe("/engineering/platform/ci-cd/ci-bot");
+    expect(ciBot[0]!.identity.uid).toMatch(/^[0-9a-f]{40}(\/[0-9a-f]{16})+$/);
+    const direct = ciBot.filter((g) => g.via.some((v) => v.kind === "binding"));
+    expect(direct.map((g) => g.capability).sort()).toEqual(dotted(BUILTIN_ROLE_CAPABILITIES.editor));
+    expect(new Set(direct.map((g) => g.group))).toEqual(new Set(["/engineering/platform"]));
+    expect(direct[0]!.via).toEqual([{ kind: "binding", role: "editor", boundAt: "/engineering/platform", steps: [] }]);
+    // The scanner is viewer at /security and /environments: two subtrees, each listed at its root.
+    const scanner = json.grants!.filter((g) => g.identity.name === "scanner" && g.capability === "groups.list");
+    expect(scanner.map((g) => g.group).sort()).toEqual(["/environments", "/security"]);
+    // Nobody in the stack reaches the root group.
+    expect(json.grants!.filter((g) => g.group === "/")).toEqual([]);
+  }, LONG);
+
+  it("a change that binds a CI identity editor at a mid-level group shows exactly the gained capabilities at that subtree, plus the escalations it opens", async () => {
+    const r = await access(["--format", "json"]);
+    expect(r.code, r.err).toBe(0);
+    const json = JSON.parse(r.out) as AccessJson;
+    const changes = json.changes!;
+    expect(new Set(changes.map((c) => `${c.change} ${c.identity.path} ${c.group}`))).toEqual(new Set(["gained /engineering/platform/ci-cd/gitlab-release /engineering/platform"]));
+    const byBinding = changes.filter((c) => c.via[0]!.kind === "binding");
+    expect(byBinding.map((c) => c.capability).sort()).toEqual(dotted(BUILTIN_ROLE_CAPABILITIES.editor));
+    for (const c of byBinding) expect(c.via[0]).toEqual({ kind: "binding", role: "editor", boundAt: "/engineering/platform", steps: [] });
+    // The escalations editor opens there: every other capability a role can give, through an owner invite
+    // (or an identity provider) at the same group, and nothing outside it.
+    const escalated = changes.filter((c) => c.via[0]!.kind === "escalation");
+    const ownerOnly = BUILTIN_ROLE_CAPABILITIES.owner.filter((c) => !BUILTIN_ROLE_CAPABILITIES.editor.includes(c));
+    expect(escalated.map((c) => c.capability).sort()).toEqual([...dotted(ownerOnly), "repo_blobs.get"].sort());
+    const del = escalated.find((c) => c.capability === "groups.delete")!;
+    expect(del.via[0]).toEqual({
+      kind: "escalation",
+      role: "owner",
+      boundAt: "/engineering/platform",
+      steps: ['"gitlab-release" creates an invite to /engineering/platform with role "owner" and redeems it (group_invites.create)'],
+    });
+    expect(changes[0]!.identity.uid).toMatch(/^[0-9a-f]{40}\//);
+  }, LONG);
+
+  it("--fail-on turns it into a gate: exit 1 when a gained capability matches, 0 otherwise", async () => {
+    const hit = await access(["--fail-on", "iam.role_bindings.*,*.delete"]);
+    expect(hit.code, hit.err).toBe(1);
+    expect(hit.out).toMatch(/--fail-on iam\.role_bindings\.\*,\*\.delete: gained .*groups\.delete.*role_bindings\.create/);
+    const miss = await access(["--fail-on", "advisories.approve"]);
+    expect(miss.code, miss.err).toBe(0);
+    expect(miss.out).toContain("--fail-on advisories.approve: nothing matched");
+  }, LONG);
+
+  it("--format markdown is one compact table grouped by identity, gains first", async () => {
+    const r = await access(["--format", "markdown"]);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.trim().split("\n");
+    expect(lines[0]).toBe(`### Access changes: stack \`${STACK}\``);
+    expect(lines[2]).toBe("| identity | change | capabilities | group | via |");
+    expect(lines[4]).toMatch(/^\| \*\*gitlab-release\*\* `\/engineering\/platform\/ci-cd\/gitlab-release` \| \+ gained \| `account_associations.create`, .*`groups.update`.* \| `\/engineering\/platform` \| editor bound at \/engineering\/platform \|$/);
+    expect(lines.slice(5).every((l) => l.startsWith("|  | + gained |"))).toBe(true);
+  }, LONG);
+
+  it("exits 2 when it cannot run: bad arguments, an unknown stack", async () => {
+    expect((await access(["--format", "yaml"])).code).toBe(2);
+    expect((await access(["--fail-on", ","])).code).toBe(2);
+    const missing = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", "no-such-stack", "--cwd", REPO_ROOT, "--current"], { env: { ...process.env, ...env }, stdio: "ignore" });
+      child.on("close", (c) => resolve(c ?? -1));
+    });
+    expect(missing).toBe(2);
+  }, LONG);
+
+  it("exits 2, naming the role, when a bound role can be described neither by the API nor by its hydrated name", async () => {
+    const state = await cli.exportState();
+    const saved = JSON.stringify(state);
+    const bindings = state.deployment.resources!.filter((r) => String(r["type"]).endsWith(":RoleBinding"));
+    const roleUid = (bindings[0]!["outputs"] as Record<string, unknown>)["roleUid"] as string;
+    // Every binding of that role loses its hydrated name (another one would name the role).
+    for (const b of bindings) {
+      const outputs = b["outputs"] as Record<string, unknown>;
+      if (outputs["roleUid"] === roleUid) delete outputs["role"];
+    }
+    const file = path.join(backend, "state.json");
+    writeFileSync(file, JSON.stringify(state));
+    await cli.ok(["stack", "import", "--file", file]);
+    try {
+      const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+      expect(r.code, r.out).toBe(2);
+      expect(r.err).toContain(`the stack binds role(s) ${roleUid} that it does not declare, and no API settings describe them`);
+      // With the API, the same state is described.
+      expect((await access(["--current"])).code).toBe(0);
+    } finally {
+      writeFileSync(file, saved);
+      await cli.ok(["stack", "import", "--file", file]);
+    }
+  }, LONG);
+});
+
+describe("no-new-access inside `pulumi preview --policy-pack` gives the command's answer", () => {
+  const program = path.join(REPO_ROOT, "examples", "policy-gate", "program");
+  const stack = "no-new-access";
+  let pcli: PulumiCli;
+  let penv: NodeJS.ProcessEnv;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "no-new-access-"));
+    const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+    pcli = new PulumiCli({ cwd: program, backendDir: dir, stack, env: platform });
+    await pcli.initStack();
+    penv = { ...platform, PULUMI_BACKEND_URL: `file://${dir}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  }, LONG);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(path.join(program, `Pulumi.${stack}.yaml`), { force: true });
+  });
+
+  it("on a new stack (group, identity and binding not created yet): the same identity, capability and group, judged by path", async () => {
+    const config = path.join(dir, "policy-config.json");
+    writeFileSync(config, JSON.stringify({ "no-new-access": { capabilities: ["groups.delete"] } }));
+    const preview = await runEngine(pcli, "preview", ["--policy-pack", path.join(REPO_ROOT, "policies"), "--policy-pack-config", config]);
+    const found = preview.policies.filter((p) => p.policyName === "no-new-access");
+    expect(found.map((p) => p.enforcementLevel)).toEqual(["mandatory"]);
+    expect(found[0]!.message).toContain(
+      'identity /payments/payments-ci would hold groups.delete at /payments (escalation: "payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create))',
+    );
+    expect(preview.policies.filter((p) => /can't run policy/.test(p.message))).toEqual([]);
+
+    const cmd = await new Promise<{ code: number; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", stack, "--cwd", program, "--format", "json", "--fail-on", "groups.delete"], { env: { ...process.env, ...penv }, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d));
+      child.on("close", (c) => resolve({ code: c ?? -1, out }));
+    });
+    expect(cmd.code).toBe(1);
+    const gained = (JSON.parse(cmd.out) as AccessJson).changes!.filter((c) => c.capability === "groups.delete");
+    expect(gained.map((c) => ({ identity: c.identity, group: c.group, steps: c.via[0]!.steps }))).toEqual([
+      {
+        identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
+        group: "/payments",
+        steps: ['"payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create)'],
+      },
+    ]);
+  }, LONG);
+});

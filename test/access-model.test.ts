@@ -1,0 +1,224 @@
+/**
+ * The effective-access model on hand-built orgs: direct grants listed once per subtree, and the escalation paths
+ * an adversarial review carried out on the emulator (a custom role edited from below, an identity rewritten from
+ * below), each reported with its steps. Its agreement with the API's enforcement is `test/conformance/access-agreement.test.ts`.
+ */
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { BUILTIN_ROLES } from "../emulator/access";
+import { capabilityMatcher, diffGrants, reportGrants } from "../provider/access/report";
+import { orgFromStack } from "../provider/access/stack";
+import { dottedName } from "../provider/capabilities";
+import { objectsFromPlan } from "../provider/commands/access";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
+
+const builtins: AccessRole[] = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
+
+/** root ─ eng ─ platform; root ─ sales. */
+function org(extra: Partial<AccessOrg>): AccessOrg {
+  return {
+    groups: [
+      { id: "root", name: "acme" },
+      { id: "eng", parentId: "root", name: "engineering" },
+      { id: "plat", parentId: "eng", name: "platform" },
+      { id: "sales", parentId: "root", name: "sales" },
+      ...(extra.groups ?? []),
+    ],
+    identities: extra.identities ?? [],
+    roles: [...builtins, ...(extra.roles ?? [])],
+    bindings: extra.bindings ?? [],
+    identityProviders: extra.identityProviders ?? [],
+  };
+}
+
+describe("effective access: direct grants", () => {
+  it("the built-in roles are the emulator's, capability for capability", () => {
+    expect(Object.fromEntries(BUILTIN_ROLES.map((r) => [r.name, [...r.capabilities].sort()]))).toEqual(
+      Object.fromEntries(Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([n, c]) => [n, [...c].sort()])),
+    );
+  });
+
+  it("a binding grants the role's capabilities at its group, listed once at the subtree's root", () => {
+    const o = org({
+      identities: [{ id: "ci", name: "ci", groupId: "plat" }],
+      bindings: [
+        { identityId: "ci", roleId: "role:viewer", groupId: "eng" },
+        { identityId: "ci", roleId: "role:viewer", groupId: "plat" },
+      ],
+    });
+    const grants = effectiveAccess(o, { escalations: [] });
+    expect(grants.map((g) => g.capability).sort()).toEqual([...BUILTIN_ROLE_CAPABILITIES.viewer].sort());
+    expect(new Set(grants.map((g) => g.groupId))).toEqual(new Set(["eng"]));
+    const ix = new OrgIndex(o);
+    expect(holds(ix, grants, "ci", "CAP_IAM_GROUPS_LIST", "plat")?.groupId).toBe("eng");
+    expect(holds(ix, grants, "ci", "CAP_IAM_GROUPS_LIST", "sales")).toBeUndefined();
+    expect(ix.groupPath("plat")).toBe("/engineering/platform");
+    expect(ix.groupPath("root")).toBe("/");
+    expect(grants[0]!.via).toEqual([{ kind: "binding", roleId: "role:viewer", role: "viewer", boundAt: "eng", steps: [], path: [] }]);
+  });
+
+  it("a viewer has no escalation: the closure adds nothing", () => {
+    const o = org({ identities: [{ id: "v", name: "v", groupId: "eng" }], bindings: [{ identityId: "v", roleId: "role:viewer", groupId: "root" }] });
+    expect(effectiveAccess(o)).toEqual(effectiveAccess(o, { escalations: [] }));
+  });
+});
+
+describe("effective access: escalation", () => {
+  it("(a) the owner of a child group edits a custom role of that group bound at the root, then binds itself owner at the root", () => {
+    const o = org({
+      identities: [{ id: "lead", name: "eng-lead", groupId: "eng" }],
+      roles: [{ id: "reader", name: "org-reader", groupId: "eng", capabilities: ["CAP_IAM_GROUPS_LIST"] }],
+      bindings: [
+        { identityId: "lead", roleId: "role:owner", groupId: "eng" },
+        { identityId: "lead", roleId: "reader", groupId: "root" },
+      ],
+    });
+    const direct = effectiveAccess(o, { escalations: [] });
+    const ix = new OrgIndex(o);
+    expect(holds(ix, direct, "lead", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+    const closed = effectiveAccess(o);
+    const del = holds(ix, closed, "lead", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.groupId).toBe("root");
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "org-reader", boundAt: "root" });
+    expect(del.via[0]!.steps).toEqual(['"eng-lead" adds groups.delete to custom role "org-reader" (defined at /engineering; roles.update held at /engineering)']);
+    const bind = holds(ix, closed, "lead", "CAP_IAM_ROLE_BINDINGS_CREATE", "root")!;
+    expect(bind.via[0]!.path.map((s) => s.kind)).toEqual(["editRole"]);
+    // Owner's other capabilities at the root come from the edit too: nothing at the root is out of reach.
+    for (const cap of BUILTIN_ROLE_CAPABILITIES.owner) expect(holds(ix, closed, "lead", cap, "root"), cap).toBeDefined();
+  });
+
+  it("(a') with only role_bindings.create added, the path goes on to bind owner at the root", () => {
+    const o = org({
+      identities: [{ id: "lead", name: "eng-lead", groupId: "eng" }],
+      roles: [{ id: "binder", name: "binder", groupId: "eng", capabilities: ["CAP_IAM_ROLE_BINDINGS_CREATE"] }],
+      bindings: [{ identityId: "lead", roleId: "binder", groupId: "root" }, { identityId: "lead", roleId: "role:owner", groupId: "eng" }],
+    });
+    const ix = new OrgIndex(o);
+    const del = holds(ix, effectiveAccess(o, { escalations: ["bind"] }), "lead", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "owner", boundAt: "root", steps: ['"eng-lead" binds itself "owner" at / (role_bindings.create)'] });
+  });
+
+  it("(b) an editor of a child group rewrites the claimMatch of an identity of its group bound owner at the root, and acts as org owner", () => {
+    const o = org({
+      identities: [
+        { id: "ed", name: "eng-editor", groupId: "eng" },
+        { id: "deployer", name: "deployer", groupId: "eng" },
+      ],
+      bindings: [
+        { identityId: "ed", roleId: "role:editor", groupId: "eng" },
+        { identityId: "deployer", roleId: "role:owner", groupId: "root" },
+      ],
+    });
+    const ix = new OrgIndex(o);
+    const closed = effectiveAccess(o, { escalations: ["assume"] });
+    const del = holds(ix, closed, "ed", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(del.groupId).toBe("root");
+    expect(del.via[0]).toMatchObject({ kind: "escalation", role: "owner", boundAt: "root" });
+    expect(del.via[0]!.steps).toEqual(['"eng-editor" rewrites the claimMatch of identity "deployer" (/engineering/deployer; identity.update held at /engineering) and exchanges a token for it']);
+    // An editor elsewhere (sales) cannot reach the deployer.
+    const o2 = { ...o, bindings: [{ identityId: "ed", roleId: "role:editor", groupId: "sales" }, o.bindings[1]!] };
+    expect(holds(new OrgIndex(o2), effectiveAccess(o2, { escalations: ["assume"] }), "ed", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+  });
+
+  it("an editor's invites and identity providers reach owner at its group, not above", () => {
+    const o = org({ identities: [{ id: "ed", name: "ed", groupId: "eng" }], bindings: [{ identityId: "ed", roleId: "role:editor", groupId: "eng" }] });
+    const ix = new OrgIndex(o);
+    const inv = effectiveAccess(o, { escalations: ["invite"] });
+    expect(holds(ix, inv, "ed", "CAP_IAM_GROUPS_DELETE", "plat")?.via[0]).toMatchObject({ role: "owner", boundAt: "eng", steps: ['"ed" creates an invite to /engineering with role "owner" and redeems it (group_invites.create)'] });
+    expect(holds(ix, inv, "ed", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+    const idp = effectiveAccess(o, { escalations: ["identityProvider"] });
+    expect(holds(ix, idp, "ed", "CAP_IAM_ROLE_BINDINGS_CREATE", "eng")?.via[0]!.steps[0]).toMatch(/creates an identity provider at \/engineering whose default role is "owner"/);
+  });
+
+  it("steps chain: take over an identity, then use its role_bindings.create", () => {
+    const o = org({
+      identities: [
+        { id: "ed", name: "ed", groupId: "plat" },
+        { id: "binder", name: "binder", groupId: "plat" },
+      ],
+      roles: [{ id: "rb", name: "rb-only", groupId: "root", capabilities: ["CAP_IAM_ROLE_BINDINGS_CREATE"] }],
+      bindings: [
+        { identityId: "ed", roleId: "role:editor", groupId: "plat" },
+        { identityId: "binder", roleId: "rb", groupId: "sales" },
+      ],
+    });
+    const ix = new OrgIndex(o);
+    const g = holds(ix, effectiveAccess(o, { escalations: ["assume", "bind"] }), "ed", "CAP_IAM_GROUPS_DELETE", "sales")!;
+    expect(g.via[0]!.path.map((s) => s.kind)).toEqual(["assume", "bind"]);
+    expect(g.via[0]!.steps[1]).toBe('"binder" binds itself "owner" at /sales (role_bindings.create)');
+  });
+});
+
+describe("a preview's plan: objects not created yet are named by path", () => {
+  // `pulumi preview --json` (CLI 3.248) of examples/policy-gate/program on a new stack: a group, an identity in it
+  // and a binding whose group and identity uids are the engine's unknown value (trimmed to this package's steps).
+  const plan = JSON.parse(readFileSync(path.join(__dirname, "fixtures", "access", "preview-new-binding.json"), "utf8"));
+  const editorUid = "9c89c9f06c431a9518d789db62b2b087bbffc7a4";
+  it("follows unknown uids to the resources they come from and reports the new identity by path, uid null", () => {
+    const objs = objectsFromPlan(plan, []);
+    const so = orgFromStack(objs, { role: (uid) => (uid === editorUid ? { name: "editor", capabilities: BUILTIN_ROLE_CAPABILITIES.editor } : undefined) });
+    const grants = reportGrants(so, effectiveAccess(so.org, { escalations: [] }));
+    expect(grants.map((g) => g.capability).sort()).toEqual(BUILTIN_ROLE_CAPABILITIES.editor.map(dottedName).sort());
+    expect(grants[0]).toEqual({
+      identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
+      capability: grants[0]!.capability,
+      group: "/payments",
+      via: [{ kind: "binding", role: "editor", boundAt: "/payments", steps: [] }],
+    });
+  });
+  it("a binding to a role nobody can describe grants nothing (the command stops instead: exit 2)", () => {
+    const so = orgFromStack(objectsFromPlan(plan, []));
+    expect(effectiveAccess(so.org)).toEqual([]);
+  });
+});
+
+describe("a stack's references to objects it does not declare", () => {
+  it("includes an identity outside the stack, bound by uid, by its uid", () => {
+    const root = "a".repeat(40);
+    const outsider = `${root}/0123456789abcdef/1111111111111111`;
+    const objs = [
+      { kind: "Group", urn: "urn:g", name: "g", props: { uid: `${root}/2222222222222222`, name: "platform", parentUid: root } },
+      { kind: "RoleBinding", urn: "urn:b", name: "b", props: { identityUid: outsider, groupUid: `${root}/2222222222222222`, roleUid: "9".repeat(40), role: { name: "viewer" } } },
+    ];
+    const so = orgFromStack(objs, { rootUid: root });
+    const [g] = reportGrants(so, effectiveAccess(so.org));
+    expect(g!.identity).toEqual({ name: outsider, path: outsider, uid: outsider });
+    expect(g!.group).toBe("/platform");
+    expect(g!.via[0]).toEqual({ kind: "binding", role: "viewer", boundAt: "/platform", steps: [] });
+  });
+});
+
+describe("a plan that deletes a binding", () => {
+  it("reports the access it held as lost, once per subtree", () => {
+    const root = "a".repeat(40);
+    const g = `${root}/2222222222222222`;
+    const state = [
+      { kind: "Group", urn: "urn:g", name: "g", props: { uid: g, name: "platform", parentUid: root } },
+      { kind: "Identity", urn: "urn:i", name: "i", props: { uid: `${g}/3333333333333333`, name: "deployer", parentUid: g } },
+      { kind: "RoleBinding", urn: "urn:b", name: "b", props: { uid: `${g}/4444444444444444`, identityUid: `${g}/3333333333333333`, groupUid: g, roleUid: "9".repeat(40), role: { name: "viewer" } } },
+    ];
+    const after = objectsFromPlan({ steps: [{ op: "same", urn: "urn:g" }, { op: "delete", urn: "urn:b" }] }, state);
+    expect(after.map((o) => o.urn)).toEqual(["urn:g", "urn:i"]);
+    const report = (objs: typeof state) => {
+      const so = orgFromStack(objs, { rootUid: root });
+      return reportGrants(so, effectiveAccess(so.org));
+    };
+    const changes = diffGrants(report(state), report(after));
+    expect(new Set(changes.map((c) => `${c.change} ${c.identity.path} ${c.group}`))).toEqual(new Set(["lost /platform/deployer /platform"]));
+    expect(changes.map((c) => c.capability).sort()).toEqual(BUILTIN_ROLE_CAPABILITIES.viewer.map(dottedName).sort());
+  });
+});
+
+describe("--fail-on globs", () => {
+  it("match the dotted name, or the iam-qualified one for IAM capabilities; * spans dots", () => {
+    const iam = capabilityMatcher(["iam.*"]);
+    expect([iam("groups.create"), iam("role_bindings.delete"), iam("repo.create")]).toEqual([true, true, false]);
+    const del = capabilityMatcher(["*.delete,role_bindings.create"]);
+    expect([del("role_bindings.delete"), del("repo.delete"), del("role_bindings.create"), del("roles.create")]).toEqual([true, true, true, false]);
+    expect(capabilityMatcher(["groups.?ist"])("groups.list")).toBe(true);
+    expect(capabilityMatcher(["groups.(list)"])("groups.list")).toBe(false); // regex syntax is literal
+    expect(() => capabilityMatcher(["iam.*,"])).toThrow(/an empty capability pattern/);
+  });
+});
