@@ -41,15 +41,22 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "write an existing org as a Pulumi program (or org file) whose first `pulumi up` adopts every object and changes nothing",
     run: (args) => exitWith((require("../provider/commands/export") as typeof import("../provider/commands/export")).exportCommand(args)),
   },
+  drift: {
+    summary: "what changed outside Pulumi (drifted), apart from what the program would change (pending); exit 1 on drift",
+    run: (args) => exitWith((require("../provider/commands/drift") as typeof import("../provider/commands/drift")).driftCommand(args), 2),
+  },
 };
 
-/** Ends the process with a command's exit code once it settles (its client connections would keep it alive). */
-function exitWith(code: Promise<number>): void {
+/**
+ * Ends the process with a command's exit code once it settles (its client connections would keep it alive);
+ * `failed` is the code when the command throws (1 by default; 2 for the report commands, whose 1 means "found").
+ */
+function exitWith(code: Promise<number>, failed = 1): void {
   code.then(
     (c) => process.exit(c),
     (err: unknown) => {
       process.stderr.write(`${BIN}: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exit(failed);
     },
   );
 }
