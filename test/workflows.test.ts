@@ -47,15 +47,17 @@ describe("policy pack and policy gate", () => {
     rmSync(path.join(program, "Pulumi.gate.yaml"), { force: true });
   });
 
-  const gate = () => node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate"], gateEnv);
+  // The package's bin, with the pack it ships (no --pack): the markdown table is the one a pull request shows.
+  const gate = (args: string[] = ["--format", "markdown"]) => node("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
 
   it("passes a clean program", async () => {
     const r = await gate();
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
     // The binding's group uid is unknown until the group exists: @pulumi/policy reports that, not a violation.
-    expect(r.out).toMatch(/\| not evaluated \| no-owner-at-root \| RoleBinding::ci-editor \| can't run policy/);
-    expect(r.out).toMatch(/\| not evaluated \| identity-bound-above-its-group \| RoleBinding::ci-editor \| can.t run policy/);
+    expect(r.out).toMatch(/\| no-owner-at-root \| RoleBinding::ci-editor \| can't run policy/);
+    expect(r.out).toMatch(/\| identity-bound-above-its-group \| RoleBinding::ci-editor \| can.t run policy/);
+    expect(r.out).toContain("No policy violations.");
     expect(r.out).toContain("policy gate: passed (0 advisory warning(s), 2 not evaluated until apply)");
   }, LONG);
 
@@ -87,8 +89,40 @@ describe("policy pack and policy gate", () => {
     expect(r.out).toContain("policy gate: passed (2 advisory warning(s), 2 not evaluated until apply)");
   }, LONG);
 
+  it("--format json prints one object: violations, the policies not evaluated apart, errors", async () => {
+    await cli.ok(["config", "set", "teamDescription", ""]);
+    const r = await gate(["--format", "json"]);
+    await cli.ok(["config", "rm", "teamDescription"]);
+    expect(r.code, r.out).toBe(0);
+    const report = JSON.parse(r.out) as Record<string, unknown>;
+    expect(Object.keys(report)).toEqual(["stack", "passed", "violations", "notEvaluated", "errors"]);
+    expect(report["stack"]).toBe("gate");
+    expect(report["passed"]).toBe(true);
+    expect(report["violations"]).toEqual([
+      {
+        level: "advisory",
+        policy: "description-required",
+        pack: "platform",
+        urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
+        resource: "Group::team",
+        message: 'Group "payments" has no description',
+      },
+    ]);
+    expect((report["notEvaluated"] as Array<{ level: string; policy: string }>).map((v) => `${v.level} ${v.policy}`).sort()).toEqual([
+      "not evaluated identity-bound-above-its-group",
+      "not evaluated no-owner-at-root",
+    ]);
+    expect(report["errors"]).toEqual([]);
+  }, LONG);
+
+  it("exits 2 with the reason on stderr when the preview fails otherwise", async () => {
+    const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "no-such-stack"], gateEnv);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toMatch(/no stack named 'no-such-stack'/);
+  }, LONG);
+
   it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed", async () => {
-    const r = await node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")], gateEnv);
+    const r = await gate(["--format", "markdown", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")]);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toMatch(/\| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
   }, LONG);
