@@ -64,8 +64,9 @@ interface OrgData {
  * The whole file (or spec) is checked before any resource is declared: YAML syntax, unknown or missing fields,
  * names, duplicate or unknown group and identity paths, capabilities, and the bindings' roles (a custom role of
  * the org defined at the binding's group or above, else a built-in role, looked up with `getRoles`). Every problem
- * is reported at once, as an {@link OrgFileError} with `file:line:col` for each; the update then fails and
- * nothing is created. An object with a `uid` is adopted (`adoptUid`), so a file written by
+ * is reported at once, as an {@link OrgFileError} with `file:line:col` for each, thrown by the constructor; the
+ * built-in role names, which need the API, are checked once the rest is valid, still before any child is declared.
+ * Either way the update fails and nothing is created. An object with a `uid` is adopted (`adoptUid`), so a file written by
  * `platform-pulumi export --format yaml` adopts the org it describes and changes nothing.
  *
  * @example
