@@ -18,7 +18,7 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, nameOf, runEngineEvents, type EngineStep } from "./events";
 import { mdTable, runReportCommand, shown, type ReportFormat } from "./report";
-import { TYPE_PREFIX, clientFor, diagnose, orgUidOf, stackConfig, table, type StackRef } from "./stack";
+import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { findUnmanaged } from "./unmanaged";
 
 /** One field that differs between the state and the API. */
@@ -113,11 +113,12 @@ const VOLATILE = new Set(["createTime", "updateTime"]);
 
 /**
  * The drift in the engine events of a `pulumi preview --refresh` (or `pulumi refresh --preview-only`): for each
- * refresh step, the read's result against the state. The resource's inputs are compared (the provider's read
+ * refresh step, the read's result against the state. Resources in `external` (URNs of objects the stack only reads,
+ * with `X.get`: `external: true` in the state) are left out: the stack does not manage them. The resource's inputs are compared (the provider's read
  * returns the inputs that would produce what it found); outputs, server timestamps left out, only when a read
  * returned no inputs.
  */
-export function driftOf(events: readonly EngineEvent[]): DriftedResource[] {
+export function driftOf(events: readonly EngineEvent[], external: ReadonlySet<string> = new Set()): DriftedResource[] {
   const refreshing = new Set<string>();
   const out: DriftedResource[] = [];
   for (const e of events) {
@@ -127,7 +128,7 @@ export function driftOf(events: readonly EngineEvent[]): DriftedResource[] {
     if (!done || !refreshing.has(done.urn)) continue;
     refreshing.delete(done.urn);
     const old = done.old;
-    if (!old || !reported(done.type)) continue;
+    if (!old || !reported(done.type) || external.has(done.urn)) continue;
     const base = { urn: done.urn, type: kindOf(done.type), name: nameOf(done.urn), uid: old.id ? old.id : typeof old.outputs?.["uid"] === "string" ? (old.outputs["uid"] as string) : null };
     if (!done.new || done.op === "delete") {
       out.push({ ...base, change: "deleted", fields: [] });
@@ -155,18 +156,21 @@ export function pendingOf(steps: readonly EngineStep[]): PendingChange[] {
 }
 
 /**
- * Computes the drift report of a stack: one `pulumi preview --refresh` (nothing written), and with `unmanaged` the
- * `platform-pulumi unmanaged` scan through the API (reads only).
+ * Computes the drift report of a stack: its state (`pulumi stack export`, to know which resources it only reads),
+ * one `pulumi preview --refresh` (nothing written), and with `unmanaged` the `platform-pulumi unmanaged` scan
+ * through the API (reads only).
  * @throws StackCommandError when the preview fails (its error diagnostics, or what to do when the stack is locked
  *   or the backend damaged); SettingsError when `unmanaged` is asked and the API settings are missing.
  */
 export async function driftReport(ref: StackRef, opts: { unmanaged?: boolean } = {}): Promise<DriftReport> {
+  const state = await exportStack(ref);
+  const external = new Set((state.deployment.resources ?? []).filter((r) => r["external"] === true).map((r) => r.urn));
   const run = await runEngineEvents(ref, "preview", ["--refresh"]);
   if (run.code !== 0) {
     const errs = run.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
     throw diagnose(ref, `pulumi preview --refresh --stack ${ref.stack}`, [...errs, run.stdout, run.stderr].join("\n"));
   }
-  const report: DriftReport = { stack: ref.stack, drifted: driftOf(run.events), pending: pendingOf(run.steps), unmanaged: [] };
+  const report: DriftReport = { stack: ref.stack, drifted: driftOf(run.events, external), pending: pendingOf(run.steps), unmanaged: [] };
   if (opts.unmanaged) {
     const config = await stackConfig(ref);
     const client = clientFor(config);

@@ -4,6 +4,8 @@ const pulumi = require("@pulumi/pulumi");
 const { Group, Identity } = require("platform-pulumi");
 
 const orgUid = new pulumi.Config("platform").get("orgUid") ?? process.env.PLATFORM_ORG_UID;
+// Read, not managed: whatever the root group looks like, it is not this stack's drift.
+const root = Group.get("root", orgUid);
 const apps = new Group("apps", { parentUid: orgUid, name: "apps", description: "Application teams" });
 new Group("data", { parentUid: orgUid, name: "data", description: new pulumi.Config().get("dataDescription") ?? "Data platform" });
 const deployer = new Identity("deployer", {
@@ -12,4 +14,4 @@ const deployer = new Identity("deployer", {
   description: "CD pipeline",
   claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/apps:environment:production" },
 });
-module.exports = { appsUid: apps.uid, deployerUid: deployer.uid };
+module.exports = { appsUid: apps.uid, deployerUid: deployer.uid, rootName: root.name };
