@@ -216,6 +216,11 @@ for (const b of BACKENDS) {
       expect(lockedDrift.code, lockedDrift.err).toBe(0);
       expect((JSON.parse(lockedDrift.out) as { pending: unknown[] }).pending.length).toBeGreaterThan(0);
 
+      // `pulumi up` itself refuses, naming the lock's owner.
+      const blocked = await cli.run(["up", "--yes", "--skip-preview"]);
+      expect(blocked.code).not.toBe(0);
+      expect(`${blocked.stdout}${blocked.stderr}`).toMatch(/the stack is currently locked by 1 lock\(s\)\. Either wait for the other process\(es\) to end or delete the lock file with `pulumi cancel`\.\s+\S+: created by \S+@\S+ \(pid \d+\) at /);
+
       await cli.ok(["cancel", "--yes"]);
       const recovered = await bin(cli, ["recover", "--stack", cli.opts.stack, "--yes"]);
       expect(recovered.code, recovered.out + recovered.err).toBe(0);
