@@ -63,7 +63,7 @@ describe("Org component", () => {
 
   it("declares a nested org from a file as the component's children, and an exported file adopts it unchanged", async () => {
     const before = await under();
-    const cli = await stack("file", { ORG_FILE: path.join(program, "org.yaml") });
+    const cli = await stack("file", { ORG_FILE: "org.yaml" }); // relative: from the project folder
     await cli.ok(["up", "--yes", "--skip-preview"]);
     const out = await cli.outputs();
     expect(out["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });

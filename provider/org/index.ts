@@ -2,7 +2,7 @@
  * The org as data: {@link Org}, a component that declares a whole org from its YAML file (or the same content as
  * an object), checked completely before any resource is declared (README, "Declarative org setup").
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../client/client";
@@ -26,7 +26,8 @@ export interface OrgArgs {
   parentUid: pulumi.Input<string>;
   /**
    * The org file (YAML; format in the README's "Declarative org setup"), read when the program runs; a relative
-   * path is taken from the program's folder (the Pulumi project's). Problems are reported with `file:line:col`.
+   * path is taken from the Pulumi project's folder (where Pulumi.yaml is). Problems are reported with
+   * `file:line:col`, the file named as given.
    */
   file?: string;
   /** The org as an object already parsed, instead of `file`; problems are reported with their path. */
@@ -134,7 +135,19 @@ interface OrgInit {
 type OrgSource = { file: string; text: string } | { spec: OrgSpec };
 
 function readSource(args: OrgArgs): OrgSource {
-  return args.file !== undefined ? { file: args.file, text: readFileSync(path.resolve(args.file), "utf8") } : { spec: args.spec! };
+  return args.file !== undefined ? { file: args.file, text: readFileSync(path.resolve(projectRoot(), args.file), "utf8") } : { spec: args.spec! };
+}
+
+/**
+ * The Pulumi project's folder: the nearest folder at or above the program's current one that holds a
+ * `Pulumi.yaml` (or `.yml`), else the current folder. A program's current folder is not always the project's: with
+ * `main: dist/index.js` the CLI starts the program in `dist/`.
+ */
+function projectRoot(): string {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "Pulumi.yaml")) || existsSync(path.join(dir, "Pulumi.yml"))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
 }
 
 /** Every check that needs no API. @throws OrgFileError with every problem. */
