@@ -5,7 +5,7 @@
  * it describes (no POST, no DELETE, then no changes).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,6 +101,23 @@ describe("Org component", () => {
 
     await adopter.ok(["destroy", "--yes", "--skip-preview"]);
     expect(await under()).toEqual(before);
+  }, LONG);
+
+  it("reads a relative file from the project's folder when main is in a subfolder (the CLI starts the program there)", async () => {
+    const project = path.join(work, "main-in-dist");
+    mkdirSync(path.join(project, "dist"), { recursive: true });
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(project, "node_modules"), "dir");
+    copyFileSync(path.join(program, "org.yaml"), path.join(project, "org.yaml"));
+    writeFileSync(path.join(project, "Pulumi.yaml"), "name: main-in-dist\nruntime: nodejs\nmain: dist/index.js\n");
+    writeFileSync(
+      path.join(project, "dist", "index.js"),
+      'const { Org } = require("platform-pulumi");\nconst org = new Org("org", { parentUid: process.env.PLATFORM_ORG_UID, file: "org.yaml" });\nmodule.exports = { counts: org.counts };\n',
+    );
+    const cli = new PulumiCli({ cwd: project, backendDir: backend, stack: "dist", env });
+    await cli.initStack();
+    const r = await cli.run(["preview"]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/\+ 15 to create/); // the stack, the component and its 13 children
   }, LONG);
 
   it("reports every problem of the file at once, with file:line:column, and creates nothing", async () => {
