@@ -8,7 +8,7 @@
  *
  * A command is a name, a one-line summary and a `run(args)` that loads its module only when chosen, so `--help`
  * and other commands never load the emulator's server. Commands: `emulator`, `recover` and `unmanaged` (issue 11),
- * `export` (issue 13); a later one adds one entry to {@link COMMANDS}.
+ * `export` (issue 13), `drift` and `gate` (README, "Workflows"); a later one adds one entry to {@link COMMANDS}.
  *
  * Exit codes: 0 on success or help; 2 for an unknown command or bad arguments (the command's own usage is printed
  * to stderr). A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
@@ -45,15 +45,26 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "who can do what, and where: the effective access (escalations included) a change gains and loses (exit 1 on --fail-on)",
     run: (args) => exitWith((require("../provider/commands/access") as typeof import("../provider/commands/access")).accessCommand(args)),
   },
+  drift: {
+    summary: "what changed outside Pulumi (drifted), apart from what the program would change (pending); exit 1 on drift",
+    run: (args) => exitWith((require("../provider/commands/drift") as typeof import("../provider/commands/drift")).driftCommand(args), 2),
+  },
+  gate: {
+    summary: "preview with the shipped policy pack and print every violation; exit 1 on a mandatory one",
+    run: (args) => exitWith((require("../provider/commands/gate") as typeof import("../provider/commands/gate")).gateCommand(args), 2),
+  },
 };
 
-/** Ends the process with a command's exit code once it settles (its client connections would keep it alive). */
-function exitWith(code: Promise<number>): void {
+/**
+ * Ends the process with a command's exit code once it settles (its client connections would keep it alive);
+ * `failed` is the code when the command throws (1 by default; 2 for the report commands, whose 1 means "found").
+ */
+function exitWith(code: Promise<number>, failed = 1): void {
   code.then(
     (c) => process.exit(c),
     (err: unknown) => {
       process.stderr.write(`${BIN}: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exit(failed);
     },
   );
 }

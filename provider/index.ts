@@ -67,3 +67,21 @@ export type {
 } from "./client/types";
 export { resolveSettings, SettingsError, type Settings } from "./config";
 export { tokenSource, CredentialError, TokenExchangeError, type TokenSource, type CredentialSettings } from "./credentials";
+export {
+  Org,
+  ORG_TYPE,
+  OrgFileError,
+  parseOrgFile,
+  checkOrgSpec,
+  type OrgArgs,
+  type OrgCounts,
+  type OrgSpec,
+  type OrgGroup,
+  type OrgIdentity,
+  type OrgRole,
+  type OrgBinding,
+  type OrgRepo,
+  type OrgSubscription,
+  type OrgLayout,
+  type FlatGroup,
+} from "./org";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
-import { loadOrgFile } from "../examples/org-setup/orgFile";
+import { loadOrgFile } from "../provider/org/file";
 import { changes, engineOk } from "./lib/engine";
 import { PulumiCli, REPO_ROOT } from "./lib/pulumi";
 

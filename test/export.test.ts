@@ -21,7 +21,7 @@ import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { changes, engineOk, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
-import { parseOrgFile } from "../examples/org-setup/orgFile";
+import { parseOrgFile } from "../provider/org/file";
 import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
 
 const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { OrgFileError, parseOrgFile } from "../examples/org-setup/orgFile";
+import { parse as parseYaml } from "yaml";
+import { OrgFileError, checkOrgSpec, parseOrgFile } from "../provider/org/file";
 
 const fixture = readFileSync(path.join(__dirname, "..", "examples", "org-setup", "org.yaml"), "utf8");
 const roles = new Set(["viewer", "editor", "owner", "registry.pull"]);
@@ -134,5 +135,28 @@ describe("org file", () => {
   it("reports unknown keys in a repo's syncConfig", () => {
     const p = problems([...layout, "repos:", "  - { name: m, group: eng, syncConfig: { source: a/b, gracePeriod: true } }"].join("\n"));
     expect(p[0]).toMatch(/repos\[0\]\.syncConfig: Unrecognized key: "gracePeriod"/);
+  });
+});
+
+describe("org spec (the org as an object)", () => {
+  it("flattens the same layout as the file it was parsed from", () => {
+    const fromFile = parseOrgFile(fixture, "org.yaml", roles);
+    const spec = (JSON.parse(JSON.stringify(parseYaml(fixture))) ?? {}) as Parameters<typeof checkOrgSpec>[0];
+    expect(checkOrgSpec(spec, "spec", roles)).toEqual(fromFile);
+  });
+
+  it("places every problem by path after the source's name", () => {
+    let caught: unknown;
+    try {
+      checkOrgSpec({ groups: [{ name: "team" }, { name: "Bad" }], bindings: [{ identity: "team/ghost", group: "team", role: "admin" }] }, "spec", roles);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(OrgFileError);
+    expect((caught as OrgFileError).problems).toEqual([
+      expect.stringMatching(/^spec: groups\[1\]\.name: group name "Bad" must match/),
+      'spec: bindings[0].identity: no identity at path "team/ghost"; known: ',
+      expect.stringMatching(/^spec: bindings\[0\]\.role: no role named "admin"; roles: viewer, editor, owner, registry\.pull$/),
+    ]);
   });
 });

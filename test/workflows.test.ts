@@ -1,6 +1,7 @@
 /**
- * The three workflows, as a user runs them, through the real Pulumi CLI on the emulator: the policy pack and the
- * policy gate (clean, mandatory and advisory cases), drift detection (human and --json), and workload identity.
+ * The workflows, as a user runs them, through the real Pulumi CLI on the emulator: the policy pack and the
+ * policy gate (clean, mandatory and advisory cases), `platform-pulumi drift` (drift, pending and unmanaged apart;
+ * every format; exit codes), and workload identity.
  * (The org-setup workflow is the main job, run by commands.test.ts.)
  */
 import { spawn } from "node:child_process";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 
@@ -45,7 +47,8 @@ describe("policy pack and policy gate", () => {
     rmSync(path.join(program, "Pulumi.gate.yaml"), { force: true });
   });
 
-  const gate = () => node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate"], gateEnv);
+  // The package's bin, with the pack it ships (no --pack): the markdown table is the one a pull request shows.
+  const gate = (args: string[] = ["--format", "markdown"]) => node("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
 
   it("passes a clean program", async () => {
     const r = await gate();
@@ -85,8 +88,40 @@ describe("policy pack and policy gate", () => {
     expect(r.out).toContain("policy gate: passed (2 advisory warning(s))");
   }, LONG);
 
+  it("--format json prints one object: violations, the policies not evaluated apart, errors", async () => {
+    await cli.ok(["config", "set", "teamDescription", ""]);
+    const r = await gate(["--format", "json"]);
+    await cli.ok(["config", "rm", "teamDescription"]);
+    expect(r.code, r.out).toBe(0);
+    const report = JSON.parse(r.out) as Record<string, unknown>;
+    expect(Object.keys(report)).toEqual(["stack", "passed", "violations", "notEvaluated", "errors"]);
+    expect(report["stack"]).toBe("gate");
+    expect(report["passed"]).toBe(true);
+    expect(report["violations"]).toEqual([
+      {
+        level: "advisory",
+        policy: "description-required",
+        pack: "platform",
+        urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
+        resource: "Group::team",
+        message: 'Group "payments" has no description',
+      },
+    ]);
+    expect((report["notEvaluated"] as Array<{ level: string; policy: string }>).map((v) => `${v.level} ${v.policy}`).sort()).toEqual([
+      "not evaluated identity-bound-above-its-group",
+      "not evaluated no-owner-at-root",
+    ]);
+    expect(report["errors"]).toEqual([]);
+  }, LONG);
+
+  it("exits 2 with the reason on stderr when the preview fails otherwise", async () => {
+    const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "no-such-stack"], gateEnv);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toMatch(/no stack named 'no-such-stack'/);
+  }, LONG);
+
   it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed", async () => {
-    const r = await node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")], gateEnv);
+    const r = await gate(["--format", "markdown", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")]);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toMatch(/\| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
   }, LONG);
@@ -116,55 +151,104 @@ describe("policy pack and policy gate", () => {
   }, LONG);
 });
 
-describe("drift detection", () => {
-  it("reports exactly the out-of-band edit and delete as JSON, then converges", async () => {
-    const r = await node("examples/drift-detection/drift.js", ["--json"]);
-    expect(r.code, r.out).toBe(0);
-    const drift = JSON.parse(r.out.slice(r.out.indexOf("["), r.out.lastIndexOf("]") + 1)) as Array<Record<string, unknown>>;
-    expect(drift).toEqual([
-      { resource: "apps", type: "Group", field: "description", old: "Edited in the console", new: "Application teams" },
-      { resource: "deployer", type: "Identity", field: "(resource)", old: null, new: "declared" },
-    ]);
-  }, LONG);
+/** `platform-pulumi drift` (the package's bin, compiled) on an existing stack. */
+describe("platform-pulumi drift", () => {
+  const cwd = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+  let emu: Emulator;
+  let backend: string;
+  let cli: PulumiCli;
+  let runEnv: NodeJS.ProcessEnv;
+  const drift = (args: string[]) => node("cli/main.js", ["drift", "--stack", "drift", "--cwd", cwd, ...args], runEnv);
+  const driftJson = async (args: string[] = []) => {
+    const r = await drift(["--format", "json", ...args]);
+    return { code: r.code, out: r.out, report: JSON.parse(r.out.slice(r.out.indexOf("{"), r.out.lastIndexOf("}") + 1)) as Record<string, unknown> };
+  };
+  let client: PlatformClient;
 
-  it("shows the drift with pulumi preview --refresh --diff in human mode", async () => {
-    const r = await node("examples/drift-detection/drift.js");
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toContain('~ description: "Edited in the console" => "Application teams"');
-    // drift.js exits non-zero unless the engine's summary of that preview is exactly 1 create and 1 update.
-    expect(r.out).toContain("==> the preview plans 1 create (the deleted identity) and 1 update (the edited description), nothing else");
-    expect(r.out).toContain("==> converged: a preview shows no changes");
-  }, LONG);
-});
-
-describe("drift report on an existing stack", () => {
-  it("exits 0 with no drift and 1 with drift, listing it", async () => {
-    const emu = await startEmulator();
-    const backend = mkdtempSync(path.join(tmpdir(), "drift-report-"));
-    const cwd = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+  beforeAll(async () => {
+    emu = await startEmulator();
+    client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+    backend = mkdtempSync(path.join(tmpdir(), "drift-"));
     const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
-    const cli = new PulumiCli({ cwd, backendDir: backend, stack: "report", env });
-    try {
-      await cli.initStack();
-      await cli.ok(["up", "--yes", "--skip-preview"]);
-      const runEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
-      const clean = await node("examples/drift-detection/drift.js", ["report", "--stack", "report", "--cwd", cwd], runEnv);
-      expect(clean.code, clean.out).toBe(0);
-      expect(clean.out).toContain("no drift");
-      const apps = ((await cli.outputs()) as Record<string, string>)["appsUid"]!;
-      await fetch(`${emu.url}/iam/v2beta1/groups/${apps}?updateMask=description`, {
-        method: "PATCH",
-        headers: { authorization: `Bearer ${emu.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ description: "changed by hand" }),
-      });
-      const drifted = await node("examples/drift-detection/drift.js", ["report", "--stack", "report", "--cwd", cwd], runEnv);
-      expect(drifted.code, drifted.out).toBe(1);
-      expect(drifted.out).toContain('| apps | Group | description | "changed by hand" | "Application teams" |');
-    } finally {
-      await emu.close();
-      rmSync(backend, { recursive: true, force: true });
-      rmSync(path.join(cwd, "Pulumi.report.yaml"), { force: true });
-    }
+    cli = new PulumiCli({ cwd, backendDir: backend, stack: "drift", env });
+    await cli.initStack();
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    runEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  }, LONG);
+  afterAll(async () => {
+    await client?.close();
+    await emu?.close();
+    if (backend) rmSync(backend, { recursive: true, force: true });
+    rmSync(path.join(cwd, "Pulumi.drift.yaml"), { force: true });
+  });
+
+  it("tells drift, pending and unmanaged apart, changes nothing, exits 1 on drift and 0 after converging", async () => {
+    const clean = await driftJson(["--unmanaged"]);
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.report).toEqual({ stack: "drift", drifted: [], pending: [], unmanaged: [] });
+
+    const out = (await cli.outputs()) as Record<string, string>;
+    const apps = out["appsUid"]!;
+    const deployer = out["deployerUid"]!;
+    await client.groups.patch(apps, { description: "Edited in the console" }, ["description"]);
+    await client.identities.delete(deployer);
+    const handmade = (await client.groups.create(apps, { name: "handmade", description: "made by hand" })).uid;
+    await cli.ok(["config", "set", "dataDescription", "Data team"]); // a program edit not yet applied
+
+    const stateBefore = (await cli.ok(["stack", "export"])).stdout;
+    const seen = emu.requests.length;
+    const r = await driftJson(["--unmanaged"]);
+    expect(r.code, r.out).toBe(1);
+    const urn = (kind: string, name: string) => `urn:pulumi:drift::drift-detection-sample::pulumi-nodejs:dynamic/platform:${kind}::${name}`;
+    expect(r.report).toEqual({
+      stack: "drift",
+      drifted: [
+        { urn: urn("Group", "apps"), type: "Group", name: "apps", uid: apps, change: "changed", fields: [{ path: "description", state: "Application teams", live: "Edited in the console" }] },
+        { urn: urn("Identity", "deployer"), type: "Identity", name: "deployer", uid: deployer, change: "deleted", fields: [] },
+      ],
+      pending: [
+        { urn: urn("Group", "apps"), type: "Group", name: "apps", op: "update", fields: ["description"] },
+        { urn: urn("Group", "data"), type: "Group", name: "data", op: "update", fields: ["description"] },
+        { urn: urn("Identity", "deployer"), type: "Identity", name: "deployer", op: "create", fields: [] },
+      ],
+      unmanaged: [{ type: "Group", uid: handmade, name: "handmade", parentUid: apps }],
+    });
+    // The check changed nothing: the same state, and only reads reached the API.
+    expect((await cli.ok(["stack", "export"])).stdout).toBe(stateBefore);
+    expect(emu.requests.slice(seen).filter((q) => q.method !== "GET")).toEqual([]);
+
+    const table = await drift([]);
+    expect(table.code, table.out).toBe(1);
+    expect(table.out).toContain("stack drift: 2 drifted, 3 pending\n");
+    expect(table.out).toMatch(/Group\s+apps\s+\S+\s+changed\s+description\s+"Application teams"\s+"Edited in the console"/);
+    const md = await drift(["--format", "markdown", "--unmanaged"]);
+    expect(md.code, md.out).toBe(1);
+    expect(md.out).toContain(`| Identity | deployer | ${deployer} | deleted |  |  |  |`);
+    expect(md.out).toContain("| Group | data | update | description |");
+    expect(md.out).toContain(`| Group | handmade | ${handmade} | ${apps} |`);
+
+    // Converge: the drift is undone, the edit applied, the hand-made group removed.
+    await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
+    await client.groups.delete(handmade);
+    const converged = await driftJson(["--unmanaged"]);
+    expect(converged.code, converged.out).toBe(0);
+    expect(converged.report).toEqual({ stack: "drift", drifted: [], pending: [], unmanaged: [] });
+
+    // Pending changes alone exit 0.
+    await cli.ok(["config", "set", "dataDescription", "Data platform"]);
+    const pendingOnly = await driftJson();
+    expect(pendingOnly.code, pendingOnly.out).toBe(0);
+    expect(pendingOnly.report["drifted"]).toEqual([]);
+    expect(pendingOnly.report["pending"]).toEqual([{ urn: urn("Group", "data"), type: "Group", name: "data", op: "update", fields: ["description"] }]);
+  }, LONG);
+
+  it("exits 2 with the reason on stderr when the check cannot run", async () => {
+    const r = await node("cli/main.js", ["drift", "--stack", "no-such-stack", "--cwd", cwd], runEnv);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toMatch(/platform-pulumi drift: pulumi [a-z -]+ --stack no-such-stack failed: .*no stack named 'no-such-stack'/);
+    const bad = await node("cli/main.js", ["drift", "--stack", "drift", "--format", "yaml"], runEnv);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toContain('--format: "yaml" is not one of table, json, markdown');
   }, LONG);
 });
 

@@ -72,15 +72,15 @@ export class StackCommandError extends Error {
 }
 
 /**
- * Runs `pulumi <args> --stack <stack>` (without `--stack` when `forStack` is false); resolves with exit code and
- * output whatever the code.
+ * Runs `pulumi <args> --stack <stack>` (without `--stack` when `forStack` is false) with this process's environment
+ * plus `env`; resolves with exit code and output whatever the code.
  * @throws StackCommandError when the CLI cannot be started.
  */
-export function runPulumi(ref: StackRef, args: readonly string[], forStack = true): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runPulumi(ref: StackRef, args: readonly string[], forStack = true, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(ref.pulumi ?? "pulumi", forStack ? [...args, "--stack", ref.stack] : [...args], {
       cwd: ref.cwd,
-      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

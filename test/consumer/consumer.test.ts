@@ -10,12 +10,15 @@
  * TypeScript block of README.md compiled in that project, the standalone emulator started from the installed
  * package's bin, then through the real CLI: preview, up, `preview --expect-no-changes`, the policy pack from
  * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
- * destroy, and an API check that nothing is left.
+ * the installed bin's `unmanaged` and `recover`; its `drift` (an out-of-band edit and delete, a hand-made group and
+ * an unapplied program edit told apart, then converged) and `gate` (advisories only, then a mandatory violation);
+ * the README's CI snippets (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
+ * from a file in a second project and destroying it; destroy, and an API check that nothing is left.
  *
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
@@ -26,6 +29,7 @@ import {
   PKG,
   TOOLCHAINS,
   blockFile,
+  ciSnippetCommands,
   cleanEnv,
   lowEnd,
   mapReadmeDiagnostics,
@@ -238,7 +242,7 @@ function describeToolchain(tc: Toolchain): void {
       cli = new PulumiCli({
         cwd: dir,
         backendDir: path.join(dir, ".state"),
-        stack: "dev",
+        stack: "prod",
         env: cleanEnv(nodeBin, { PLATFORM_API_URL: emulator.apiUrl, PLATFORM_TOKEN: emulator.token }),
       });
       mkdirSync(path.join(dir, ".state"));
@@ -356,12 +360,116 @@ function describeToolchain(tc: Toolchain): void {
 
     step("the installed bin's unmanaged finds nothing and recover has nothing to settle on the stack just applied", async () => {
       const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
-      const unmanaged = await run(bin, ["unmanaged", "--stack", "dev"], { cwd: dir, env: cli.env() });
+      const unmanaged = await run(bin, ["unmanaged", "--stack", "prod"], { cwd: dir, env: cli.env() });
       expect(unmanaged.code, tail(unmanaged)).toBe(0);
-      expect(unmanaged.stdout).toContain("stack dev: no unmanaged objects");
-      const recovered = await run(bin, ["recover", "--stack", "dev"], { cwd: dir, env: cli.env() });
+      expect(unmanaged.stdout).toContain("stack prod: no unmanaged objects");
+      const recovered = await run(bin, ["recover", "--stack", "prod"], { cwd: dir, env: cli.env() });
       expect(recovered.code, tail(recovered)).toBe(0);
-      expect(recovered.stdout).toContain("stack dev: no pending operations, nothing to recover");
+      expect(recovered.stdout).toContain("stack prod: no pending operations, nothing to recover");
+    });
+
+    step("the installed bin's drift tells drift, pending and unmanaged apart, changes nothing, and exits 0 once converged", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const outputs = await cli.outputs();
+      const ciUid = String(outputs["ciUid"]);
+      const subscription = (await client!.subscriptions.list({ childrenOf: String(outputs["teamUid"]) }).collect())[0]!;
+      // Outside Pulumi: an edit and a delete, and a group made by hand; in the program: an edit not yet applied.
+      await client!.groups.patch(ciUid, { description: "edited in the console" }, ["description"]);
+      await client!.subscriptions.delete(subscription.uid);
+      const handmade = await client!.groups.create(String(outputs["teamUid"]), { name: "handmade", description: "made by hand" });
+      await cli.ok(["config", "set", "teamDescription", "The consumer tier's team"]);
+      const stateBefore = (await cli.ok(["stack", "export"])).stdout;
+
+      const r = await run(bin, ["drift", "--stack", "prod", "--unmanaged", "--format", "json"], { cwd: dir, env: cli.env() });
+      expect(r.code, tail(r)).toBe(1);
+      const report = JSON.parse(r.stdout) as {
+        stack: string;
+        drifted: Array<{ type: string; name: string; uid: string | null; change: string; fields: Array<{ path: string; state: unknown; live: unknown }> }>;
+        pending: Array<{ type: string; name: string; op: string; fields: string[] }>;
+        unmanaged: Array<{ type: string; uid: string; name: string; parentUid: string }>;
+      };
+      expect(report.stack).toBe("prod");
+      expect(report.drifted.map(({ type, name, uid, change, fields }) => ({ type, name, uid, change, fields }))).toEqual([
+        { type: "Group", name: "ci", uid: ciUid, change: "changed", fields: [{ path: "description", state: "CI jobs", live: "edited in the console" }] },
+        { type: "Subscription", name: "hooks", uid: subscription.uid, change: "deleted", fields: [] },
+      ]);
+      expect(report.pending.map(({ type, name, op, fields }) => ({ type, name, op, fields }))).toEqual([
+        { type: "Group", name: "ci", op: "update", fields: ["description"] },
+        { type: "Group", name: "team", op: "update", fields: ["description"] },
+        { type: "Subscription", name: "hooks", op: "create", fields: [] },
+      ]);
+      expect(report.unmanaged).toEqual([{ type: "Group", uid: handmade.uid, name: "handmade", parentUid: String(outputs["teamUid"]) }]);
+      expect((await cli.ok(["stack", "export"])).stdout).toBe(stateBefore);
+      expect((await client!.groups.get(ciUid)).description).toBe("edited in the console");
+
+      await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
+      await client!.groups.delete(handmade.uid);
+      const converged = await run(bin, ["drift", "--stack", "prod", "--unmanaged"], { cwd: dir, env: cli.env() });
+      expect(converged.code, tail(converged)).toBe(0);
+      expect(converged.stdout).toContain("stack prod: 0 drifted, 0 pending, 0 unmanaged");
+    });
+
+    step("the installed bin's gate, with the pack it ships: exit 0 with advisories only, 1 on a mandatory violation", async () => {
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const clean = await run(bin, ["gate", "--stack", "prod", "--format", "json"], { cwd: dir, env: cli.env() });
+      expect(clean.code, tail(clean)).toBe(0);
+      const report = JSON.parse(clean.stdout) as { passed: boolean; violations: Array<{ level: string; policy: string; resource: string }> };
+      expect(report.passed).toBe(true);
+      expect(report.violations.map((v) => `${v.level} ${v.policy} ${v.resource}`)).toEqual(["advisory identity-bound-above-its-group RoleBinding::ci-bot-editor"]);
+      // The example config the package ships allows GitHub's and GitLab's issuers; one allowing only GitLab's fails.
+      expect(existsSync(path.join(dir, "node_modules", PKG.name, "policies", "config.example.json"))).toBe(true);
+      writeFileSync(path.join(dir, "gitlab-only.json"), JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
+      const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json"], { cwd: dir, env: cli.env() });
+      expect(strict.code, tail(strict)).toBe(1);
+      expect(strict.stdout).toMatch(/mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
+      expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory violation(s)");
+    });
+
+    step("the README's CI snippets run as written in the project (`npx platform-pulumi …`)", async () => {
+      const lines = ciSnippetCommands(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      expect(lines.every((l) => l.startsWith("npx platform-pulumi "))).toBe(true);
+      const summary = path.join(dir, "step-summary.md");
+      writeFileSync(summary, "");
+      for (const line of lines) {
+        const r = await run("bash", ["-eo", "pipefail", "-c", line], { cwd: dir, env: { ...cli.env(), GITHUB_STEP_SUMMARY: summary } });
+        expect(r.code, `${line}\n${tail(r)}`).toBe(0);
+      }
+      expect(readFileSync(summary, "utf8")).toContain("### Policy gate of stack `prod`");
+      const drift = JSON.parse(readFileSync(path.join(dir, "drift.json"), "utf8")) as Record<string, unknown>;
+      expect(drift).toEqual({ stack: "prod", drifted: [], pending: [], unmanaged: [] });
+    });
+
+    step("Org declares a nested org from a file, and destroys it", async () => {
+      const orgDir = path.join(dir, "org");
+      mkdirSync(orgDir);
+      copyFileSync(path.join(TEMPLATE, "tsconfig.json"), path.join(orgDir, "tsconfig.json"));
+      copyFileSync(path.join(REPO_ROOT, "test", "programs", "org", "org.yaml"), path.join(orgDir, "org.yaml"));
+      writeFileSync(path.join(orgDir, "Pulumi.yaml"), "name: consumer-org\nruntime: nodejs\nmain: index.ts\n");
+      writeFileSync(
+        path.join(orgDir, "index.ts"),
+        [
+          'import * as pulumi from "@pulumi/pulumi";',
+          'import { Org } from "platform-pulumi";',
+          'const org = new Org("org", { parentUid: new pulumi.Config("platform").require("orgUid"), file: "org.yaml" });',
+          "export const groupUids = org.groupUids;",
+          "export const counts = org.counts;",
+          "",
+        ].join("\n"),
+      );
+      const before = await uidsByCollection();
+      const orgCli = new PulumiCli({ cwd: orgDir, backendDir: path.join(dir, ".state"), stack: "org", env: cli.opts.env ?? {} });
+      await orgCli.initStack();
+      await orgCli.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+      await orgCli.ok(["up", "--yes"]);
+      const outputs = await orgCli.outputs();
+      expect(outputs["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
+      const groupUids = outputs["groupUids"] as Record<string, string>;
+      expect((await client!.groups.get(groupUids["engineering/platform/ci-cd"]!)).name).toBe("ci-cd");
+      expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
+      await orgCli.ok(["preview", "--expect-no-changes"]);
+      await orgCli.ok(["destroy", "--yes"]);
+      expect(await uidsByCollection()).toEqual(before);
     });
 
     step("pulumi destroy deletes them all, and the API has nothing left", async () => {

@@ -227,3 +227,21 @@ export function mapReadmeDiagnostics(output: string): string {
     return `README.md:${at}:${c}`;
   });
 }
+
+/**
+ * The commands of the README's CI snippets that run this package's bin: every `run: npx platform-pulumi …` line of
+ * its ```yaml blocks, as written (a `- run:` list item or a `run:` key).
+ */
+export function ciSnippetCommands(markdown: string): string[] {
+  const out: string[] = [];
+  let inYaml = false;
+  for (const line of markdown.split("\n")) {
+    if (/^```yaml\s*$/.test(line)) inYaml = true;
+    else if (/^```/.test(line)) inYaml = false;
+    else if (inYaml) {
+      const m = /^\s*(?:-\s+)?run:\s+(npx platform-pulumi .*)$/.exec(line);
+      if (m) out.push(m[1]!.trim());
+    }
+  }
+  return out;
+}

@@ -33,7 +33,7 @@ export = async () => {
     // An existing object read, not managed.
     const root = Group.get("root", orgUid);
 
-    const team = new Group("team", { parentUid: orgUid, name: "consumer-team", description: "Declared by the consumer tier" });
+    const team = new Group("team", { parentUid: orgUid, name: "consumer-team", description: config.get("teamDescription") ?? "Declared by the consumer tier" });
     const ci = new Group("ci", { parentUid: team.uid, name: "ci-cd", description: "CI jobs" });
     const auditor = new Role("auditor", {
         parentUid: team.uid,
@@ -78,6 +78,7 @@ export = async () => {
         rootName: root.name,
         teamUid: team.uid,
         botUid: bot.uid,
+        ciUid: ci.uid,
         inviteCode: invite.code,
         nodeVersion: process.version,
     };

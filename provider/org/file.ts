@@ -16,23 +16,97 @@
  * or above it. A repo with a `syncConfig` takes its README from the source, so it may not give one.
  *
  * `uid` names an existing object for the program to adopt (`adoptUid`) instead of creating one; `platform-pulumi
- * export --format yaml` writes it for every object (issue 13).
+ * export --format yaml` writes it for every object (README, "Exporting an existing org").
+ *
+ * The same checks run on an object already parsed ({@link checkOrgSpec}); its problems are then placed by path
+ * only, the text's by `file:line:column` too. The {@link Org} component (./index.ts) declares what this checks.
  */
 import { readFileSync } from "node:fs";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
-import { wireName } from "../../provider/capabilities";
-import { repoNameProblem } from "../../provider/resources/repo";
-import { sinkProblem } from "../../provider/resources/subscription";
-import { nameProblem } from "../../provider/validation";
+import { wireName } from "../capabilities";
+import { repoNameProblem } from "../resources/repo";
+import { sinkProblem } from "../resources/subscription";
+import { nameProblem } from "../validation";
 
-/** A group in the file, with its nested groups. */
+/** A group in the org file, with its nested groups. */
 export interface OrgGroup {
+  /** The group's name (`^[a-z0-9 ._-]{1,}$`); its path is the names from the top joined by `/`. */
   name: string;
   description?: string | undefined;
   /** An existing group to adopt instead of creating one. */
   uid?: string | undefined;
+  /** Its child groups, same shape. */
   groups?: OrgGroup[] | undefined;
+}
+
+/** A workload identity of the org file: an OIDC issuer and subject, under a group. */
+export interface OrgIdentity {
+  name: string;
+  /** The group path it lives in, e.g. `engineering/platform/ci-cd`. */
+  group: string;
+  description?: string | undefined;
+  /** An existing identity to adopt. */
+  uid?: string | undefined;
+  /** The token claims it accepts: an https issuer and an exact subject. */
+  claimMatch: { issuer: string; subject: string };
+}
+
+/** A custom role of the org file, defined at a group and visible at it and below. */
+export interface OrgRole {
+  name: string;
+  /** The group path it is defined at. */
+  group: string;
+  description?: string | undefined;
+  /** An existing role to adopt. */
+  uid?: string | undefined;
+  /** Capabilities, dotted (`groups.list`) or wire form (`CAP_IAM_GROUPS_LIST`); at least one. */
+  capabilities: string[];
+}
+
+/** A role binding of the org file: an identity granted a role on a group. */
+export interface OrgBinding {
+  /** The identity's path: `<group path>/<identity name>`. */
+  identity: string;
+  /** The group path the role is granted on. */
+  group: string;
+  /** A built-in role's name, or a custom role of the file defined at `group` or above it. */
+  role: string;
+  /** An existing binding to adopt. */
+  uid?: string | undefined;
+}
+
+/** An image repo of the org file. */
+export interface OrgRepo {
+  name: string;
+  /** The group path it lives in. */
+  group: string;
+  description?: string | undefined;
+  /** An existing repo to adopt. */
+  uid?: string | undefined;
+  /** Mirror another repo (its README then comes from the source: no `readme`). */
+  syncConfig?: { source: string; amazon?: string | undefined; google?: string | undefined; azure?: string | undefined } | undefined;
+  readme?: string | undefined;
+}
+
+/** An events subscription of the org file. */
+export interface OrgSubscription {
+  /** The group path whose events go to the sink. */
+  group: string;
+  /** An https URL. */
+  sink: string;
+  /** An existing subscription to adopt. */
+  uid?: string | undefined;
+}
+
+/** An org as data: the org file's content, parsed (every list optional). */
+export interface OrgSpec {
+  groups?: OrgGroup[] | undefined;
+  identities?: OrgIdentity[] | undefined;
+  roles?: OrgRole[] | undefined;
+  bindings?: OrgBinding[] | undefined;
+  repos?: OrgRepo[] | undefined;
+  subscriptions?: OrgSubscription[] | undefined;
 }
 
 const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
@@ -78,9 +152,6 @@ const OrgFileSchema = z.strictObject({
   subscriptions: z.array(z.strictObject({ group: z.string(), sink: z.string(), uid: z.string().optional() })).default([]),
 });
 
-/** A parsed, checked org file. */
-export type OrgFile = z.infer<typeof OrgFileSchema>;
-
 /** A group with its path, in declaration order (parents before children). */
 export interface FlatGroup {
   /** Names from the top joined by `/`, e.g. `engineering/platform/ci-cd`. */
@@ -95,17 +166,22 @@ export interface FlatGroup {
 
 /** The org file, checked and flattened for declaring resources. */
 export interface OrgLayout {
+  /** Groups, parents before children. */
   groups: FlatGroup[];
-  identities: Array<OrgFile["identities"][number] & { path: string }>;
+  /** Identities, with `path` (`<group path>/<identity name>`). */
+  identities: Array<OrgIdentity & { path: string }>;
   /** Custom roles, with `path` (`<group path>/<role name>`) and capabilities in wire form. */
-  roles: Array<OrgFile["roles"][number] & { path: string }>;
-  bindings: OrgFile["bindings"];
+  roles: Array<OrgRole & { path: string }>;
+  bindings: OrgBinding[];
   /** Repos, with `path` (`<group path>/<repo name>`). */
-  repos: Array<OrgFile["repos"][number] & { path: string }>;
-  subscriptions: OrgFile["subscriptions"];
+  repos: Array<OrgRepo & { path: string }>;
+  subscriptions: OrgSubscription[];
 }
 
-/** Every problem in an org file, each as `<file>:<line>:<col>: <path>: <what is wrong>`. */
+/**
+ * Every problem in an org file, each as `<file>:<line>:<col>: <path>: <what is wrong>` (for an object given as
+ * data: `<source>: <path>: <what is wrong>`).
+ */
 export class OrgFileError extends Error {
   override readonly name = "OrgFileError";
   constructor(
@@ -131,6 +207,9 @@ function pathText(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), "") || "(top)";
 }
 
+/** Where a problem is: `file:line:col` for a YAML path in a parsed document, or the source's name alone. */
+type Locate = (path: Array<string | number>) => string;
+
 /**
  * Parses and checks an org file's text.
  * @param knownRoles role names that exist; when given, every binding's role must be one of them.
@@ -149,16 +228,46 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
       }),
     );
   }
-  const parsed = OrgFileSchema.safeParse(doc.toJS() ?? {});
+  return check(doc.toJS() ?? {}, file, (p) => location(doc, lc, file, p), knownRoles);
+}
+
+/**
+ * Checks an org given as data (e.g. parsed by the caller, or built in code) with the same rules as
+ * {@link parseOrgFile}; problems are placed by path, after `source`.
+ * @throws OrgFileError listing every problem.
+ */
+export function checkOrgSpec(spec: OrgSpec, source = "spec", knownRoles?: ReadonlySet<string>): OrgLayout {
+  return check(spec, source, () => source, knownRoles);
+}
+
+/**
+ * The built-in role names an org refers to, for checking them against the API before anything is declared: the
+ * bindings' roles that are not a custom role of the same org. Lenient: an org that does not parse gives what it can.
+ */
+export function builtinRoleNames(spec: unknown): string[] {
+  const o = (spec ?? {}) as { roles?: unknown; bindings?: unknown };
+  const own = new Set(Array.isArray(o.roles) ? o.roles.map((r: { name?: unknown }) => r?.name).filter((n): n is string => typeof n === "string") : []);
+  const used = Array.isArray(o.bindings) ? o.bindings.map((b: { role?: unknown }) => b?.role).filter((n): n is string => typeof n === "string") : [];
+  return [...new Set(used.filter((r) => !own.has(r)))];
+}
+
+/** The YAML text's data, or undefined when it does not parse (then {@link parseOrgFile} reports why). */
+export function orgFileData(text: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: false });
+  return doc.errors.length > 0 ? undefined : doc.toJS();
+}
+
+function check(data: unknown, file: string, locate: Locate, knownRoles: ReadonlySet<string> | undefined): OrgLayout {
+  const parsed = OrgFileSchema.safeParse(data ?? {});
   if (!parsed.success) {
     throw new OrgFileError(
       file,
-      parsed.error.issues.map((i) => `${location(doc, lc, file, i.path as Array<string | number>)}: ${pathText(i.path)}: ${i.message}`),
+      parsed.error.issues.map((i) => `${locate(i.path as Array<string | number>)}: ${pathText(i.path)}: ${i.message}`),
     );
   }
   const org = parsed.data;
   const problems: string[] = [];
-  const at = (path: Array<string | number>, msg: string) => problems.push(`${location(doc, lc, file, path)}: ${pathText(path)}: ${msg}`);
+  const at = (path: Array<string | number>, msg: string) => problems.push(`${locate(path)}: ${pathText(path)}: ${msg}`);
 
   const groups: FlatGroup[] = [];
   const groupPaths = new Set<string>();

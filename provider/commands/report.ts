@@ -1,0 +1,82 @@
+/**
+ * What the report commands (`drift`, `gate`) share: their arguments (`--stack`, `--cwd`, `--format
+ * table|json|markdown` and each command's own), a Markdown table, and the exit-code contract of the README's
+ * "Command-line jobs": 0 clean, 1 found something, 2 could not run (the reason on stderr).
+ */
+import { parseArgs } from "node:util";
+import type { StackRef } from "./stack";
+
+/** How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a pull request or a CI step summary. */
+export type ReportFormat = "table" | "json" | "markdown";
+
+/** The formats {@link ReportFormat} allows, in the order the usage lists them. */
+export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown"];
+
+/** A command's own options besides `--stack`, `--cwd`, `--format` and `--help`, in `node:util` `parseArgs` form. */
+export type ReportOptions = Record<string, { type: "string" } | { type: "boolean"; default: boolean }>;
+
+/** The parsed arguments of a report command. */
+export interface ReportArgs {
+  ref: StackRef;
+  format: ReportFormat;
+  /** The command's own options, as given (a string option not given is absent; a boolean defaults to false). */
+  values: Record<string, string | boolean | undefined>;
+}
+
+/**
+ * Runs a report command: parses `--stack <name>` (required, or `PULUMI_STACK`), `--cwd <dir>` (default the current
+ * folder), `--format table|json|markdown` (default `table`), `--help` and the command's `options`, then `run`.
+ * A usage error prints the reason and `usage` to stderr and returns 2; `--help` prints `usage` and returns 0; when
+ * `run` throws, `platform-pulumi <name>: <message>` goes to stderr and the exit code is 2 (the check could not run).
+ * @returns the exit code.
+ */
+export async function runReportCommand(name: string, argv: readonly string[], usage: string, options: ReportOptions, run: (args: ReportArgs) => Promise<number>): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { stack: { type: "string" }, cwd: { type: "string" }, format: { type: "string" }, help: { type: "boolean", short: "h" }, ...options },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  if (values["help"]) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const stack = typeof values["stack"] === "string" && values["stack"] !== "" ? values["stack"] : process.env["PULUMI_STACK"];
+  if (!stack) {
+    process.stderr.write(`--stack is required (or PULUMI_STACK)\n${usage}\n`);
+    return 2;
+  }
+  const format = (values["format"] ?? "table") as string;
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    process.stderr.write(`--format: "${format}" is not one of ${FORMATS.join(", ")}\n${usage}\n`);
+    return 2;
+  }
+  try {
+    return await run({ ref: { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, format: format as ReportFormat, values });
+  } catch (err) {
+    process.stderr.write(`platform-pulumi ${name}: ${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+/** A cell of a Markdown table: `|` escaped, line breaks as spaces. */
+export function mdCell(s: string): string {
+  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+/** A Markdown table: header row, the `---` rule, then the rows (each cell through {@link mdCell}). */
+export function mdTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const line = (cells: readonly string[]) => `| ${cells.map(mdCell).join(" | ")} |`;
+  return [line(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+/** A value for a table cell: JSON, `(none)` for undefined. */
+export function shown(v: unknown): string {
+  return v === undefined ? "(none)" : JSON.stringify(v);
+}

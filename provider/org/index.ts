@@ -1,0 +1,244 @@
+/**
+ * The org as data: {@link Org}, a component that declares a whole org from its YAML file (or the same content as
+ * an object), checked completely before any resource is declared (README, "Declarative org setup").
+ */
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
+import { getRoles } from "../lookups/roles";
+import { Group } from "../resources/group";
+import { Identity } from "../resources/identity";
+import { Repo, type SyncConfigArgs } from "../resources/repo";
+import { Role } from "../resources/role";
+import { RoleBinding } from "../resources/roleBinding";
+import { Subscription } from "../resources/subscription";
+import { builtinRoleNames, checkOrgSpec, orgFileData, parseOrgFile, type OrgLayout, type OrgSpec } from "./file";
+
+export { OrgFileError, parseOrgFile, checkOrgSpec, type OrgSpec, type OrgGroup, type OrgIdentity, type OrgRole, type OrgBinding, type OrgRepo, type OrgSubscription, type OrgLayout, type FlatGroup } from "./file";
+
+/** The component's type token. */
+export const ORG_TYPE = "platform:index:Org";
+
+/** Arguments of {@link Org}: the root group, and the org as a file or as data (exactly one of `file` and `spec`). */
+export interface OrgArgs {
+  /** The uid of the group the org's top-level groups are created under (usually the org's root group). */
+  parentUid: pulumi.Input<string>;
+  /**
+   * The org file (YAML; format in the README's "Declarative org setup"), read when the program runs; a relative
+   * path is taken from the Pulumi project's folder (where Pulumi.yaml is). Problems are reported with
+   * `file:line:col`, the file named as given.
+   */
+  file?: string;
+  /** The org as an object already parsed, instead of `file`; problems are reported with their path. */
+  spec?: OrgSpec;
+  /**
+   * The client used to look up the built-in roles the bindings name (one List of roles, only when a binding
+   * names a role the org does not define). Default: the program's client (`platform:*` config, then `PLATFORM_*`).
+   */
+  client?: PlatformClient;
+}
+
+/** How many objects of each kind the org declares. */
+export interface OrgCounts {
+  groups: number;
+  identities: number;
+  roles: number;
+  bindings: number;
+  repos: number;
+  subscriptions: number;
+}
+
+/** What {@link Org}'s initialization produces (its outputs, before they are resolved). */
+interface OrgData {
+  groupUids: Record<string, pulumi.Output<string>>;
+  identityUids: Record<string, pulumi.Output<string>>;
+  repoUids: Record<string, pulumi.Output<string>>;
+  counts: OrgCounts;
+}
+
+/**
+ * A whole org, declared from its description: groups in a hierarchy, workload identities, custom roles, role
+ * bindings, image repos and event subscriptions, as children of this component (each child's Pulumi name is
+ * `<component name>/<path>`, e.g. `org/engineering/platform`).
+ *
+ * The whole file (or spec) is checked before any resource is declared: YAML syntax, unknown or missing fields,
+ * names, duplicate or unknown group and identity paths, capabilities, and the bindings' roles (a custom role of
+ * the org defined at the binding's group or above, else a built-in role, looked up with `getRoles`). Every problem
+ * is reported at once, as an {@link OrgFileError} with `file:line:col` for each, thrown by the constructor; the
+ * built-in role names, which need the API, are checked once the rest is valid, still before any child is declared.
+ * Either way the update fails and nothing is created. An object with a `uid` is adopted (`adoptUid`), so a file written by
+ * `platform-pulumi export --format yaml` adopts the org it describes and changes nothing.
+ *
+ * @example
+ * const org = new Org("org", { parentUid: orgUid, file: "org.yaml" });
+ * export const groupUids = org.groupUids;
+ */
+export class Org extends pulumi.ComponentResource<OrgData> {
+  /** The uid of each group, by its path (`engineering/platform`). */
+  readonly groupUids: pulumi.Output<Record<string, string>>;
+  /** The uid of each identity, by its path (`engineering/platform/ci-cd/ci-bot`). */
+  readonly identityUids: pulumi.Output<Record<string, string>>;
+  /** The uid of each repo, by its path (`engineering/containers/app`). */
+  readonly repoUids: pulumi.Output<Record<string, string>>;
+  /** How many objects of each kind the org declares. */
+  readonly counts: pulumi.Output<OrgCounts>;
+
+  /**
+   * Declares the org. The file is read and checked here, synchronously: a problem throws at once, before anything
+   * is declared. The built-in roles the bindings name are then checked against the API (one List of roles) before
+   * any child is declared; an unknown one fails the update the same way.
+   * @throws TypeError when neither or both of `file` and `spec` are given, or `parentUid` is missing;
+   *   OrgFileError with every problem of the org; Error when the file cannot be read.
+   */
+  constructor(name: string, args: OrgArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    if ((args.file === undefined) === (args.spec === undefined)) {
+      throw new TypeError(`Org "${name}": give exactly one of file (a path to the org file) and spec (the org as an object); got ${args.file === undefined ? "neither" : "both"}`);
+    }
+    if (args.parentUid === undefined || args.parentUid === "") throw new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org under), got ${JSON.stringify(args.parentUid)}`);
+    const source = readSource(args);
+    const init: OrgInit = { orgName: name, parentUid: args.parentUid, source, layout: checkSource(source), ...(args.client ? { client: args.client } : {}) };
+    super(ORG_TYPE, name, init as unknown as pulumi.Inputs, opts);
+    const data = pulumi.output(this.getData());
+    this.groupUids = data.apply((d) => d.groupUids);
+    this.identityUids = data.apply((d) => d.identityUids);
+    this.repoUids = data.apply((d) => d.repoUids);
+    this.counts = data.apply((d) => d.counts);
+  }
+
+  /** Checks the built-in roles the org names (when it names any), then declares every child. */
+  protected override async initialize(raw: pulumi.Inputs): Promise<OrgData> {
+    const init = raw as unknown as OrgInit;
+    const builtinRoles = await checkBuiltinRoles(init);
+    const data = declareOrg(this, init.orgName, init.parentUid, init.layout, builtinRoles);
+    this.registerOutputs({ groupUids: data.groupUids, identityUids: data.identityUids, repoUids: data.repoUids, counts: data.counts });
+    return data;
+  }
+
+  /** True when `obj` is an {@link Org} (also across copies of this package). */
+  static override isInstance(obj: unknown): obj is Org {
+    return pulumi.ComponentResource.isInstance(obj) && (obj as { __pulumiType?: string }).__pulumiType === ORG_TYPE;
+  }
+}
+
+/** What the constructor hands to {@link Org.initialize}. */
+interface OrgInit {
+  orgName: string;
+  parentUid: pulumi.Input<string>;
+  source: OrgSource;
+  /** The org, checked but for the built-in roles' existence. */
+  layout: OrgLayout;
+  client?: PlatformClient;
+}
+
+/** The org as given: the file's text and name, or the spec. */
+type OrgSource = { file: string; text: string } | { spec: OrgSpec };
+
+function readSource(args: OrgArgs): OrgSource {
+  return args.file !== undefined ? { file: args.file, text: readFileSync(path.resolve(projectRoot(), args.file), "utf8") } : { spec: args.spec! };
+}
+
+/**
+ * The Pulumi project's folder: the nearest folder at or above the program's current one that holds a
+ * `Pulumi.yaml` (or `.yml`), else the current folder. A program's current folder is not always the project's: with
+ * `main: dist/index.js` the CLI starts the program in `dist/`.
+ */
+function projectRoot(): string {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "Pulumi.yaml")) || existsSync(path.join(dir, "Pulumi.yml"))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
+}
+
+/** Every check that needs no API. @throws OrgFileError with every problem. */
+function checkSource(src: OrgSource, knownRoles?: ReadonlySet<string>): OrgLayout {
+  return "text" in src ? parseOrgFile(src.text, src.file, knownRoles) : checkOrgSpec(src.spec, "spec", knownRoles);
+}
+
+/**
+ * The uids of the built-in roles the org's bindings name (none looked up when it names none).
+ * @throws OrgFileError placing each binding whose role is neither the org's nor a built-in one.
+ */
+async function checkBuiltinRoles(init: OrgInit): Promise<ReadonlyMap<string, string>> {
+  const builtinRoles = new Map<string, string>();
+  const data = "text" in init.source ? orgFileData(init.source.text) : init.source.spec;
+  if (builtinRoleNames(data).length === 0) return builtinRoles;
+  // Built-in roles by name: their uid is one segment (a custom role's is its group's uid and its own).
+  for (const r of await getRoles({}, init.client)) if (!r.uid.includes("/") && !builtinRoles.has(r.name)) builtinRoles.set(r.name, r.uid);
+  checkSource(init.source, new Set(builtinRoles.keys()));
+  return builtinRoles;
+}
+
+/** Declares the children of `parent` for a checked layout. */
+function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input<string>, org: OrgLayout, builtinRoles: ReadonlyMap<string, string>): OrgData {
+  const opts: pulumi.CustomResourceOptions = { parent };
+  const n = (p: string) => `${name}/${p}`;
+  const groups = new Map<string, Group>();
+  for (const g of org.groups) {
+    const parentUid = g.parentPath === undefined ? rootUid : groups.get(g.parentPath)!.uid;
+    groups.set(g.path, new Group(n(g.path), { parentUid, name: g.name, description: g.description ?? "", ...(g.uid ? { adoptUid: g.uid } : {}) }, opts));
+  }
+
+  const identities = new Map<string, Identity>();
+  for (const id of org.identities) {
+    identities.set(
+      id.path,
+      new Identity(
+        n(id.path),
+        { parentUid: groups.get(id.group)!.uid, name: id.name, description: id.description ?? "", claimMatch: id.claimMatch, ...(id.uid ? { adoptUid: id.uid } : {}) },
+        opts,
+      ),
+    );
+  }
+
+  // Custom roles by name, each at its group; a binding takes the one nearest above its group.
+  const customRoles = new Map<string, Array<{ group: string; role: Role }>>();
+  for (const r of org.roles) {
+    const role = new Role(n(r.path), { parentUid: groups.get(r.group)!.uid, name: r.name, description: r.description ?? "", capabilities: r.capabilities, ...(r.uid ? { adoptUid: r.uid } : {}) }, opts);
+    customRoles.set(r.name, [...(customRoles.get(r.name) ?? []), { group: r.group, role }]);
+  }
+  // A custom role of the org nearest above the binding's group, else the built-in role (the check proved it exists).
+  const roleFor = (roleName: string, group: string): pulumi.Input<string> => {
+    const near = (customRoles.get(roleName) ?? []).filter((c) => group === c.group || group.startsWith(`${c.group}/`)).sort((a, b) => b.group.length - a.group.length)[0];
+    return near ? near.role.uid : builtinRoles.get(roleName)!;
+  };
+
+  for (const b of org.bindings) {
+    new RoleBinding(
+      n(`${b.identity}@${b.group}#${b.role}`),
+      { groupUid: groups.get(b.group)!.uid, identityUid: identities.get(b.identity)!.uid, roleUid: roleFor(b.role, b.group), ...(b.uid ? { adoptUid: b.uid } : {}) },
+      opts,
+    );
+  }
+
+  const repos = new Map<string, Repo>();
+  for (const r of org.repos) {
+    const sync = r.syncConfig ? (Object.fromEntries(Object.entries(r.syncConfig).filter(([, v]) => v !== undefined)) as unknown as SyncConfigArgs) : undefined;
+    repos.set(
+      r.path,
+      new Repo(
+        n(r.path),
+        {
+          parentUid: groups.get(r.group)!.uid,
+          name: r.name,
+          description: r.description ?? "",
+          ...(sync ? { syncConfig: sync } : {}),
+          ...(r.readme !== undefined ? { readme: r.readme } : {}),
+          ...(r.uid ? { adoptUid: r.uid } : {}),
+        },
+        opts,
+      ),
+    );
+  }
+
+  for (const s of org.subscriptions) {
+    new Subscription(n(`${s.group}->${s.sink}`), { parentUid: groups.get(s.group)!.uid, sink: s.sink, ...(s.uid ? { adoptUid: s.uid } : {}) }, opts);
+  }
+
+  return {
+    groupUids: Object.fromEntries([...groups].map(([p, g]) => [p, g.uid])),
+    identityUids: Object.fromEntries([...identities].map(([p, i]) => [p, i.uid])),
+    repoUids: Object.fromEntries([...repos].map(([p, r]) => [p, r.uid])),
+    counts: { groups: org.groups.length, identities: org.identities.length, roles: org.roles.length, bindings: org.bindings.length, repos: org.repos.length, subscriptions: org.subscriptions.length },
+  };
+}

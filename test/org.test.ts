@@ -1,0 +1,162 @@
+/**
+ * The `Org` component through the real Pulumi CLI on the emulator (compiled program, `test/programs/org`): a nested
+ * org from a file (children of the component, outputs by path), every problem of a bad file or spec reported at
+ * once before any object is created, and a file written by `platform-pulumi export --format yaml` adopting the org
+ * it describes (no POST, no DELETE, then no changes).
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+
+const LONG = 240_000;
+const program = path.join(REPO_ROOT, "test", "programs", "org");
+
+function bin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (out += d));
+    child.on("close", (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+describe("Org component", () => {
+  let emu: Emulator;
+  let client: PlatformClient;
+  let backend: string;
+  let work: string;
+  let env: Record<string, string>;
+  const stacks: string[] = [];
+  const stack = async (name: string, extra: Record<string, string>) => {
+    const cli = new PulumiCli({ cwd: program, backendDir: backend, stack: name, env: { ...env, ...extra } });
+    await cli.initStack();
+    stacks.push(name);
+    return cli;
+  };
+  const under = async () => ({
+    groups: (await client.groups.list({ descendantsOf: emu.orgUid }).collect()).map((g) => g.uid).sort(),
+    identities: (await client.identities.list({ descendantsOf: emu.orgUid }).collect()).map((g) => g.uid).sort(),
+    bindings: (await client.roleBindings.list({ descendantsOf: emu.orgUid }).collect()).map((g) => g.uid).sort(),
+  });
+  const writes = (from: number) => emu.requests.slice(from).filter((r) => r.method === "POST" || r.method === "DELETE" || r.method === "PATCH");
+
+  beforeAll(async () => {
+    emu = await startEmulator();
+    client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+    backend = mkdtempSync(path.join(tmpdir(), "org-state-"));
+    work = mkdtempSync(path.join(tmpdir(), "org-work-"));
+    env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+  }, LONG);
+  afterAll(async () => {
+    await client?.close();
+    await emu?.close();
+    for (const s of stacks) rmSync(path.join(program, `Pulumi.${s}.yaml`), { force: true });
+    if (backend) rmSync(backend, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("declares a nested org from a file as the component's children, and an exported file adopts it unchanged", async () => {
+    const before = await under();
+    const cli = await stack("file", { ORG_FILE: "org.yaml" }); // relative: from the project folder
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const out = await cli.outputs();
+    expect(out["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
+    const groupUids = out["groupUids"] as Record<string, string>;
+    expect(Object.keys(groupUids).sort()).toEqual(["engineering", "engineering/api", "engineering/platform", "engineering/platform/ci-cd", "security"]);
+    expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
+    expect((await client.groups.get(groupUids["engineering/platform/ci-cd"]!)).description).toBe("Pipelines");
+    const ciBot = (out["identityUids"] as Record<string, string>)["engineering/platform/ci-cd/ci-bot"]!;
+    expect(ciBot.startsWith(`${groupUids["engineering/platform/ci-cd"]}/`)).toBe(true);
+    expect(Object.keys(out["repoUids"] as object)).toEqual(["engineering/api/app"]);
+    // Every object is a child of the component.
+    const state = await cli.exportState();
+    const resources = (state.deployment.resources ?? []) as Array<{ urn: string; type: string; parent?: string }>;
+    const component = resources.find((r) => r.type === "platform:index:Org")!;
+    const mine = resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/platform:"));
+    expect(mine).toHaveLength(5 + 2 + 1 + 3 + 1 + 1);
+    expect(mine.every((r) => r.parent === component.urn)).toBe(true);
+    const made = await under();
+    expect(made.groups.length - before.groups.length).toBe(5);
+    expect(made.bindings.length - before.bindings.length).toBe(3);
+
+    // The same org, exported as a file, then declared by another stack that does not know it: adopted, nothing written.
+    const exported = path.join(work, "exported");
+    const r = await bin(["export", "--org", emu.orgUid, "--out", exported, "--format", "yaml"], env);
+    expect(r.code, r.out).toBe(0);
+    await cli.ok(["stack", "rm", "--force", "--yes"]); // forget the first stack, objects left in place
+    stacks.splice(stacks.indexOf("file"), 1);
+    const adopter = await stack("adopt", { ORG_FILE: path.join(exported, "org.yaml") });
+    const seen = emu.requests.length;
+    await adopter.ok(["up", "--yes", "--skip-preview"]);
+    expect(writes(seen)).toEqual([]);
+    expect(await under()).toEqual(made);
+    await adopter.ok(["preview", "--expect-no-changes"]);
+    expect((await adopter.outputs())["groupUids"]).toEqual(groupUids);
+
+    await adopter.ok(["destroy", "--yes", "--skip-preview"]);
+    expect(await under()).toEqual(before);
+  }, LONG);
+
+  it("reads a relative file from the project's folder when main is in a subfolder (the CLI starts the program there)", async () => {
+    const project = path.join(work, "main-in-dist");
+    mkdirSync(path.join(project, "dist"), { recursive: true });
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(project, "node_modules"), "dir");
+    copyFileSync(path.join(program, "org.yaml"), path.join(project, "org.yaml"));
+    writeFileSync(path.join(project, "Pulumi.yaml"), "name: main-in-dist\nruntime: nodejs\nmain: dist/index.js\n");
+    writeFileSync(
+      path.join(project, "dist", "index.js"),
+      'const { Org } = require("platform-pulumi");\nconst org = new Org("org", { parentUid: process.env.PLATFORM_ORG_UID, file: "org.yaml" });\nmodule.exports = { counts: org.counts };\n',
+    );
+    const cli = new PulumiCli({ cwd: project, backendDir: backend, stack: "dist", env });
+    await cli.initStack();
+    const r = await cli.run(["preview"]);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/\+ 15 to create/); // the stack, the component and its 13 children
+  }, LONG);
+
+  it("reports every problem of the file at once, with file:line:column, and creates nothing", async () => {
+    const bad = path.join(work, "bad.yaml");
+    writeFileSync(bad, "groups:\n  - name: ok-name\n  - name: Bad_Name\nidentities:\n  - name: bot\n    group: nowhere\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: ok-name/bot, group: ok-name, role: viewer }\n");
+    const cli = await stack("bad", { ORG_FILE: bad });
+    const seen = emu.requests.length;
+    const r = await cli.run(["up", "--yes", "--skip-preview"]);
+    expect(r.code).not.toBe(0);
+    const text = `${r.stdout}\n${r.stderr}`;
+    expect(text).toContain(`${bad}: 3 problems:`);
+    expect(text).toContain(`${bad}:3:11: groups[1].name: group name "Bad_Name" must match`);
+    expect(text).toContain(`${bad}:6:12: identities[0].group: no group at path "nowhere"; known: ok-name`);
+    expect(text).toMatch(/bad\.yaml:9:\d+: bindings\[0\]\.identity: no identity at path "ok-name\/bot"/);
+    expect(writes(seen)).toEqual([]);
+    expect(emu.requests.length).toBe(seen); // nothing asked of the API: the file failed before the role lookup
+  }, LONG);
+
+  it("checks the bindings' built-in roles against the API before declaring anything", async () => {
+    const bad = path.join(work, "role.yaml");
+    writeFileSync(bad, "groups:\n  - name: team\nidentities:\n  - name: bot\n    group: team\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: team/bot, group: team, role: admin }\n");
+    const cli = await stack("role", { ORG_FILE: bad });
+    const seen = emu.requests.length;
+    const r = await cli.run(["up", "--yes", "--skip-preview"]);
+    expect(r.code).not.toBe(0);
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(/role\.yaml:8:\d+: bindings\[0\]\.role: no role named "admin"; roles: /);
+    expect(writes(seen)).toEqual([]);
+  }, LONG);
+
+  it("checks a spec given as an object the same way, placing problems by path", async () => {
+    const spec = { groups: [{ name: "eng", groups: [{ name: "UPPER" }] }], bindings: [{ identity: "eng/ghost", group: "eng", role: "viewer" }] };
+    const cli = await stack("spec", { ORG_SPEC: JSON.stringify(spec) });
+    const seen = emu.requests.length;
+    const r = await cli.run(["up", "--yes", "--skip-preview"]);
+    expect(r.code).not.toBe(0);
+    const text = `${r.stdout}\n${r.stderr}`;
+    expect(text).toContain("spec: 2 problems:");
+    expect(text).toContain('spec: groups[0].groups[0].name: group name "UPPER" must match');
+    expect(text).toContain('spec: bindings[0].identity: no identity at path "eng/ghost"');
+    expect(writes(seen)).toEqual([]);
+  }, LONG);
+});
