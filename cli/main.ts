@@ -7,8 +7,8 @@
  *     npx platform-pulumi <command> --help      # a command's options
  *
  * A command is a name, a one-line summary and a `run(args)` that loads its module only when chosen, so `--help`
- * and other commands never load the emulator's server. Commands: `emulator`, `recover` and `unmanaged` (issue 11),
- * `export` (issue 13), `drift` and `gate` (README, "Workflows"); a later one adds one entry to {@link COMMANDS}.
+ * and other commands never load the emulator's server. Commands (see the README): `emulator`, `recover`, `unmanaged`,
+ * `export`, `access`, `drift` and `gate`; a later one adds one entry to {@link COMMANDS}.
  *
  * Exit codes: 0 on success or help; 2 for an unknown command or bad arguments (the command's own usage is printed
  * to stderr). A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.

@@ -1,6 +1,6 @@
 /**
  * The policies of the `platform` policy pack, in a module of their own so tests can call them without the pack
- * (FACTS.md: `new PolicyPack()` starts a gRPC server at once). `index.ts` puts them in the pack.
+ * (`new PolicyPack()` starts a gRPC server at once). `index.ts` puts them in the pack.
  *
  * Each policy targets resources by their type token (`pulumi-nodejs:dynamic/platform:<Kind>`) and reads the
  * resource's inputs. The access policies (`access.ts`) decide from what is known at preview and follow unknown values

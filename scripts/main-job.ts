@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   if (apiUrl) {
     if (!token || !orgUid) throw new Error("PLATFORM_API_URL is set, so PLATFORM_TOKEN and PLATFORM_ORG_UID must be set too");
     backendDir = path.join(REPO_ROOT, ".pulumi-work", "state");
-    // The file backend refuses a folder that does not exist; a fresh clone has none (issue 9).
+    // The file backend refuses a folder that does not exist; a fresh clone has none.
     mkdirSync(backendDir, { recursive: true });
     process.stdout.write(`Using the Platform API at ${apiUrl} (org ${orgUid}); state in ${backendDir}\n`);
   } else {

@@ -1,6 +1,6 @@
 /**
- * `platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]`
- * (issue 13): an org that exists (built by hand or by scripts) as a Pulumi program whose first `pulumi up`
+ * `platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]`:
+ * an org that exists (built by hand or by scripts) as a Pulumi program whose first `pulumi up`
  * adopts every object: it creates nothing, deletes nothing and changes nothing. `pulumi import` cannot do this
  * for dynamic resources (pulumi/pulumi#16175).
  *

@@ -1,6 +1,6 @@
 /**
  * `platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]`: settles the creates an interrupted
- * `pulumi up` left pending, so the next `pulumi up` neither duplicates nor orphans (issue 11).
+ * `pulumi up` left pending, so the next `pulumi up` neither duplicates nor orphans.
  *
  * A killed update leaves `pending_operations` of type `creating` in the stack's state: the engine asked for a
  * create and never heard back, so the object may exist on the server while the state does not know it. `pulumi

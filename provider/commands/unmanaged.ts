@@ -1,6 +1,6 @@
 /**
  * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json]`: the objects a stack's groups hold that no
- * state references: what a failed or interrupted apply may have left, and grants nobody manages (issue 11).
+ * state references: what a failed or interrupted apply may have left, and grants nobody manages.
  *
  * It looks at:
  * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,

@@ -25,6 +25,7 @@ import { readFileSync } from "node:fs";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
+import { PlatformError } from "../client/errors";
 import { repoNameProblem } from "../resources/repo";
 import { sinkProblem } from "../resources/subscription";
 import { nameProblem } from "../validation";
@@ -182,7 +183,7 @@ export interface OrgLayout {
  * Every problem in an org file, each as `<file>:<line>:<col>: <path>: <what is wrong>` (for an object given as
  * data: `<source>: <path>: <what is wrong>`).
  */
-export class OrgFileError extends Error {
+export class OrgFileError extends PlatformError {
   override readonly name = "OrgFileError";
   constructor(
     readonly file: string,

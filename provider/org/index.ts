@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import { markReported } from "../client/reported";
 import type { PlatformClient } from "../client/client";
 import { getRoles } from "../lookups/roles";
 import { Group } from "../resources/group";
@@ -93,9 +94,9 @@ export class Org extends pulumi.ComponentResource<OrgData> {
    */
   constructor(name: string, args: OrgArgs, opts: pulumi.ComponentResourceOptions = {}) {
     if ((args.file === undefined) === (args.spec === undefined)) {
-      throw new TypeError(`Org "${name}": give exactly one of file (a path to the org file) and spec (the org as an object); got ${args.file === undefined ? "neither" : "both"}`);
+      throw markReported(new TypeError(`Org "${name}": give exactly one of file (a path to the org file) and spec (the org as an object); got ${args.file === undefined ? "neither" : "both"}`));
     }
-    if (args.parentUid === undefined || args.parentUid === "") throw new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org under), got ${JSON.stringify(args.parentUid)}`);
+    if (args.parentUid === undefined || args.parentUid === "") throw markReported(new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org under), got ${JSON.stringify(args.parentUid)}`));
     const source = readSource(args);
     const init: OrgInit = { orgName: name, parentUid: args.parentUid, source, layout: checkSource(source), ...(args.client ? { client: args.client } : {}) };
     super(ORG_TYPE, name, init as unknown as pulumi.Inputs, opts);
