@@ -56,15 +56,18 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 /**
- * Ends the process with a command's exit code once it settles (its client connections would keep it alive);
+ * Ends the process with a command's exit code once it settles and its output is written (its client connections
+ * would keep it alive);
  * `failed` is the code when the command throws (1 by default; 2 for the report commands, whose 1 means "found").
  */
 function exitWith(code: Promise<number>, failed = 1): void {
+  // Exit only once what the command wrote is out: a large report piped to another process was seen cut short.
+  const exit = (c: number) => process.stdout.write("", () => process.stderr.write("", () => process.exit(c)));
   code.then(
-    (c) => process.exit(c),
+    (c) => exit(c),
     (err: unknown) => {
       process.stderr.write(`${BIN}: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(failed);
+      exit(failed);
     },
   );
 }
