@@ -107,10 +107,8 @@ describe("policy pack and policy gate", () => {
         message: 'Group "payments" has no description',
       },
     ]);
-    expect((report["notEvaluated"] as Array<{ level: string; policy: string }>).map((v) => `${v.level} ${v.policy}`).sort()).toEqual([
-      "not evaluated identity-bound-above-its-group",
-      "not evaluated no-owner-at-root",
-    ]);
+    // The access policies decide at preview from the resources an unknown value comes from: none is left to apply.
+    expect(report["notEvaluated"]).toEqual([]);
     expect(report["errors"]).toEqual([]);
   }, LONG);
 
@@ -131,7 +129,7 @@ describe("policy pack and policy gate", () => {
     writeFileSync(config, JSON.stringify({ "no-owner-at-root": { enforcementLevel: "mandatory" } }));
     await cli.ok(["config", "set", "ciRole", "owner"]);
     await cli.ok(["config", "set", "ciRoleAtRoot", "true"]);
-    const r = await node("examples/policy-gate/gate.js", ["--cwd", program, "--stack", "gate", "--config", config], gateEnv);
+    const r = await gate(["--format", "markdown", "--config", config]);
     await cli.ok(["config", "rm", "ciRole"]);
     await cli.ok(["config", "rm", "ciRoleAtRoot"]);
     expect(r.code, r.out).toBe(1);
