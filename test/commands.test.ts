@@ -151,7 +151,7 @@ describe("npx platform-pulumi emulator --log, started in the background and kill
     child.stderr.on("data", (d: Buffer) => (err += d));
     try {
       const lines = await new Promise<string[]>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no three lines within 20s; got ${JSON.stringify(out)}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`no three lines within 20s; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`)), 20_000);
         child.stdout.on("data", (d: Buffer) => {
           out += d;
           if (out.split("\n").length > 3) {
