@@ -12,12 +12,12 @@
  * Exit codes: 1 when a gained capability (with `--current`: a held one) matches `--fail-on`; 0 otherwise; 2 when
  * it could not run (bad arguments, a failed preview, a role it cannot describe).
  */
-import { parseArgs } from "node:util";
 import { isBuiltinRoleName } from "../access/builtin";
 import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
 import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
 import type { PlatformClient } from "../client/client";
+import { runReportCommand, type ReportOptions } from "./report";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
@@ -239,55 +239,19 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   return { code: hits.length ? 1 : 0, output };
 }
 
-/** `platform-pulumi access …`; resolves with the exit code. */
+/** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        stack: { type: "string" },
-        cwd: { type: "string" },
-        current: { type: "boolean" },
-        format: { type: "string" },
-        "fail-on": { type: "string", multiple: true },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values["help"]) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const stack = values["stack"];
-  if (typeof stack !== "string" || stack === "") {
-    process.stderr.write(`--stack is required\n${USAGE}\n`);
-    return 2;
-  }
-  const format = (values["format"] as string | undefined) ?? "table";
-  if (format !== "table" && format !== "json" && format !== "markdown") {
-    process.stderr.write(`--format: "${format}" is not one of table, json, markdown\n${USAGE}\n`);
-    return 2;
-  }
-  const failOn = (values["fail-on"] as string[] | undefined) ?? [];
-  try {
-    if (failOn.length) capabilityMatcher(failOn);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  try {
-    const ref: StackRef = { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true } };
+  return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values }) => {
+    const failOn = (values["fail-on"] as string[] | undefined) ?? [];
+    try {
+      if (failOn.length) capabilityMatcher(failOn);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
     const r = await accessReview(ref, { current: values["current"] === true, format, failOn });
-    // The bin exits as soon as this resolves: let a piped stdout take the whole report first.
-    await new Promise<void>((resolve) => process.stdout.write(r.output, () => resolve()));
+    process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
-  } catch (err) {
-    process.stderr.write(`platform-pulumi access: ${(err as Error).message}\n`);
-    return 2;
-  }
+  });
 }

@@ -277,10 +277,20 @@ export interface EngineCliRun extends EngineRun {
  * @throws StackCommandError when the CLI cannot be started.
  */
 export async function runEngineEvents(ref: StackRef, command: EngineCommand, args: readonly string[] = []): Promise<EngineCliRun> {
+  return withEventLog((file) => runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { PULUMI_DEBUG_COMMANDS: "true" }));
+}
+
+/**
+ * Runs `run` with the path of a new event-log file in a temporary folder (removed afterwards), and resolves with
+ * `run`'s result plus the engine events the file holds then. No file (the CLI stopped before the engine started,
+ * e.g. on a bad flag) is no events; the result says why. The caller passes the path as `--event-log` with
+ * `PULUMI_DEBUG_COMMANDS=true`.
+ */
+export async function withEventLog<R extends object>(run: (file: string) => Promise<R>): Promise<R & EngineRun> {
   const dir = mkdtempSync(path.join(tmpdir(), "platform-pulumi-events-"));
   const file = path.join(dir, "events.jsonl");
   try {
-    const r = await runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { PULUMI_DEBUG_COMMANDS: "true" });
+    const r = await run(file);
     let text = "";
     try {
       text = readFileSync(file, "utf8");

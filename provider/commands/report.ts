@@ -13,14 +13,14 @@ export type ReportFormat = "table" | "json" | "markdown";
 export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown"];
 
 /** A command's own options besides `--stack`, `--cwd`, `--format` and `--help`, in `node:util` `parseArgs` form. */
-export type ReportOptions = Record<string, { type: "string" } | { type: "boolean"; default: boolean }>;
+export type ReportOptions = Record<string, { type: "string"; multiple?: boolean } | { type: "boolean"; default?: boolean }>;
 
 /** The parsed arguments of a report command. */
 export interface ReportArgs {
   ref: StackRef;
   format: ReportFormat;
-  /** The command's own options, as given (a string option not given is absent; a boolean defaults to false). */
-  values: Record<string, string | boolean | undefined>;
+  /** The command's own options, as given (an option not given is absent unless it has a default; a `multiple` string option is an array). */
+  values: Record<string, string | boolean | string[] | undefined>;
 }
 
 /**
@@ -31,7 +31,7 @@ export interface ReportArgs {
  * @returns the exit code.
  */
 export async function runReportCommand(name: string, argv: readonly string[], usage: string, options: ReportOptions, run: (args: ReportArgs) => Promise<number>): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],

@@ -18,7 +18,7 @@
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { tsString } from "../export/escape";
-import { betaOnly } from "../export/read";
+import { OBJECT_LISTERS } from "../resources/objects";
 import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
@@ -63,53 +63,18 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   const groups = mine.filter((r) => r.type.endsWith(":Group")).map((r) => r.id!);
   const identities = new Set(mine.filter((r) => r.type.endsWith(":Identity")).map((r) => r.id!));
 
-  const scans: Array<[string, (under: string) => Promise<UnmanagedObject[]>]> = [
-    ["Group", async (g) => (await client.groups.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Group", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    ["Identity", async (g) => (await client.identities.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    ["Role", async (g) => (await client.roles.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Role", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    [
-      "RoleBinding",
-      async (g) =>
-        (await client.roleBindings.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({
-          kind: "RoleBinding",
-          uid: x.uid,
-          name: `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}`,
-          parentUid: parentOf(x.uid),
-          adopt: `adoptUid: ${tsString(x.uid)}`,
-        })),
-    ],
-    ["IdentityProvider", async (g) => (await client.identityProviders.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    [
-      "GroupInvite",
-      async (g) =>
-        (await client.groupInvites.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({
-          kind: "GroupInvite",
-          uid: x.uid,
-          name: x.email || x.role?.name || x.roleUid || "",
-          parentUid: parentOf(x.uid),
-          adopt: "delete it (an invite's code cannot be read back)",
-        })),
-    ],
-    ["Repo", async (g) => (await client.repos.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    ["Tag", async (g) => (await client.tags.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Tag", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-    [
-      "Overlay",
-      async (g) =>
-        (await betaOnly(client.overlays.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` })),
-    ],
-    [
-      "OverlayBinding",
-      async (g) =>
-        (await betaOnly(client.overlayBindings.list({ descendantsOf: g, pageSize: 200 }).collect())).map((x) => ({
-          kind: "OverlayBinding",
-          uid: x.uid,
-          name: `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}`,
-          parentUid: parentOf(x.uid),
-          adopt: `adoptUid: ${tsString(x.uid)}`,
-        })),
-    ],
-    ["Subscription", async (g) => (await client.subscriptions.list({ descendantsOf: g, pageSize: 200 }).collect()).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink, parentUid: parentOf(x.uid), adopt: `adoptUid: ${tsString(x.uid)}` }))],
-  ];
+  const scans = OBJECT_LISTERS.map(
+    ([kind, list]) =>
+      [
+        kind,
+        async (g: string): Promise<UnmanagedObject[]> =>
+          (await list(client, { descendantsOf: g, pageSize: 200 })).map((o) => ({
+            ...o,
+            parentUid: parentOf(o.uid),
+            adopt: kind === "GroupInvite" ? "delete it (an invite's code cannot be read back)" : `adoptUid: ${tsString(o.uid)}`,
+          })),
+      ] as const,
+  );
   const allGroups = new Set(groups);
   for (const g of groups) {
     for (const [, scan] of scans) for (const o of await scan(g)) {

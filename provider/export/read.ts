@@ -5,10 +5,9 @@
  * own account association), and one GET per repo that does not sync for its README (the API has no list of them).
  */
 import type { PlatformClient } from "../client/client";
-import { ApiError, isNotFound } from "../client/errors";
+import { isNotFound } from "../client/errors";
+import { betaOnly } from "../resources/objects";
 
-/** google.rpc.Code UNIMPLEMENTED (the client names no constant for it). */
-const UNIMPLEMENTED = 12;
 import type { ListParams, Paginator } from "../client/pagination";
 import type {
   ApiAccountAssociation,
@@ -80,15 +79,7 @@ async function collect<T>(kind: string, p: Paginator<T>, progress: ReadProgress 
   return out;
 }
 
-/** A beta-only collection's rows, or none when the API version does not serve it (UNIMPLEMENTED). */
-export async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
-  try {
-    return await rows;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === UNIMPLEMENTED) return [];
-    throw err;
-  }
-}
+export { betaOnly };
 
 /**
  * Reads every object of the exported kinds under `anchorUid`.

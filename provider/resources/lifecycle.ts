@@ -47,6 +47,7 @@ import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
 import { RETRYABLE_CODES, backoffMs, retrying, type RetryDecision, type RetryPolicy } from "../client/retry";
+import { OBJECT_LISTERS, type ObjectRow } from "./objects";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -438,45 +439,21 @@ export function parseTimeout(v: unknown): number | undefined {
 }
 
 /** One object still under a group whose delete it blocks. */
-export interface BlockingChild {
-  /** Resource kind, as the package names it: `Group`, `Identity`, `RoleBinding`, `IdentityProvider`, `GroupInvite`, `Repo`, `Overlay`, `Subscription`. */
-  kind: string;
-  uid: string;
-  /** Its name (a role binding: `<identity> → <role>`; an invite: its email or role; a subscription: its sink). */
-  name: string;
-}
+export type BlockingChild = ObjectRow;
+
+/** The kinds whose objects keep a group from being deleted, as the delete names them. */
+const BLOCKING_KINDS = new Set(["Group", "Identity", "RoleBinding", "IdentityProvider", "GroupInvite", "Repo", "Overlay", "Subscription"]);
 
 /**
- * The objects directly under a group that keep it from being deleted, by kind, at most 50 of each. A kind this
- * identity may not list is left out.
+ * The objects directly under a group that keep it from being deleted, by kind (`resources/objects.ts`), at most 50
+ * of each. A kind this identity may not list is left out.
  */
 export async function listChildren(client: PlatformClient, groupUid: string): Promise<BlockingChild[]> {
-  const q = { childrenOf: groupUid, pageSize: 200 };
-  const kinds: Array<[string, () => Promise<BlockingChild[]>]> = [
-    ["Group", async () => (await client.groups.list(q).collect(50)).map((x) => ({ kind: "Group", uid: x.uid, name: x.name }))],
-    ["Identity", async () => (await client.identities.list(q).collect(50)).map((x) => ({ kind: "Identity", uid: x.uid, name: x.name }))],
-    [
-      "RoleBinding",
-      async () =>
-        (await client.roleBindings.list(q).collect(50)).map((x) => ({
-          kind: "RoleBinding",
-          uid: x.uid,
-          name: `${x.identity?.name ?? x.identityUid ?? "?"} → ${x.role?.name ?? x.roleUid ?? "?"}`,
-        })),
-    ],
-    ["IdentityProvider", async () => (await client.identityProviders.list(q).collect(50)).map((x) => ({ kind: "IdentityProvider", uid: x.uid, name: x.name }))],
-    [
-      "GroupInvite",
-      async () => (await client.groupInvites.list(q).collect(50)).map((x) => ({ kind: "GroupInvite", uid: x.uid, name: x.email ?? x.role?.name ?? "invite" })),
-    ],
-    ["Repo", async () => (await client.repos.list(q).collect(50)).map((x) => ({ kind: "Repo", uid: x.uid, name: x.name }))],
-    ["Overlay", async () => (await client.overlays.list(q).collect(50)).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name }))],
-    ["Subscription", async () => (await client.subscriptions.list(q).collect(50)).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink }))],
-  ];
   const out: BlockingChild[] = [];
-  for (const [, list] of kinds) {
+  for (const [kind, list] of OBJECT_LISTERS) {
+    if (!BLOCKING_KINDS.has(kind)) continue;
     try {
-      out.push(...(await list()));
+      out.push(...(await list(client, { childrenOf: groupUid, pageSize: 200 }, 50)));
     } catch {
       // A kind the caller may not list is left out of the description.
     }

@@ -20,10 +20,7 @@
  * The event parsing is the package's own (`provider/commands/events.ts`, shipped for the `drift` and `gate`
  * commands); this module adds running the CLI through {@link PulumiCli}.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
-import { parseEventLines, readEngineEvents, type EngineCommand, type EngineRun } from "../../provider/commands/events";
+import { withEventLog, type EngineCommand, type EngineRun } from "../../provider/commands/events";
 import { PulumiCli, type PulumiResult } from "./pulumi";
 
 export {
@@ -61,22 +58,9 @@ export interface RunEngineOptions {
  * @throws Error when the CLI cannot be started (as `PulumiCli.run`).
  */
 export async function runEngine(cli: PulumiCli, command: EngineCommand, args: readonly string[] = [], opts: RunEngineOptions = {}): Promise<EngineResult> {
-  const dir = mkdtempSync(path.join(tmpdir(), "pulumi-events-"));
-  const file = path.join(dir, "events.jsonl");
   // A copy of the caller's CLI object, so the caller's is left as it was (and concurrent runs do not share it).
   const withLog = new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, PULUMI_DEBUG_COMMANDS: "true" } });
-  try {
-    const r = await withLog.run([command, ...args, "--event-log", file], opts.echo === undefined ? {} : { echo: opts.echo });
-    let text = "";
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      // no file: the CLI stopped before the engine started (e.g. a bad flag); the result says why.
-    }
-    return { ...r, ...readEngineEvents(parseEventLines(text)) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return withEventLog((file) => withLog.run([command, ...args, "--event-log", file], opts.echo === undefined ? {} : { echo: opts.echo }));
 }
 
 /**
