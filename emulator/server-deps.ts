@@ -12,8 +12,17 @@
  */
 export const SERVER_DEPENDENCIES: Readonly<Record<string, string>> = { fastify: "^5.12.8" };
 
+/**
+ * Installed beside {@link SERVER_DEPENDENCIES} only to pin a version (this repository's devDependencies pin it
+ * too): light-my-request 6.8, which fastify's `^6` range would otherwise pick, depends on cookie 2, which declares
+ * Node >= 22, so an install on Node 20 warns `EBADENGINE`. Placed at the project's top, fastify's range dedupes
+ * onto it. Not a peer dependency: a project that has fastify with a newer light-my-request would then fail to
+ * install (`ERESOLVE`).
+ */
+export const PINNED_WITH_SERVER: Readonly<Record<string, string>> = { "light-my-request": "~6.6.0" };
+
 /** The npm command that installs {@link SERVER_DEPENDENCIES}, as the error of {@link assertServerDependencies} names it. */
-export const INSTALL_COMMAND = `npm install --save-dev ${Object.entries(SERVER_DEPENDENCIES)
+export const INSTALL_COMMAND = `npm install --save-dev ${Object.entries({ ...SERVER_DEPENDENCIES, ...PINNED_WITH_SERVER })
   .map(([name, range]) => `${name}@${range}`)
   .join(" ")}`;
 
