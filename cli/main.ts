@@ -27,7 +27,20 @@ const BIN = "platform-pulumi";
 const COMMANDS: Readonly<Record<string, Command>> = {
   emulator: {
     summary: "run the local Platform API emulator; prints PLATFORM_API_URL, PLATFORM_TOKEN, PLATFORM_ORG_UID, then serves",
-    run: (args) => (require("../emulator/cli") as typeof import("../emulator/cli")).emulatorMain(args, `${BIN} emulator`),
+    run: (args) => {
+      // Loading the emulator throws MissingServerDependencyError (emulator/server-deps.ts) when its optional peer
+      // dependencies are not installed: print its sentence, which names the npm command, not a stack trace.
+      let emulator: typeof import("../emulator/cli");
+      try {
+        emulator = require("../emulator/cli") as typeof import("../emulator/cli");
+      } catch (err) {
+        if (!(err instanceof Error && err.name === "MissingServerDependencyError")) throw err;
+        process.stderr.write(`${BIN} emulator: ${err.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      emulator.emulatorMain(args, `${BIN} emulator`);
+    },
   },
   recover: {
     summary: "settle the creates an interrupted `pulumi up` left pending: adopt (or --delete) what they made",

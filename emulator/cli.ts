@@ -11,6 +11,8 @@
  *
  * Anything else (seeding summaries, errors) goes to stderr.
  */
+// First: a clear error naming the npm command when the server's optional peer dependencies are missing.
+import "./server-deps";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { JSONWebKeySet } from "jose";

@@ -16,6 +16,8 @@
  * await emu.close();
  * ```
  */
+// First: a clear error naming the npm command when the server's optional peer dependencies are missing.
+import "./server-deps";
 import type { JSONWebKeySet } from "jose";
 import { Access } from "./access";
 import { TokenAuthority } from "./auth";

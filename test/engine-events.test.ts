@@ -4,15 +4,14 @@
  * The unit part parses event logs recorded from a real run here (test/fixtures/engine-events: `pulumi preview
  * --diff` and `pulumi up` of test/programs/steps after changing `names` from [a, b] to [a, c] and `description`
  * from "one" to "two", written with `PULUMI_DEBUG_COMMANDS=true … --event-log <file>`). The engine part runs the
- * same change through the real CLI against the emulator.
+ * same change through the real CLI against the emulator, as steps of the harness (test/harness/steps.ts).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
 import { changeCounts, changes, engineOk, parseEventLines, readEngineEvents, runEngine, type EngineRun } from "../scripts/lib/engine";
-import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { stepTest } from "./harness/steps";
 
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "engine-events");
 const LONG = 180_000;
@@ -83,47 +82,42 @@ describe("parsing recorded event logs", () => {
   });
 });
 
-describe("runEngine through the real Pulumi CLI", () => {
-  let emu: Emulator;
-  let backend: string;
-  let cli: PulumiCli;
-  const cwd = path.join(REPO_ROOT, "test", "programs", "steps");
-
-  beforeAll(async () => {
-    emu = await startEmulator();
-    backend = mkdtempSync(path.join(tmpdir(), "engine-events-"));
-    cli = new PulumiCli({ cwd, backendDir: backend, stack: "events", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid } });
-    await cli.initStack();
-  }, LONG);
-  afterAll(async () => {
-    await emu?.close();
-    if (backend) rmSync(backend, { recursive: true, force: true });
-    rmSync(path.join(cwd, "Pulumi.events.yaml"), { force: true });
-  });
-
-  it("an up that creates, updates and deletes reports each step and the counts", async () => {
-    const first = await engineOk(cli, "up", ["--yes", "--skip-preview"]);
-    expect(first.summary).toMatchObject({ create: 3, update: 0, delete: 0, replace: 0 }); // a, b and the stack
-    expect(ops(first)).toEqual(["create a", "create b"]);
-    await cli.ok(["config", "set", "names", '["a","c"]']);
-    await cli.ok(["config", "set", "description", "two"]);
-    expectCreateUpdateDelete(await engineOk(cli, "preview", ["--diff"]));
-    const up = await engineOk(cli, "up", ["--yes", "--skip-preview"]);
-    expectCreateUpdateDelete(up);
-    expect(changes(up).find((s) => s.op === "create")!.newOutputs?.["name"]).toBe("steps-c");
-    const destroy = await engineOk(cli, "destroy", ["--yes", "--skip-preview"]);
+stepTest("runEngine through the real Pulumi CLI", {
+  program: "steps",
+  stack: "events",
+  timeoutMs: LONG,
+  steps: [
+    {
+      name: "an up that creates reports each step and the counts",
+      summary: { create: 3, update: 0, delete: 0, replace: 0 }, // a, b and the stack
+      changes: ["create a", "create b"],
+    },
+    {
+      name: "an up that creates, updates and deletes reports each step and the counts, as its preview does",
+      config: { names: '["a","c"]', description: "two" },
+      preview: { check: expectCreateUpdateDelete },
+      check: (_t, up) => {
+        expectCreateUpdateDelete(up!);
+        expect(changes(up!).find((s) => s.op === "create")!.newOutputs?.["name"]).toBe("steps-c");
+      },
+    },
+    {
+      name: "a failed run resolves with its error diagnostics; engineOk throws; a bad flag gives no events",
+      config: { names: '["x","x"]' }, // two resources named x: the engine refuses the duplicate URN
+      restoreConfig: true,
+      command: "preview",
+      fails: true,
+      check: async ({ cli }, failed) => {
+        expect(failed!.diagnostics.some((d) => d.severity === "error")).toBe(true);
+        await expect(engineOk(cli, "preview")).rejects.toThrow(/pulumi preview exited/);
+        const bad = await runEngine(cli, "preview", ["--no-such-flag"]);
+        expect(bad.code).not.toBe(0);
+        expect(bad.events).toEqual([]);
+        expect(bad.summary).toBeUndefined();
+      },
+    },
+  ],
+  checkDestroy: (_t, destroy) => {
     expect(destroy.summary).toMatchObject({ delete: 3, create: 0, update: 0 });
-  }, LONG);
-
-  it("a failed run resolves with its error diagnostics; engineOk throws; a bad flag gives no events", async () => {
-    await cli.ok(["config", "set", "names", '["x","x"]']); // two resources named x: the engine refuses the duplicate URN
-    const failed = await runEngine(cli, "preview");
-    expect(failed.code).not.toBe(0);
-    expect(failed.diagnostics.some((d) => d.severity === "error")).toBe(true);
-    await expect(engineOk(cli, "preview")).rejects.toThrow(/pulumi preview exited/);
-    const bad = await runEngine(cli, "preview", ["--no-such-flag"]);
-    expect(bad.code).not.toBe(0);
-    expect(bad.events).toEqual([]);
-    expect(bad.summary).toBeUndefined();
-  }, LONG);
+  },
 });

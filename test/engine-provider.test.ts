@@ -3,14 +3,13 @@
  * drift after out-of-band edits and deletes, a destroy of children wired by plain strings, an apply that outlives
  * 30-second API tokens, adoption of an existing group, and 1% dropped create responses with no duplicate.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
-import { PlatformClient } from "../provider/client/client";
+import type { Emulator } from "../emulator";
 import { changes, engineOk, errors, runEngine } from "../scripts/lib/engine";
-import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { startEngineStack } from "./harness/steps";
 
 const LONG = 240_000;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -18,20 +17,11 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
+/** A stack of test/programs/`program` against a fresh emulator (test/harness/steps.ts), removed after the test. */
 async function setup(program: string, stack: string, env: (emu: Emulator) => NodeJS.ProcessEnv = (emu) => ({ PLATFORM_TOKEN: emu.token })) {
-  const emu = await startEmulator();
-  const backend = mkdtempSync(path.join(tmpdir(), `engine-${program}-`));
-  const cwd = path.join(REPO_ROOT, "test", "programs", program);
-  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, ...env(emu) } });
-  await cli.initStack();
-  const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  cleanups.push(async () => {
-    await client.close();
-    await emu.close();
-    rmSync(backend, { recursive: true, force: true });
-    rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
-  });
-  return { emu, cli, client };
+  const started = await startEngineStack(program, stack, (emu) => ({ PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, ...env(emu) }));
+  cleanups.push(started.close);
+  return started;
 }
 
 describe("drift", () => {

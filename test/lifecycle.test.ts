@@ -2,8 +2,8 @@
  * The provider's safety behaviour against faults the emulator injects: retries of idempotent requests only,
  * the consistency window after a new group, creates that never duplicate after a lost response, adoption.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { UnavailableError } from "../provider/client/errors";
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from "../provider/client/retry";
@@ -26,24 +26,13 @@ import {
   serverWindow,
   stripMarker,
 } from "../provider/resources/lifecycle";
-import { getClient, setConfigLookup } from "../provider/state";
+import { getClient } from "../provider/state";
+import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
-beforeAll(async () => {
-  emu = await startEmulator();
-  // Fast retries so tests do not wait: 1 ms base, 5 ms cap.
-  const config: Record<string, string> = {
-    "platform:apiUrl": emu.url,
-    "platform:token": emu.token,
-    "platform:retryBaseDelayMs": "1",
-    "platform:retryMaxDelayMs": "5",
-  };
-  setConfigLookup((k) => config[k]);
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
-});
+useProviderEmulator((started) => {
+  emu = started;
+}, FAST_RETRIES);
 beforeEach(() => emu.control.reset());
 
 const posts = (since: number) => emu.requests.slice(since).filter((r) => r.method === "POST");

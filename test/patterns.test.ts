@@ -5,21 +5,15 @@
  * its value and why; patterns RE2 accepts pass even where JavaScript's RegExp would refuse them; and no user
  * pattern is ever given to JavaScript's RegExp, in the provider or in the policy pack.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import { identitySubjectNotWildcard, matchesAnything } from "../policies/rules";
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
-import { getClient, setConfigLookup } from "../provider/state";
+import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
-beforeAll(async () => {
-  emu = await startEmulator();
-  const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
-  setConfigLookup((k) => config[k]);
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
+useProviderEmulator((started) => {
+  emu = started;
 });
 
 const ISSUER = "https://token.actions.githubusercontent.com";

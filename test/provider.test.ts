@@ -2,25 +2,20 @@
  * Each provider method (check, diff, create, read, update, delete) of Group, Identity and RoleBinding against
  * the emulator over loopback, called the way the dynamic-provider host calls them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { groupProvider, type GroupInputs } from "../provider/resources/group";
 import { deleteGroupPatiently } from "../provider/resources/lifecycle";
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
 import { roleBindingProvider } from "../provider/resources/roleBinding";
-import { getClient, setConfigLookup } from "../provider/state";
+import { getClient } from "../provider/state";
 import { UNKNOWN } from "../provider/validation";
+import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
-beforeAll(async () => {
-  emu = await startEmulator();
-  const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
-  setConfigLookup((k) => config[k]);
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
+useProviderEmulator((started) => {
+  emu = started;
 });
 
 const claim = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:o/r:ref:refs/heads/main" };

@@ -4,8 +4,8 @@
  * answer), read without a diff and with drift, the exact update mask, the README sub-resource, replaces, delete,
  * and a group delete that waits for registry children and names them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import type { RecordedRequest } from "../emulator";
 import { groupProvider } from "../provider/resources/group";
 import { deleteGroupPatiently, describeChildren } from "../provider/resources/lifecycle";
@@ -14,28 +14,18 @@ import { overlayBindingProvider, type OverlayBindingInputs } from "../provider/r
 import { repoProvider, type RepoInputs, type RepoOutputs } from "../provider/resources/repo";
 import { subscriptionProvider, type SubscriptionInputs } from "../provider/resources/subscription";
 import { tagProvider, type TagInputs } from "../provider/resources/tag";
-import { getClient, setConfigLookup } from "../provider/state";
+import { getClient } from "../provider/state";
+import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
 let group: string;
 const D1 = `sha256:${"a".repeat(64)}`;
 const D2 = `sha256:${"b".repeat(64)}`;
 
-beforeAll(async () => {
-  emu = await startEmulator();
-  const config: Record<string, string> = {
-    "platform:apiUrl": emu.url,
-    "platform:token": emu.token,
-    "platform:retryBaseDelayMs": "1",
-    "platform:retryMaxDelayMs": "5",
-  };
-  setConfigLookup((k) => config[k]);
+useProviderEmulator(async (started) => {
+  emu = started;
   group = (await groupProvider.create({ parentUid: emu.orgUid, name: "registry", description: "" })).id;
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
-});
+}, FAST_RETRIES);
 beforeEach(() => emu.control.reset());
 
 const writes = (since: number) =>

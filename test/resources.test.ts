@@ -3,8 +3,8 @@
  * method against the emulator, called the way the dynamic-provider host calls them.
  */
 import { generateKeyPair, exportJWK } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import { dottedName, wireName } from "../provider/capabilities";
 import { accountAssociationProvider } from "../provider/resources/accountAssociation";
 import { groupProvider } from "../provider/resources/group";
@@ -12,21 +12,16 @@ import { groupInviteProvider, ttlSeconds, type GroupInviteOutputs } from "../pro
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
 import { identityProviderProvider, type IdentityProviderInputs } from "../provider/resources/identityProvider";
 import { roleProvider, type RoleInputs } from "../provider/resources/role";
-import { getClient, setConfigLookup } from "../provider/state";
+import { getClient } from "../provider/state";
+import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
 let group: string;
 let viewerUid: string;
-beforeAll(async () => {
-  emu = await startEmulator();
-  const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
-  setConfigLookup((k) => config[k]);
+useProviderEmulator(async (started) => {
+  emu = started;
   group = (await groupProvider.create({ parentUid: emu.orgUid, name: "resources", description: "" })).id;
   viewerUid = (await getClient().roles.list({ name: "viewer" }).collect())[0]!.uid;
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
 });
 
 describe("Role", () => {

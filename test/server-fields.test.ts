@@ -4,21 +4,16 @@
  * change behind the API never shows as a diff. The emulator's store is written directly, so these tests do not
  * depend on the emulator serving the fields itself.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../emulator";
 import { groupProvider, type GroupInputs } from "../provider/resources/group";
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
-import { getClient, setConfigLookup } from "../provider/state";
+import { getClient } from "../provider/state";
+import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
-beforeAll(async () => {
-  emu = await startEmulator();
-  const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
-  setConfigLookup((k) => config[k]);
-});
-afterAll(async () => {
-  await getClient().close();
-  await emu.close();
+useProviderEmulator((started) => {
+  emu = started;
 });
 
 /** Changes a stored row behind the API. */

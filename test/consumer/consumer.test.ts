@@ -6,7 +6,8 @@
  * its dependencies and `project/index.ts` as its program (every resource kind, `X.get`, both lookup forms).
  *
  * Steps, in order; a step after a failed one is skipped:
- * install (no EBADENGINE or peer warnings; the versions each toolchain must get), `tsc --noEmit`, every
+ * install (no EBADENGINE or peer warnings; the versions each toolchain must get; no fastify, and the installed bin's
+ * `emulator` names the npm command that adds the emulator's server, which is then run), `tsc --noEmit`, every
  * TypeScript block of README.md compiled in that project, the standalone emulator started from the installed
  * package's bin, then through the real CLI: preview, up, `preview --expect-no-changes`, the policy pack from
  * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
@@ -201,6 +202,36 @@ function describeToolchain(tc: Toolchain): void {
       expect(shipped["private"]).toBeUndefined();
       expect(Object.keys(shipped["scripts"] as object)).not.toContain("prepare");
       expect(shipped["bin"]).toEqual({ "platform-pulumi": "dist/cli/main.js" });
+    }, { timeoutMs: 600_000 });
+
+    step("a plain install has no fastify: the emulator names the npm command and exits non-zero; that command installs it", async () => {
+      // The emulator's server is an optional peer dependency (README "Libraries"): not installed with the package.
+      expect(existsSync(path.join(dir, "node_modules", "fastify"))).toBe(false);
+      expect(existsSync(path.join(dir, "node_modules", "light-my-request"))).toBe(false);
+      const env = cleanEnv(nodeBin);
+      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+      const hint = /run `(npm install [^`]+)` in your project/;
+      const command = `npm install --save-dev fastify@${PKG.peerDependencies["fastify"]} light-my-request@${PKG.devDependencies["light-my-request"]}`;
+      const started = await run(bin, ["emulator", "--port", "0"], { cwd: dir, env, timeoutMs: 30_000 });
+      expect(started.code, tail(started)).toBe(1);
+      expect(started.stdout).toBe("");
+      expect(started.stderr).toMatch(/^platform-pulumi emulator: the emulator needs fastify, /);
+      expect(hint.exec(started.stderr)?.[1]).toBe(command);
+      expect(started.stderr).not.toMatch(/\n\s+at /); // one sentence, no stack trace
+      const imported = await run("node", ["-e", 'require("platform-pulumi/emulator")'], { cwd: dir, env, timeoutMs: 30_000 });
+      expect(imported.code).not.toBe(0);
+      expect(hint.exec(imported.stderr)?.[1]).toBe(command);
+      // The provider itself loads without it.
+      const provider = await run("node", ["-e", 'require("platform-pulumi"); require("platform-pulumi/runtime")'], { cwd: dir, env, timeoutMs: 30_000 });
+      expect(provider.code, tail(provider)).toBe(0);
+
+      const [npm, ...args] = command.split(" ");
+      const install = await run(npm!, [...args, "--loglevel=warn", "--no-audit", "--no-fund"], { cwd: dir, env, timeoutMs: 600_000 });
+      expect(install.code, tail(install)).toBe(0);
+      const npmOut = `${install.stdout}\n${install.stderr}`;
+      expect(npmOut).not.toMatch(/EBADENGINE/);
+      expect(npmOut).not.toMatch(/ERESOLVE|peer dep|conflicting peer|invalid: /i);
+      expect(existsSync(path.join(dir, "node_modules", "fastify"))).toBe(true);
     }, { timeoutMs: 600_000 });
 
     step("tsc --noEmit compiles the program with the template tsconfig (strict, no esModuleInterop, no skipLibCheck)", async () => {

@@ -30,6 +30,7 @@ export const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"),
   version: string;
   engines: { node: string };
   peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
