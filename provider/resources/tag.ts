@@ -64,10 +64,13 @@ function bundlesProblem(v: unknown): string | undefined {
   return Array.isArray(v) && v.every((s) => isUnknown(s) || (typeof s === "string" && s !== "")) ? undefined : `must be a list of non-empty strings, got ${JSON.stringify(v)}`;
 }
 
-/** The repo's tags that match a create's every field: the same name, digest, bundles and deprecation. */
+/**
+ * The repo's tags that match a create's every field: the same name, digest, bundles and deprecation (unset: their
+ * defaults, as in a pending create's inputs written before check filled them).
+ */
 const matching = async (client: PlatformClient, inputs: TagInputs): Promise<ApiTag[]> =>
   (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter(
-    (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles) && (t.deprecated ?? false) === inputs.deprecated,
+    (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles ?? []) && (t.deprecated ?? false) === (inputs.deprecated ?? false),
   );
 
 const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
