@@ -397,10 +397,11 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
 }
 
 /**
- * List, get, create under a parent, PATCH and delete on one collection; `P` is its List parameters, as for
- * {@link ReadableCollection}.
+ * List, get, create under a parent and delete on one collection the API has no PATCH for (tags, overlays, overlay
+ * bindings, subscriptions, group invites: a change replaces the object); `Create` is the create body, `P` its List
+ * parameters, as for {@link ReadableCollection}.
  */
-export class Collection<T, Create extends object, Patch extends object = Partial<Create>, P extends ListParams = ListParams> extends ReadableCollection<T, P> {
+export class CreatableCollection<T, Create extends object, P extends ListParams = ListParams> extends ReadableCollection<T, P> {
   /**
    * Creates an object under `parentUid` (`POST /<collection>/<parentUid>`); the body holds only resource fields.
    * @throws InvalidArgumentError naming each bad field; NotFoundError when the parent does not exist.
@@ -409,6 +410,17 @@ export class Collection<T, Create extends object, Patch extends object = Partial
     return this.transport.send("POST", `${this.path}/${pathUid(parentUid, "parentUid")}`, this.schema, { body });
   }
 
+  /** Deletes one object. @throws NotFoundError when already gone; FailedPreconditionError when not empty. */
+  async delete(uid: string): Promise<void> {
+    await this.transport.send("DELETE", `${this.path}/${pathUid(uid, "uid")}`, S.Empty);
+  }
+}
+
+/**
+ * List, get, create under a parent, PATCH and delete on one collection; `Create` is the create body, `Patch` the
+ * PATCH body (default any part of the create body), `P` its List parameters, as for {@link ReadableCollection}.
+ */
+export class Collection<T, Create extends object, Patch extends object = Partial<Create>, P extends ListParams = ListParams> extends CreatableCollection<T, Create, P> {
   /**
    * Updates the fields in `updateMask` (camelCase paths; `*` for all); without a mask the server changes the
    * fields present in `body`.
@@ -419,11 +431,6 @@ export class Collection<T, Create extends object, Patch extends object = Partial
       body,
       query: { updateMask: updateMask?.join(",") },
     });
-  }
-
-  /** Deletes one object. @throws NotFoundError when already gone; FailedPreconditionError when not empty. */
-  async delete(uid: string): Promise<void> {
-    await this.transport.send("DELETE", `${this.path}/${pathUid(uid, "uid")}`, S.Empty);
   }
 }
 
@@ -444,6 +451,41 @@ export interface IdentityFields {
 export interface RoleBindingFields {
   identityUid: string;
   roleUid: string;
+}
+
+/** Writable fields of a custom role (capabilities in wire form, `CAP_…`). */
+export interface RoleFields {
+  name: string;
+  description?: string;
+  capabilities: string[];
+}
+
+/** Writable fields of an identity provider: OIDC settings with the write-only client secret inside. */
+export interface IdentityProviderFields {
+  name: string;
+  description?: string;
+  oidc: Api.ApiOidc & { clientSecret?: string };
+  defaultRole?: string;
+}
+
+/** Writable fields of an account association (at least one provider's settings). */
+export interface AccountAssociationFields {
+  name?: string;
+  description?: string;
+  amazon?: Record<string, unknown>;
+  google?: Record<string, unknown>;
+  azure?: Record<string, unknown>;
+  github?: Record<string, unknown>;
+  chainguard?: Record<string, unknown>;
+}
+
+/** The create body of a group invite (create only: the API has no PATCH for invites). */
+export interface GroupInviteFields {
+  roleUid: string;
+  /** Duration such as `"259200s"`. */
+  ttl: string;
+  email?: string;
+  singleUse?: boolean;
 }
 
 /** Writable fields of a repo (OpenAPI `Repo`; the sync settings under their JSON name `sync_config`). */
@@ -511,31 +553,31 @@ export class PlatformClient {
   /** `/iam/<v>/identities` */
   readonly identities: Collection<Api.ApiIdentity, IdentityFields>;
   /** `/iam/<v>/roles` (built-ins read-only; custom roles under a group) */
-  readonly roles: Collection<Api.ApiRole, Record<string, unknown>>;
+  readonly roles: Collection<Api.ApiRole, RoleFields>;
   /** `/iam/<v>/roleBindings` */
   readonly roleBindings: Collection<Api.ApiRoleBinding, RoleBindingFields>;
   /** `/iam/<v>/identityProviders` */
-  readonly identityProviders: Collection<Api.ApiIdentityProvider, Record<string, unknown>>;
+  readonly identityProviders: Collection<Api.ApiIdentityProvider, IdentityProviderFields>;
   /** `/iam/<v>/accountAssociations` (the uid is the group's) */
-  readonly accountAssociations: Collection<Api.ApiAccountAssociation, Record<string, unknown>>;
+  readonly accountAssociations: Collection<Api.ApiAccountAssociation, AccountAssociationFields>;
   /** `/iam/<v>/groupInvites` (create, get, list, delete) */
-  readonly groupInvites: Collection<Api.ApiGroupInvite, Record<string, unknown>>;
+  readonly groupInvites: CreatableCollection<Api.ApiGroupInvite, GroupInviteFields>;
   /** `/registry/<v>/repos` (create, get, list, PATCH, delete; the README through `getReadme` / `patchReadme`) */
   readonly repos: RepoCollection;
   /**
-   * `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH: `patch` answers
-   * UNIMPLEMENTED); lists also filter by `digest`.
+   * `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH, so neither has this
+   * collection); lists also filter by `digest`.
    */
-  readonly tags: Collection<Api.ApiTag, TagFields, Partial<TagFields>, TagListParams>;
+  readonly tags: CreatableCollection<Api.ApiTag, TagFields, TagListParams>;
   /** `/registry/<v>/overlays` (create under a group, get, list, delete; no PATCH; beta versions only) */
-  readonly overlays: Collection<Api.ApiOverlay, OverlayFields>;
+  readonly overlays: CreatableCollection<Api.ApiOverlay, OverlayFields>;
   /**
    * `/registry/<v>/overlayBindings` (create under a repo, get, list, delete; no PATCH; beta versions only); lists
    * also filter by `overlay`.
    */
-  readonly overlayBindings: Collection<Api.ApiOverlayBinding, OverlayBindingFields, Partial<OverlayBindingFields>, OverlayBindingListParams>;
+  readonly overlayBindings: CreatableCollection<Api.ApiOverlayBinding, OverlayBindingFields, OverlayBindingListParams>;
   /** `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH) */
-  readonly subscriptions: Collection<Api.ApiSubscription, SubscriptionFields>;
+  readonly subscriptions: CreatableCollection<Api.ApiSubscription, SubscriptionFields>;
   /** `/vulnerabilities/<v>/advisories` (read-only); lists also filter by advisory ids and artifact names. */
   readonly advisories: ReadableCollection<Api.ApiAdvisory, AdvisoryListParams>;
 
@@ -547,12 +589,12 @@ export class PlatformClient {
     this.roleBindings = new Collection(t, "iam", "roleBindings", S.RoleBinding);
     this.identityProviders = new Collection(t, "iam", "identityProviders", S.IdentityProvider);
     this.accountAssociations = new Collection(t, "iam", "accountAssociations", S.AccountAssociation);
-    this.groupInvites = new Collection(t, "iam", "groupInvites", S.GroupInvite);
+    this.groupInvites = new CreatableCollection(t, "iam", "groupInvites", S.GroupInvite);
     this.repos = new RepoCollection(t, "registry", "repos", S.Repo);
-    this.tags = new Collection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
-    this.overlays = new Collection(t, "registry", "overlays", S.Overlay);
-    this.overlayBindings = new Collection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
-    this.subscriptions = new Collection(t, "events", "subscriptions", S.Subscription);
+    this.tags = new CreatableCollection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
+    this.overlays = new CreatableCollection(t, "registry", "overlays", S.Overlay);
+    this.overlayBindings = new CreatableCollection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
+    this.subscriptions = new CreatableCollection(t, "events", "subscriptions", S.Subscription);
     this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory, "advisories", (p: AdvisoryListParams) => ({
       advisory_ids: p.advisoryIds,
       artifact_names: p.artifactNames,

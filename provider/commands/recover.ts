@@ -36,7 +36,7 @@
  * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
  * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
  */
-import type { PlatformClient } from "../client/client";
+import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { canonical } from "../resources/common";
 import { markerToken, stripMarker } from "../resources/lifecycle";
@@ -272,8 +272,9 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
     }
     const obj = (await coll!.get(keep!)) as { description?: string };
     const declared = str(op.resource.inputs?.["description"]);
-    if (obj.description !== undefined && markerToken(obj.description) !== undefined && stripMarker(obj.description) === declared) {
-      await coll!.patch(keep!, { description: declared } as never, ["description"]);
+    // Only marked kinds carry a marker, and each has PATCH (`Collection`).
+    if (coll instanceof Collection && obj.description !== undefined && markerToken(obj.description) !== undefined && stripMarker(obj.description) === declared) {
+      await coll.patch(keep!, { description: declared }, ["description"]);
     }
     added.push(await stateEntry(op.resource, keep!, config));
     out(`adopted ${row.kind} ${keep} as ${row.urn}\n`);

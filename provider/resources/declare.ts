@@ -50,7 +50,7 @@
  * allowed). Read: NOT_FOUND reports the object gone (empty id). Delete: NOT_FOUND counts as done.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { Collection, PlatformClient } from "../client/client";
+import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
 import { clientAndSettings, getClient } from "../state";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
@@ -229,8 +229,8 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   listing?: Listing<A> | false;
   /** Its objects keep their group from being deleted (FAILED_PRECONDITION `RESOURCE_NOT_EMPTY`). */
   blocksGroupDelete?: boolean;
-  /** The kind's collection on the client. */
-  collection(client: PlatformClient): Collection<A, object>;
+  /** The kind's collection on the client (with `patch` when the API has PATCH for the kind). */
+  collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
   /** Every input field, in the order check reports them. */
   fields: { readonly [K in keyof I & string]-?: Field };
   /**
@@ -262,8 +262,8 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   provider: ProviderImpl<I, O>;
   /** The display name (`what`). */
   readonly what: string;
-  /** The kind's collection on a client. */
-  collection(client: PlatformClient): Collection<A, object>;
+  /** The kind's collection on a client (with `patch` when the API has PATCH for the kind). */
+  collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
   /** Every declared field, the built-in `createToken` last, in declaration order. */
   readonly fields: Readonly<Record<string, Field>>;
   /** The field holding the parent's uid (`parentUid`, a tag's `repoUid`, a binding's `groupUid`). */
@@ -371,6 +371,15 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
 
   const client = () => getClient();
   const coll = () => d.collection(client());
+  /**
+   * The collection when the API has PATCH for the kind; a kind without PATCH declares no `mutable` field and no
+   * name and description to mark, so nothing calls this for it.
+   * @throws Error naming the kind when it is called for one without PATCH (a declaration error).
+   */
+  const patchable = (c: CreatableCollection<A, object> | Collection<A, object>): Collection<A, object> => {
+    if (c instanceof Collection) return c;
+    throw new Error(`${d.what}: the API has no PATCH for this kind; declare its changing fields with replace()`);
+  };
 
   const provider: ProviderImpl<I, O> = {
     /** Validates every field before any API call; reports all failures at once, each naming the field. */
@@ -422,13 +431,13 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
         const current = outputs(existing, inputs as unknown as Partial<O>);
         d.hooks?.checkAdopted?.(current, inputs);
         const mask = pathsOf([...new Set([...changed(current, inputs, mutableKeys), ...writeOnlyKeys])]);
-        const o = mask.length ? outputs(await collection.patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
+        const o = mask.length ? outputs(await patchable(collection).patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
         logInfo(`adopted ${d.what} ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
         return { id: existing.uid, outs: withToken(o, inputs) };
       }
       const made = d.hooks?.create
         ? await d.hooks.create(inputs, c)
-        : await createNamedSafely(collection, d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), logInfo);
+        : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), logInfo);
       d.hooks?.afterCreate?.(made);
       return { id: made.uid, outs: withToken(outputs(made, inputs as unknown as Partial<O>), inputs) };
     },
@@ -446,7 +455,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     async update(id, olds, news) {
       const mask = pathsOf(changed(olds, news, mutableKeys));
       if (mask.length === 0) return { outs: withToken({ ...olds, ...news }, news, olds) };
-      return { outs: withToken(outputs(await coll().patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>), news, olds) };
+      return { outs: withToken(outputs(await patchable(coll()).patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>), news, olds) };
     },
 
     /** Deletes the object; NOT_FOUND counts as done. */
