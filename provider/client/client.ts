@@ -31,9 +31,24 @@ import type * as Api from "./types";
 import type { Parser } from "./types";
 
 /** Options for {@link PlatformClient}. */
+/** A count of writes that the transports sharing it keep (see {@link Transport.writeEpoch}). */
+export interface WriteCounter {
+  /** Goes up by one when a write starts and again when it ends. */
+  value: number;
+}
+
+/**
+ * The write counter of transports given none: one per process, so that a write through any client of the process
+ * moves every client's epoch (`platform-pulumi recover` writes through its own client and reads through the
+ * provider's). A transport given its own counter sees only the writes of the transports sharing it.
+ */
+export const PROCESS_WRITES: WriteCounter = { value: 0 };
+
 export interface ClientOptions {
   /** Base URL of the API, e.g. `https://console-api.example.dev` or `http://127.0.0.1:8080`. */
   apiUrl: string;
+  /** The write counter this client's transport keeps (see {@link Transport.writeEpoch}); default {@link PROCESS_WRITES}. */
+  writeCounter?: WriteCounter;
   /** Bearer token, or a function returning one (called before every request; cache inside it). */
   token: string | (() => string | Promise<string>);
   /** Version path segment; `v2beta1` (default) or `v2` for the GA paths. */
@@ -113,21 +128,11 @@ function codeFromHttp(status: number): number {
   }
 }
 
-let writeEpochValue = 0;
-
-/**
- * A counter of this process's writes: it goes up by one when any transport starts a request other than GET and
- * again when that request ends (answered, failed or unreachable). Two equal readings mean no write started or
- * ended in between. Read-ahead rows (`resources/readBatch.ts`) are used only while it has not moved since their
- * List was sent, so a read never returns data older than this process's own write.
- */
-export function writeEpoch(): number {
-  return writeEpochValue;
-}
-
 /** The low-level transport: one request, typed result or typed error. */
 export class Transport {
   readonly apiUrl: string;
+  /** The write counter this transport keeps (see {@link Transport.writeEpoch}). */
+  private readonly writes: WriteCounter;
   readonly apiVersion: string;
   private readonly token: () => string | Promise<string>;
   private readonly staticToken: string | undefined;
@@ -152,6 +157,7 @@ export class Transport {
     }
     this.apiUrl = opts.apiUrl.replace(/\/+$/, "");
     this.apiVersion = opts.apiVersion ?? "v2beta1";
+    this.writes = opts.writeCounter ?? PROCESS_WRITES;
     const token = opts.token;
     this.token = typeof token === "function" ? token : () => token;
     this.staticToken = typeof token === "string" ? token : undefined;
@@ -197,12 +203,23 @@ export class Transport {
   /** Sends one request, once. Same errors as {@link send}. */
   async sendOnce<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     if (method === "GET") return this.exchange(method, path, schema, opts);
-    writeEpochValue++;
+    this.writes.value++;
     try {
       return await this.exchange(method, path, schema, opts);
     } finally {
-      writeEpochValue++;
+      this.writes.value++;
     }
+  }
+
+  /**
+   * The transport's write counter ({@link ClientOptions.writeCounter}): it goes up by one when a request other
+   * than GET starts and again when that request ends (answered, failed or unreachable), through any transport
+   * sharing the counter. Two equal readings mean no write started or ended in between. Read-ahead rows
+   * (`resources/readBatch.ts`) are used only while it has not moved since their List was sent, so a read never
+   * returns data older than a write counted by it.
+   */
+  writeEpoch(): number {
+    return this.writes.value;
   }
 
   private async exchange<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions): Promise<T> {
@@ -388,6 +405,11 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
   /** The retry policy this collection's requests follow. */
   get retryPolicy(): RetryPolicy {
     return this.transport.retry;
+  }
+
+  /** Its transport's write counter ({@link Transport.writeEpoch}). */
+  writeEpoch(): number {
+    return this.transport.writeEpoch();
   }
 
   /** Gets one object. @throws NotFoundError when there is none with that uid. */
