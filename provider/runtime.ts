@@ -1,7 +1,8 @@
 /**
  * The provider runtime: what the serialized shim (`resources/shim.ts`) requires inside the provider process as
  * `platform-pulumi/runtime`. Its shape is a contract with every `__provider` already stored in users' state:
- * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds; never rename one.
+ * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds (to the kind registry,
+ * `resources/registry.ts`); never rename one.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { KINDS } from "./resources/registry";
@@ -16,12 +17,14 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
 }
 
 /**
- * The provider object the one-line `__provider` of a resource asks for (see `resources/shim.ts`): the kind's
- * implementation plus `configure`. Created once per kind and process.
+ * The dynamic-provider plugin's entry: the provider object the one-line `__provider` of a resource asks for (see
+ * `resources/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
+ * per kind and process. Starting the engine watch here is deliberate (`docs/architecture.md`, "The provider
+ * context"): from the first call on, the plugin process exits when the engine that started it is gone
+ * (`engineWatch.ts`). {@link localProvider} gives the same object without it.
+ * @throws Error naming the kind when this package does not know it.
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  // Only the `__provider` shims call this, inside the dynamic-provider plugin: from the first call on, the
-  // process exits when the engine that started it is gone (see engineWatch.ts).
   startEngineWatch();
   return localProvider(kind);
 }

@@ -24,12 +24,20 @@
  *    server: { createTime: "", updateTime: "" },  // server-set outputs and the value used when one is missing
  *    ```
  *    A kind with `name` and `description` fields gets the marked create (`createNamedSafely`, lifecycle.ts:
- *    ownership marker, recovery after an ambiguous failure) with no more code. A kind without them gives
- *    `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do).
- * 4. `export const xProvider = decl.provider;` and one line in `runtime.ts`'s `providers` table.
+ *    ownership marker, recovery after an ambiguous failure) and its ownership rule with no more code. A kind
+ *    without them gives `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do)
+ *    and `ownership: { proof: "window", matching }`, the `matching` its create's recovery uses too, so that
+ *    `platform-pulumi recover` proves a pending create of it by the same rule.
+ *    Beside the fields: `listing` (how `unmanaged` and a group's delete name its objects; `false` when a List
+ *    under a group does not find them) and `blocksGroupDelete`.
+ *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
+ * 4. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
+ *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
  * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
  *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
  *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
+ * 6. Its lines in `ties.ts`, which tie `XArgs` and the class's outputs to `XInputs` and `XOutputs` at compile
+ *    time. The whole checklist, with the client, emulator and tests: `docs/architecture.md`, "Add a kind".
  *
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
