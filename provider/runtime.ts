@@ -1,25 +1,14 @@
 /**
  * The provider runtime: what the serialized shim (`resources/shim.ts`) requires inside the provider process as
  * `platform-pulumi/runtime`. Its shape is a contract with every `__provider` already stored in users' state:
- * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds; never rename one.
+ * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds (to the kind registry,
+ * `resources/registry.ts`); never rename one.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { accountAssociationProvider } from "./resources/accountAssociation";
-import { groupProvider } from "./resources/group";
-import { groupInviteProvider } from "./resources/groupInvite";
-import { identityProviderProvider } from "./resources/identityProvider";
-import { roleProvider } from "./resources/role";
-import { identityProvider } from "./resources/identity";
-import { roleBindingProvider } from "./resources/roleBinding";
-import { repoProvider } from "./resources/repo";
-import { tagProvider } from "./resources/tag";
-import { overlayProvider } from "./resources/overlay";
-import { overlayBindingProvider } from "./resources/overlayBinding";
-import { subscriptionProvider } from "./resources/subscription";
+import { KINDS } from "./resources/registry";
 import type { ResourceKind } from "./resources/shim";
 import { currentSettings, setConfigLookup } from "./state";
 import { isUnknown, type Failure } from "./validation";
-import { CREATE_TOKEN, newCreateToken } from "./resources/lifecycle";
 import { startEngineWatch } from "./engineWatch";
 
 /** Receives the stack config (all namespaces) from the dynamic-provider host. */
@@ -28,12 +17,14 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
 }
 
 /**
- * The provider object the one-line `__provider` of a resource asks for (see `resources/shim.ts`): the kind's
- * implementation plus `configure`. Created once per kind and process.
+ * The dynamic-provider plugin's entry: the provider object the one-line `__provider` of a resource asks for (see
+ * `resources/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
+ * per kind and process. Starting the engine watch here is deliberate (`docs/architecture.md`, "The provider
+ * context"): from the first call on, the plugin process exits when the engine that started it is gone
+ * (`engineWatch.ts`). {@link localProvider} gives the same object without it.
+ * @throws Error naming the kind when this package does not know it.
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  // Only the `__provider` shims call this, inside the dynamic-provider plugin: from the first call on, the
-  // process exits when the engine that started it is gone (see engineWatch.ts).
   startEngineWatch();
   return localProvider(kind);
 }
@@ -46,9 +37,10 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
 export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const cached = cache.get(kind);
   if (cached) return cached;
-  const impl: pulumi.dynamic.ResourceProvider | undefined = providers[kind];
+  const impl = providers[kind] as (typeof providers)[ResourceKind] | undefined;
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
-  const p: pulumi.dynamic.ResourceProvider = { ...withCreateToken({ ...impl, check: engineCheck(impl.check!.bind(impl)) }), configure };
+  // Every kind's `createToken` is its declaration's built-in field (`resources/declare.ts`, CREATE_TOKEN_FIELD).
+  const p: pulumi.dynamic.ResourceProvider = { ...impl, check: engineCheck(impl.check.bind(impl)), configure };
   cache.set(kind, p);
   return p;
 }
@@ -117,66 +109,10 @@ function describeValue(path: string, v: unknown): string {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text;
 }
 
-type Props = Record<string, unknown> | undefined;
-
-/** The `createToken` a resource already has (from its old inputs or outputs), when well-formed. */
-function tokenIn(...sources: Props[]): string | undefined {
-  for (const s of sources) {
-    const t = s?.["createToken"];
-    if (typeof t === "string" && CREATE_TOKEN.test(t)) return t;
-  }
-  return undefined;
-}
-
 /**
- * Gives every resource a `createToken` (16 random hex characters) in its checked inputs, kept for its life:
- * `check` takes it from the old inputs or makes one, and create, read and update carry it into outputs (and
- * read into the inputs it returns). Creates mark what they make with it (`resources/lifecycle.ts`), and because
- * the engine records checked inputs in an interrupted update's pending create operations, `platform-pulumi
- * recover` can prove which object such a create made. Not a field of any resource's diff: it never causes a
- * change.
+ * Implementations by resource kind, one per entry of the kind registry (`resources/registry.ts`), each made once
+ * from its declaration (`resources/declare.ts`). Typed as the SDK's provider, whose inputs are untyped.
  */
-function withCreateToken(impl: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
-  return {
-    ...impl,
-    async check(olds: Props, news: Props) {
-      const r = impl.check ? await impl.check(olds, news) : { inputs: news };
-      return { ...r, inputs: { ...(r.inputs as object), createToken: tokenIn(olds, news) ?? newCreateToken() } };
-    },
-    async create(inputs: Props) {
-      const r = await impl.create(inputs);
-      const token = tokenIn(inputs);
-      return token ? { ...r, outs: { ...(r.outs as object), createToken: token } } : r;
-    },
-    async read(id: string, props: Props) {
-      const r = impl.read ? await impl.read(id, props) : { id, props };
-      const token = tokenIn(props);
-      if (!r.id || !token) return r;
-      return { ...r, props: { ...(r.props as object), createToken: token }, ...(r.inputs ? { inputs: { ...(r.inputs as object), createToken: token } } : {}) };
-    },
-    async update(id: string, olds: Props, news: Props) {
-      const r = impl.update ? await impl.update(id, olds, news) : {};
-      const token = tokenIn(news, olds);
-      return token ? { ...r, outs: { ...(r.outs as object), createToken: token } } : r;
-    },
-  };
-}
-
-/**
- * Implementations by resource kind (each made once, from its declaration: `resources/declare.ts`). Typed as the
- * SDK's provider, whose inputs are untyped, so no kind's table entry needs a cast.
- */
-export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>> = {
-  Group: groupProvider,
-  Identity: identityProvider,
-  RoleBinding: roleBindingProvider,
-  Role: roleProvider,
-  IdentityProvider: identityProviderProvider,
-  AccountAssociation: accountAssociationProvider,
-  GroupInvite: groupInviteProvider,
-  Repo: repoProvider,
-  Tag: tagProvider,
-  Overlay: overlayProvider,
-  OverlayBinding: overlayBindingProvider,
-  Subscription: subscriptionProvider,
-};
+export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>> = Object.fromEntries(
+  KINDS.map((k) => [k.kind, k.provider as Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>]),
+) as Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>>;

@@ -38,7 +38,18 @@ describe("check", () => {
   it("defaults description to an empty string and passes unknown values through", async () => {
     const r = await groupProvider.check({} as GroupInputs, { parentUid: UNKNOWN, name: "fine" } as never);
     expect(r.failures).toEqual([]);
-    expect(r.inputs).toEqual({ parentUid: UNKNOWN, name: "fine", description: "" });
+    // createToken: every kind's built-in declared field (resources/declare.ts), made by check.
+    expect(r.inputs).toEqual({ parentUid: UNKNOWN, name: "fine", description: "", createToken: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  });
+
+  it("keeps the createToken of the old inputs, and makes one only when there is none", async () => {
+    const first = (await groupProvider.check({} as GroupInputs, { parentUid: emu.orgUid, name: "fine" } as never)).inputs as GroupInputs & { createToken: string };
+    const again = (await groupProvider.check(first, { parentUid: emu.orgUid, name: "fine", description: "changed" } as never)).inputs as GroupInputs & { createToken: string };
+    expect(again.createToken).toBe(first.createToken);
+    const other = (await groupProvider.check({} as GroupInputs, { parentUid: emu.orgUid, name: "fine" } as never)).inputs as GroupInputs & { createToken: string };
+    expect(other.createToken).not.toBe(first.createToken);
+    // Never a diff: only the token differs.
+    expect((await groupProvider.diff(emu.orgUid, { ...first, createToken: "0000000000000000" } as never, first)).changes).toBe(false);
   });
 
   it("requires claimMatch issuer and subject, one of each exact/pattern pair, and valid patterns", async () => {

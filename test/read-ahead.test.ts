@@ -133,6 +133,28 @@ describe("read-ahead", () => {
     expect(readStats(client.groups).readAheadHits).toBe(before);
   });
 
+  it("the write counter lives on the transport: clients sharing one see each other's writes, a client with its own does not", async () => {
+    const { groups } = await team(freshClient(), "ra-counter", 1);
+    const shared = { value: 0 };
+    const make = (writeCounter?: { value: number }) => {
+      const c = new PlatformClient({ apiUrl: emu.url, token: emu.token, ...(writeCounter ? { writeCounter } : {}) });
+      clients.push(c);
+      return c;
+    };
+    const a = make(shared);
+    const b = make(shared);
+    const alone = make({ value: 0 });
+    const before = [a.transport.writeEpoch(), alone.transport.writeEpoch()];
+    await b.groups.patch(groups[0]!.uid, { description: "through b" }, ["description"]);
+    expect(a.transport.writeEpoch()).toBe(before[0]! + 2); // started and ended
+    expect(alone.transport.writeEpoch()).toBe(before[1]);
+    // Clients given no counter share the process's.
+    const p1 = make();
+    const e = p1.transport.writeEpoch();
+    await make().groups.patch(groups[0]!.uid, { description: "through another" }, ["description"]);
+    expect(p1.transport.writeEpoch()).toBe(e + 2);
+  });
+
   it("the documented limit: another writer's edit after the List is not seen by a read that row answers", async () => {
     const { groups } = await team(freshClient(), "ra-other-writer", 40);
     const client = freshClient();

@@ -31,9 +31,24 @@ import type * as Api from "./types";
 import type { Parser } from "./types";
 
 /** Options for {@link PlatformClient}. */
+/** A count of writes that the transports sharing it keep (see {@link Transport.writeEpoch}). */
+export interface WriteCounter {
+  /** Goes up by one when a write starts and again when it ends. */
+  value: number;
+}
+
+/**
+ * The write counter of transports given none: one per process, so that a write through any client of the process
+ * moves every client's epoch (`platform-pulumi recover` writes through its own client and reads through the
+ * provider's). A transport given its own counter sees only the writes of the transports sharing it.
+ */
+export const PROCESS_WRITES: WriteCounter = { value: 0 };
+
 export interface ClientOptions {
   /** Base URL of the API, e.g. `https://console-api.example.dev` or `http://127.0.0.1:8080`. */
   apiUrl: string;
+  /** The write counter this client's transport keeps (see {@link Transport.writeEpoch}); default {@link PROCESS_WRITES}. */
+  writeCounter?: WriteCounter;
   /** Bearer token, or a function returning one (called before every request; cache inside it). */
   token: string | (() => string | Promise<string>);
   /** Version path segment; `v2beta1` (default) or `v2` for the GA paths. */
@@ -113,21 +128,11 @@ function codeFromHttp(status: number): number {
   }
 }
 
-let writeEpochValue = 0;
-
-/**
- * A counter of this process's writes: it goes up by one when any transport starts a request other than GET and
- * again when that request ends (answered, failed or unreachable). Two equal readings mean no write started or
- * ended in between. Read-ahead rows (`resources/readBatch.ts`) are used only while it has not moved since their
- * List was sent, so a read never returns data older than this process's own write.
- */
-export function writeEpoch(): number {
-  return writeEpochValue;
-}
-
 /** The low-level transport: one request, typed result or typed error. */
 export class Transport {
   readonly apiUrl: string;
+  /** The write counter this transport keeps (see {@link Transport.writeEpoch}). */
+  private readonly writes: WriteCounter;
   readonly apiVersion: string;
   private readonly token: () => string | Promise<string>;
   private readonly staticToken: string | undefined;
@@ -152,6 +157,7 @@ export class Transport {
     }
     this.apiUrl = opts.apiUrl.replace(/\/+$/, "");
     this.apiVersion = opts.apiVersion ?? "v2beta1";
+    this.writes = opts.writeCounter ?? PROCESS_WRITES;
     const token = opts.token;
     this.token = typeof token === "function" ? token : () => token;
     this.staticToken = typeof token === "string" ? token : undefined;
@@ -197,12 +203,23 @@ export class Transport {
   /** Sends one request, once. Same errors as {@link send}. */
   async sendOnce<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions = {}): Promise<T> {
     if (method === "GET") return this.exchange(method, path, schema, opts);
-    writeEpochValue++;
+    this.writes.value++;
     try {
       return await this.exchange(method, path, schema, opts);
     } finally {
-      writeEpochValue++;
+      this.writes.value++;
     }
+  }
+
+  /**
+   * The transport's write counter ({@link ClientOptions.writeCounter}): it goes up by one when a request other
+   * than GET starts and again when that request ends (answered, failed or unreachable), through any transport
+   * sharing the counter. Two equal readings mean no write started or ended in between. Read-ahead rows
+   * (`resources/readBatch.ts`) are used only while it has not moved since their List was sent, so a read never
+   * returns data older than a write counted by it.
+   */
+  writeEpoch(): number {
+    return this.writes.value;
   }
 
   private async exchange<T>(method: HttpMethod, path: string, schema: Parser<T>, opts: RequestOptions): Promise<T> {
@@ -390,6 +407,11 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
     return this.transport.retry;
   }
 
+  /** Its transport's write counter ({@link Transport.writeEpoch}). */
+  writeEpoch(): number {
+    return this.transport.writeEpoch();
+  }
+
   /** Gets one object. @throws NotFoundError when there is none with that uid. */
   get(uid: string): Promise<T> {
     return this.transport.send("GET", `${this.path}/${pathUid(uid, "uid")}`, this.schema);
@@ -397,10 +419,11 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
 }
 
 /**
- * List, get, create under a parent, PATCH and delete on one collection; `P` is its List parameters, as for
- * {@link ReadableCollection}.
+ * List, get, create under a parent and delete on one collection the API has no PATCH for (tags, overlays, overlay
+ * bindings, subscriptions, group invites: a change replaces the object); `Create` is the create body, `P` its List
+ * parameters, as for {@link ReadableCollection}.
  */
-export class Collection<T, Create extends object, Patch extends object = Partial<Create>, P extends ListParams = ListParams> extends ReadableCollection<T, P> {
+export class CreatableCollection<T, Create extends object, P extends ListParams = ListParams> extends ReadableCollection<T, P> {
   /**
    * Creates an object under `parentUid` (`POST /<collection>/<parentUid>`); the body holds only resource fields.
    * @throws InvalidArgumentError naming each bad field; NotFoundError when the parent does not exist.
@@ -409,6 +432,17 @@ export class Collection<T, Create extends object, Patch extends object = Partial
     return this.transport.send("POST", `${this.path}/${pathUid(parentUid, "parentUid")}`, this.schema, { body });
   }
 
+  /** Deletes one object. @throws NotFoundError when already gone; FailedPreconditionError when not empty. */
+  async delete(uid: string): Promise<void> {
+    await this.transport.send("DELETE", `${this.path}/${pathUid(uid, "uid")}`, S.Empty);
+  }
+}
+
+/**
+ * List, get, create under a parent, PATCH and delete on one collection; `Create` is the create body, `Patch` the
+ * PATCH body (default any part of the create body), `P` its List parameters, as for {@link ReadableCollection}.
+ */
+export class Collection<T, Create extends object, Patch extends object = Partial<Create>, P extends ListParams = ListParams> extends CreatableCollection<T, Create, P> {
   /**
    * Updates the fields in `updateMask` (camelCase paths; `*` for all); without a mask the server changes the
    * fields present in `body`.
@@ -419,11 +453,6 @@ export class Collection<T, Create extends object, Patch extends object = Partial
       body,
       query: { updateMask: updateMask?.join(",") },
     });
-  }
-
-  /** Deletes one object. @throws NotFoundError when already gone; FailedPreconditionError when not empty. */
-  async delete(uid: string): Promise<void> {
-    await this.transport.send("DELETE", `${this.path}/${pathUid(uid, "uid")}`, S.Empty);
   }
 }
 
@@ -444,6 +473,41 @@ export interface IdentityFields {
 export interface RoleBindingFields {
   identityUid: string;
   roleUid: string;
+}
+
+/** Writable fields of a custom role (capabilities in wire form, `CAP_…`). */
+export interface RoleFields {
+  name: string;
+  description?: string;
+  capabilities: string[];
+}
+
+/** Writable fields of an identity provider: OIDC settings with the write-only client secret inside. */
+export interface IdentityProviderFields {
+  name: string;
+  description?: string;
+  oidc: Api.ApiOidc & { clientSecret?: string };
+  defaultRole?: string;
+}
+
+/** Writable fields of an account association (at least one provider's settings). */
+export interface AccountAssociationFields {
+  name?: string;
+  description?: string;
+  amazon?: Record<string, unknown>;
+  google?: Record<string, unknown>;
+  azure?: Record<string, unknown>;
+  github?: Record<string, unknown>;
+  chainguard?: Record<string, unknown>;
+}
+
+/** The create body of a group invite (create only: the API has no PATCH for invites). */
+export interface GroupInviteFields {
+  roleUid: string;
+  /** Duration such as `"259200s"`. */
+  ttl: string;
+  email?: string;
+  singleUse?: boolean;
 }
 
 /** Writable fields of a repo (OpenAPI `Repo`; the sync settings under their JSON name `sync_config`). */
@@ -511,31 +575,31 @@ export class PlatformClient {
   /** `/iam/<v>/identities` */
   readonly identities: Collection<Api.ApiIdentity, IdentityFields>;
   /** `/iam/<v>/roles` (built-ins read-only; custom roles under a group) */
-  readonly roles: Collection<Api.ApiRole, Record<string, unknown>>;
+  readonly roles: Collection<Api.ApiRole, RoleFields>;
   /** `/iam/<v>/roleBindings` */
   readonly roleBindings: Collection<Api.ApiRoleBinding, RoleBindingFields>;
   /** `/iam/<v>/identityProviders` */
-  readonly identityProviders: Collection<Api.ApiIdentityProvider, Record<string, unknown>>;
+  readonly identityProviders: Collection<Api.ApiIdentityProvider, IdentityProviderFields>;
   /** `/iam/<v>/accountAssociations` (the uid is the group's) */
-  readonly accountAssociations: Collection<Api.ApiAccountAssociation, Record<string, unknown>>;
+  readonly accountAssociations: Collection<Api.ApiAccountAssociation, AccountAssociationFields>;
   /** `/iam/<v>/groupInvites` (create, get, list, delete) */
-  readonly groupInvites: Collection<Api.ApiGroupInvite, Record<string, unknown>>;
+  readonly groupInvites: CreatableCollection<Api.ApiGroupInvite, GroupInviteFields>;
   /** `/registry/<v>/repos` (create, get, list, PATCH, delete; the README through `getReadme` / `patchReadme`) */
   readonly repos: RepoCollection;
   /**
-   * `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH: `patch` answers
-   * UNIMPLEMENTED); lists also filter by `digest`.
+   * `/registry/<v>/tags` (create under a repo, get, list, delete; the API has no PATCH, so neither has this
+   * collection); lists also filter by `digest`.
    */
-  readonly tags: Collection<Api.ApiTag, TagFields, Partial<TagFields>, TagListParams>;
+  readonly tags: CreatableCollection<Api.ApiTag, TagFields, TagListParams>;
   /** `/registry/<v>/overlays` (create under a group, get, list, delete; no PATCH; beta versions only) */
-  readonly overlays: Collection<Api.ApiOverlay, OverlayFields>;
+  readonly overlays: CreatableCollection<Api.ApiOverlay, OverlayFields>;
   /**
    * `/registry/<v>/overlayBindings` (create under a repo, get, list, delete; no PATCH; beta versions only); lists
    * also filter by `overlay`.
    */
-  readonly overlayBindings: Collection<Api.ApiOverlayBinding, OverlayBindingFields, Partial<OverlayBindingFields>, OverlayBindingListParams>;
+  readonly overlayBindings: CreatableCollection<Api.ApiOverlayBinding, OverlayBindingFields, OverlayBindingListParams>;
   /** `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH) */
-  readonly subscriptions: Collection<Api.ApiSubscription, SubscriptionFields>;
+  readonly subscriptions: CreatableCollection<Api.ApiSubscription, SubscriptionFields>;
   /** `/vulnerabilities/<v>/advisories` (read-only); lists also filter by advisory ids and artifact names. */
   readonly advisories: ReadableCollection<Api.ApiAdvisory, AdvisoryListParams>;
 
@@ -547,12 +611,12 @@ export class PlatformClient {
     this.roleBindings = new Collection(t, "iam", "roleBindings", S.RoleBinding);
     this.identityProviders = new Collection(t, "iam", "identityProviders", S.IdentityProvider);
     this.accountAssociations = new Collection(t, "iam", "accountAssociations", S.AccountAssociation);
-    this.groupInvites = new Collection(t, "iam", "groupInvites", S.GroupInvite);
+    this.groupInvites = new CreatableCollection(t, "iam", "groupInvites", S.GroupInvite);
     this.repos = new RepoCollection(t, "registry", "repos", S.Repo);
-    this.tags = new Collection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
-    this.overlays = new Collection(t, "registry", "overlays", S.Overlay);
-    this.overlayBindings = new Collection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
-    this.subscriptions = new Collection(t, "events", "subscriptions", S.Subscription);
+    this.tags = new CreatableCollection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
+    this.overlays = new CreatableCollection(t, "registry", "overlays", S.Overlay);
+    this.overlayBindings = new CreatableCollection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
+    this.subscriptions = new CreatableCollection(t, "events", "subscriptions", S.Subscription);
     this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory, "advisories", (p: AdvisoryListParams) => ({
       advisory_ids: p.advisoryIds,
       artifact_names: p.artifactNames,

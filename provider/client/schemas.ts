@@ -31,7 +31,7 @@ const ResourceLimits = z
   .catch(() => ({}));
 
 /** An IAM group. `verified` and `resourceLimits` never fail a parse: absent or malformed, they take their defaults. */
-export const Group: z.ZodType<Api.ApiGroup> = z.looseObject({
+export const GroupShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
@@ -40,9 +40,11 @@ export const Group: z.ZodType<Api.ApiGroup> = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `GroupShape`, typed as the wire type it parses (`Api.ApiGroup`): what the client parses with. */
+export const Group: z.ZodType<Api.ApiGroup> = GroupShape;
 
 /** Identity.claimMatch: OIDC claim rules (exact values or regex patterns). */
-export const ClaimMatch: z.ZodType<Api.ClaimMatch> = z.looseObject({
+export const ClaimMatchShape = z.looseObject({
   issuer: z.string().optional(),
   issuerPattern: z.string().optional(),
   subject: z.string().optional(),
@@ -52,6 +54,8 @@ export const ClaimMatch: z.ZodType<Api.ClaimMatch> = z.looseObject({
   claims: z.record(z.string(), z.string()).optional(),
   claimPatterns: z.record(z.string(), z.string()).optional(),
 });
+/** `ClaimMatchShape`, typed as the wire type it parses (`Api.ClaimMatch`): what the client parses with. */
+export const ClaimMatch: z.ZodType<Api.ClaimMatch> = ClaimMatchShape;
 
 /** Identity.staticKeys: an issuer whose signing keys are given inline. */
 export const StaticKeys = z.looseObject({
@@ -72,7 +76,7 @@ export const AwsIdentity = z.looseObject({
 });
 
 /** An IAM identity; exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal is set. */
-export const Identity: z.ZodType<Api.ApiIdentity> = z.looseObject({
+export const IdentityShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
@@ -86,9 +90,11 @@ export const Identity: z.ZodType<Api.ApiIdentity> = z.looseObject({
   servicePrincipal: z.string().optional(),
   email: z.string().optional(),
 });
+/** `IdentityShape`, typed as the wire type it parses (`Api.ApiIdentity`): what the client parses with. */
+export const Identity: z.ZodType<Api.ApiIdentity> = IdentityShape;
 
 /** An IAM role (built-in or custom). */
-export const Role: z.ZodType<Api.ApiRole> = z.looseObject({
+export const RoleShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
@@ -96,11 +102,13 @@ export const Role: z.ZodType<Api.ApiRole> = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `RoleShape`, typed as the wire type it parses (`Api.ApiRole`): what the client parses with. */
+export const Role: z.ZodType<Api.ApiRole> = RoleShape;
 
 const Ref = z.looseObject({ uid: z.string(), name: z.string().default(""), description: z.string().default("") });
 
 /** A role binding, hydrated with its identity, group and role. */
-export const RoleBinding: z.ZodType<Api.ApiRoleBinding> = z.looseObject({
+export const RoleBindingShape = z.looseObject({
   uid: z.string(),
   identityUid: z.string().optional(),
   roleUid: z.string().optional(),
@@ -109,11 +117,13 @@ export const RoleBinding: z.ZodType<Api.ApiRoleBinding> = z.looseObject({
   group: Ref.optional(),
   role: Ref.optional(),
 });
+/** `RoleBindingShape`, typed as the wire type it parses (`Api.ApiRoleBinding`): what the client parses with. */
+export const RoleBinding: z.ZodType<Api.ApiRoleBinding> = RoleBindingShape;
 
 const File = z.looseObject({ name: z.string().default(""), content: z.string().default("") });
 
 /** registry.v2beta1.CustomOverlay (a repo's `customOverlay`, an overlay's `config`). */
-export const CustomOverlay: z.ZodType<Api.ApiCustomOverlay> = z.looseObject({
+export const CustomOverlayShape = z.looseObject({
   contents: z
     .looseObject({ packages: z.array(z.string()).optional(), runtimeRepositories: z.array(z.string()).optional(), runtimeKeyring: z.array(File).optional() })
     .optional(),
@@ -139,9 +149,11 @@ export const CustomOverlay: z.ZodType<Api.ApiCustomOverlay> = z.looseObject({
     .optional(),
   certificates: z.looseObject({ providers: z.array(z.string()).optional(), additional: z.array(File).optional() }).optional(),
 });
+/** `CustomOverlayShape`, typed as the wire type it parses (`Api.ApiCustomOverlay`): what the client parses with. */
+export const CustomOverlay: z.ZodType<Api.ApiCustomOverlay> = CustomOverlayShape;
 
 /** registry.v2beta1.SyncConfig as returned (`source` a repo uid; the service's own members optional). */
-export const SyncConfig: z.ZodType<Api.ApiSyncConfig> = z.looseObject({
+export const SyncConfigShape = z.looseObject({
   source: z.string().default(""),
   amazon: z.string().optional(),
   google: z.string().optional(),
@@ -151,9 +163,11 @@ export const SyncConfig: z.ZodType<Api.ApiSyncConfig> = z.looseObject({
   uniqueTags: z.boolean().optional(),
   apkoOverlay: z.string().optional(),
 });
+/** `SyncConfigShape`, typed as the wire type it parses (`Api.ApiSyncConfig`): what the client parses with. */
+export const SyncConfig: z.ZodType<Api.ApiSyncConfig> = SyncConfigShape;
 
 /** A registry repo. An unknown catalog tier is kept as sent (the enum may grow). */
-export const Repo: z.ZodType<Api.ApiRepo> = z.looseObject({
+export const RepoShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
@@ -166,21 +180,27 @@ export const Repo: z.ZodType<Api.ApiRepo> = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `RepoShape`, typed as the wire type it parses (`Api.ApiRepo`): what the client parses with. */
+export const Repo: z.ZodType<Api.ApiRepo> = RepoShape;
 
 /** A repo's README. */
-export const RepoReadme: z.ZodType<Api.ApiRepoReadme> = z.looseObject({ uid: z.string().default(""), content: z.string().default("") });
+export const RepoReadmeShape = z.looseObject({ uid: z.string().default(""), content: z.string().default("") });
+/** `RepoReadmeShape`, typed as the wire type it parses (`Api.ApiRepoReadme`): what the client parses with. */
+export const RepoReadme: z.ZodType<Api.ApiRepoReadme> = RepoReadmeShape;
 
 /** A package overlay under a group. */
-export const Overlay: z.ZodType<Api.ApiOverlay> = z.looseObject({
+export const OverlayShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   config: CustomOverlay.default({}),
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `OverlayShape`, typed as the wire type it parses (`Api.ApiOverlay`): what the client parses with. */
+export const Overlay: z.ZodType<Api.ApiOverlay> = OverlayShape;
 
 /** An overlay bound to a repo under exact tags. */
-export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = z.looseObject({
+export const OverlayBindingShape = z.looseObject({
   uid: z.string(),
   repo: z.string().optional(),
   tags: z.array(z.string()).default([]),
@@ -188,14 +208,18 @@ export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `OverlayBindingShape`, typed as the wire type it parses (`Api.ApiOverlayBinding`): what the client parses with. */
+export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = OverlayBindingShape;
 
 /** A webhook subscription under a group. */
-export const Subscription: z.ZodType<Api.ApiSubscription> = z.looseObject({
+export const SubscriptionShape = z.looseObject({
   uid: z.string(),
   sink: z.string().default(""),
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `SubscriptionShape`, typed as the wire type it parses (`Api.ApiSubscription`): what the client parses with. */
+export const Subscription: z.ZodType<Api.ApiSubscription> = SubscriptionShape;
 
 /** One page of a List response, as the client returns it. */
 export interface EnvelopePage<T> {
@@ -255,7 +279,7 @@ export function listEnvelope<T>(plural: string, item: Parser<T>): Parser<Envelop
 }
 
 /** An OIDC identity provider; the API never returns `oidc.clientSecret`. */
-export const IdentityProvider: z.ZodType<Api.ApiIdentityProvider> = z.looseObject({
+export const IdentityProviderShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   description: z.string().default(""),
@@ -273,9 +297,11 @@ export const IdentityProvider: z.ZodType<Api.ApiIdentityProvider> = z.looseObjec
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `IdentityProviderShape`, typed as the wire type it parses (`Api.ApiIdentityProvider`): what the client parses with. */
+export const IdentityProvider: z.ZodType<Api.ApiIdentityProvider> = IdentityProviderShape;
 
 /** A group's association with cloud accounts; its uid is the group's uid. */
-export const AccountAssociation: z.ZodType<Api.ApiAccountAssociation> = z.looseObject({
+export const AccountAssociationShape = z.looseObject({
   uid: z.string(),
   name: z.string().default(""),
   description: z.string().default(""),
@@ -287,9 +313,11 @@ export const AccountAssociation: z.ZodType<Api.ApiAccountAssociation> = z.looseO
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `AccountAssociationShape`, typed as the wire type it parses (`Api.ApiAccountAssociation`): what the client parses with. */
+export const AccountAssociation: z.ZodType<Api.ApiAccountAssociation> = AccountAssociationShape;
 
 /** An invitation to a group; `code` is present only in the create response. */
-export const GroupInvite: z.ZodType<Api.ApiGroupInvite> = z.looseObject({
+export const GroupInviteShape = z.looseObject({
   uid: z.string(),
   email: z.string().default(""),
   roleUid: z.string().optional(),
@@ -300,9 +328,11 @@ export const GroupInvite: z.ZodType<Api.ApiGroupInvite> = z.looseObject({
   expirationTime: z.string().optional(),
   role: z.looseObject({ uid: z.string(), name: z.string().default(""), description: z.string().default(""), capabilities: z.array(z.string()).default([]) }).optional(),
 });
+/** `GroupInviteShape`, typed as the wire type it parses (`Api.ApiGroupInvite`): what the client parses with. */
+export const GroupInvite: z.ZodType<Api.ApiGroupInvite> = GroupInviteShape;
 
 /** A registry tag (under a repo). */
-export const Tag: z.ZodType<Api.ApiTag> = z.looseObject({
+export const TagShape = z.looseObject({
   uid: z.string(),
   name: z.string(),
   digest: z.string().optional(),
@@ -310,9 +340,11 @@ export const Tag: z.ZodType<Api.ApiTag> = z.looseObject({
   bundles: z.array(z.string()).optional(),
   updateTime: z.string().optional(),
 });
+/** `TagShape`, typed as the wire type it parses (`Api.ApiTag`): what the client parses with. */
+export const Tag: z.ZodType<Api.ApiTag> = TagShape;
 
 /** A vulnerability advisory. */
-export const Advisory: z.ZodType<Api.ApiAdvisory> = z.looseObject({
+export const AdvisoryShape = z.looseObject({
   uid: z.string(),
   advisoryId: z.string().optional(),
   artifactName: z.string().optional(),
@@ -325,6 +357,8 @@ export const Advisory: z.ZodType<Api.ApiAdvisory> = z.looseObject({
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
+/** `AdvisoryShape`, typed as the wire type it parses (`Api.ApiAdvisory`): what the client parses with. */
+export const Advisory: z.ZodType<Api.ApiAdvisory> = AdvisoryShape;
 
 /** The token exchange's answer (RawToken): the API token and, optionally, its expiry and a refresh token. */
 export const RawToken = z.looseObject({

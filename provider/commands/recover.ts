@@ -36,11 +36,11 @@
  * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
  * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
  */
-import type { PlatformClient } from "../client/client";
+import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
-import { betaOnly } from "../export/read";
 import { canonical } from "../resources/common";
 import { markerToken, stripMarker } from "../resources/lifecycle";
+import { kindEntry } from "../resources/registry";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
 import {
@@ -85,9 +85,6 @@ export interface RecoverPlan {
   rows: RecoverRow[];
 }
 
-/** Kinds created with the ownership marker in their description (`lifecycle.ts`). */
-const NAMED: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "IdentityProvider", "Repo"]);
-
 function kindOf(r: StateResource): string {
   return r.type.startsWith(TYPE_PREFIX) ? r.type.slice(TYPE_PREFIX.length) : r.type;
 }
@@ -108,22 +105,9 @@ async function lastUpdateEnd(ref: StackRef): Promise<number> {
   return best;
 }
 
+/** A kind's collection on the client (the kind registry's), or undefined for a kind this package does not know. */
 function collectionOf(client: PlatformClient, kind: string) {
-  switch (kind) {
-    case "Group": return client.groups;
-    case "Identity": return client.identities;
-    case "Role": return client.roles;
-    case "IdentityProvider": return client.identityProviders;
-    case "RoleBinding": return client.roleBindings;
-    case "GroupInvite": return client.groupInvites;
-    case "AccountAssociation": return client.accountAssociations;
-    case "Repo": return client.repos;
-    case "Tag": return client.tags;
-    case "Overlay": return client.overlays;
-    case "OverlayBinding": return client.overlayBindings;
-    case "Subscription": return client.subscriptions;
-    default: return undefined;
-  }
+  return kindEntry(kind)?.collection(client);
 }
 
 /**
@@ -185,27 +169,32 @@ async function findCreated(
   createdSince: (t: string | undefined) => boolean,
   { taken, twins }: Twins,
 ): Promise<Pick<RecoverRow, "uids" | "proof" | "action">> {
+  const entry = kindEntry(kind);
+  if (!entry) return { uids: [], proof: `unknown kind ${kind}`, action: "refuse" };
   const token = str(inputs["createToken"]);
   const adoptUid = str(inputs["adoptUid"]);
   if (adoptUid) return { uids: [adoptUid], proof: "adoptUid", action: "adopt" };
-  if (NAMED.has(kind)) {
-    const coll = collectionOf(client, kind)!;
-    const siblings = await coll.list({ childrenOf: str(inputs["parentUid"]), name: str(inputs["name"]), pageSize: 200 }).collect();
-    const mine = token ? siblings.filter((x) => markerToken((x as { description?: string }).description) === token) : [];
+  // The kind's own ownership rule (its declaration, `resources/declare.ts`): the same candidates its create's
+  // recovery looks at.
+  const own = entry.ownership;
+  const candidates = await own.matching(client, inputs);
+  if (inputs["adopt"] === true && candidates[0]) return { uids: [candidates[0].uid], proof: "adopt: true", action: "adopt" };
+  const time = (x: { uid: string }) => (own.time ? own.time(x) : (x as { createTime?: string }).createTime);
+  const free = (x: { uid: string }) => !taken.has(x.uid) && !holders.has(held(kind, x.uid)) && createdSince(time(x));
+  if (own.proof === "marker") {
+    const description = (x: { uid: string }) => (x as { description?: string }).description;
+    const mine = token ? candidates.filter((x) => markerToken(description(x)) === token) : [];
     if (mine.length > 0) return { uids: mine.map((x) => x.uid), proof: `ownership marker ${token}`, action: "adopt" };
+    if (!own.loose) {
+      return candidates.length > 0
+        ? { uids: [], proof: `${entry.what} ${candidates.map((x) => x.uid).join(", ")} exists and this create did not make it`, action: "forget" }
+        : { uids: [], proof: "nothing was created", action: "forget" };
+    }
     // The create finished and restored the description (a server completes requests whose client was killed),
     // so no marker is left: the object is the one of that kind, parent and name created during the interrupted
     // update that no stack holds, when there is exactly one.
     // With twins pending (the same inputs), each adopts one such object no twin took (see the module comment).
-    const loose = earliestFirst(
-      siblings.filter(
-        (x) =>
-          !taken.has(x.uid) &&
-          markerToken((x as { description?: string }).description) === undefined &&
-          !holders.has(held(kind, x.uid)) &&
-          createdSince((x as { createTime?: string }).createTime),
-      ),
-    );
+    const loose = earliestFirst(candidates.filter((x) => markerToken(description(x)) === undefined && free(x)) as Array<{ uid: string; createTime?: string }>);
     if (loose.length >= 1 && loose.length <= twins) {
       const proof = twins > 1 ? `one of ${twins} identical creates; ` : "";
       return { uids: [loose[0]!.uid], proof: `${proof}same kind, parent and name, created during the interrupted update, held by no stack`, action: "adopt" };
@@ -215,70 +204,18 @@ async function findCreated(
     }
     return { uids: [], proof: "nothing was created", action: "forget" };
   }
-  if (kind === "AccountAssociation") {
-    const group = str(inputs["groupUid"]);
-    try {
-      const a = await client.accountAssociations.get(group);
-      if (inputs["adopt"] === true) return { uids: [a.uid], proof: "adopt: true", action: "adopt" };
-      if (token && markerToken(a.description) === token) return { uids: [a.uid], proof: `ownership marker ${token}`, action: "adopt" };
-      return { uids: [], proof: `group ${group} has an association this create did not make`, action: "forget" };
-    } catch (err) {
-      if (isNotFound(err)) return { uids: [], proof: "nothing was created", action: "forget" };
-      throw err;
-    }
-  }
   // Kinds without a marker: the one object matching the inputs, created during the update and held by no stack.
   // One candidate per create, or with twins pending, up to one per twin, each taken once (see the module comment).
-  const single = (all: Array<{ uid: string; createTime?: string | undefined }>, same: string): Pick<RecoverRow, "uids" | "proof" | "action"> => {
-    const rows = earliestFirst(all.filter((x) => !taken.has(x.uid)));
-    const proof = twins > 1 ? `one of ${twins} identical creates; ` : "";
-    if (rows.length >= 1 && rows.length <= twins) return { uids: [rows[0]!.uid], proof: `${proof}${same}, created during the update, held by no stack`, action: "adopt" };
-    if (rows.length > twins) return { uids: rows.map((x) => x.uid), proof: `several objects with ${same}: not proven; adopt one with adoptUid`, action: "forget" };
-    return { uids: [], proof: "nothing was created", action: "forget" };
-  };
-  const free = (x: { uid: string; createTime?: string | undefined }) => !holders.has(held(kind, x.uid)) && createdSince(x.createTime);
-  if (kind === "RoleBinding") {
-    const rows = (await client.roleBindings.list({ childrenOf: str(inputs["groupUid"]), pageSize: 200 }).collect()).filter(
-      (x) => x.identityUid === inputs["identityUid"] && x.roleUid === inputs["roleUid"] && free(x),
-    );
-    return single(rows, "the same identity and role");
-  }
-  if (kind === "Tag") {
-    // A tag's name is unique in its repo, and tags carry no createTime: the same name and digest, held by no stack.
-    const rows = (await client.tags.list({ childrenOf: str(inputs["repoUid"]), name: str(inputs["name"]), pageSize: 200 }).collect()).filter(
-      (x) => x.digest === inputs["digest"] && !holders.has(held(kind, x.uid)),
-    );
-    return single(rows, "the same name and digest");
-  }
-  if (kind === "Overlay") {
-    const rows = (await betaOnly(client.overlays.list({ childrenOf: str(inputs["parentUid"]), name: str(inputs["name"]), pageSize: 200 }).collect())).filter(free);
-    return single(rows, "the same name");
-  }
-  if (kind === "OverlayBinding") {
-    const overlay = str(inputs["overlay"]);
-    const tags = Array.isArray(inputs["tags"]) ? (inputs["tags"] as unknown[]).map(String).sort().join("\n") : "";
-    const rows = (await betaOnly(client.overlayBindings.list({ childrenOf: str(inputs["repoUid"]), pageSize: 200 }).collect())).filter(
-      (x) => (x.overlay?.uid === overlay || x.overlay?.name === overlay) && [...x.tags].sort().join("\n") === tags && free(x),
-    );
-    return single(rows, "the same overlay and tags");
-  }
-  if (kind === "Subscription") {
-    const rows = (await client.subscriptions.list({ childrenOf: str(inputs["parentUid"]), pageSize: 200 }).collect()).filter((x) => x.sink === inputs["sink"] && free(x));
-    return single(rows, "the same sink");
-  }
-  if (kind === "GroupInvite") {
-    const rows = (await client.groupInvites.list({ childrenOf: str(inputs["parentUid"]), pageSize: 200 }).collect()).filter(
-      (x) =>
-        x.roleUid === inputs["roleUid"] &&
-        (x.email ?? "") === str(inputs["email"]) &&
-        (x.singleUse ?? false) === (inputs["singleUse"] === true) &&
-        !holders.has(held(kind, x.uid)) &&
-        createdSince(x.createTime),
-    );
-    if (rows.length > 0) return { uids: rows.map((x) => x.uid), proof: "matching invite(s) created during the update; the code was lost with the answer", action: "delete" };
+  const same = own.same ?? "the same fields";
+  const rows = earliestFirst(candidates.filter(free).map((x) => ({ ...x, createTime: time(x) })));
+  if (own.lost === "delete") {
+    if (rows.length > 0) return { uids: rows.map((x) => x.uid), proof: `matching ${entry.what}(s) created during the update (${same}); what only the lost answer held cannot be read back`, action: "delete" };
     return { uids: [], proof: "nothing was created", action: "forget" };
   }
-  return { uids: [], proof: `unknown kind ${kind}`, action: "refuse" };
+  const proof = twins > 1 ? `one of ${twins} identical creates; ` : "";
+  if (rows.length >= 1 && rows.length <= twins) return { uids: [rows[0]!.uid], proof: `${proof}${same}, created during the update, held by no stack`, action: "adopt" };
+  if (rows.length > twins) return { uids: rows.map((x) => x.uid), proof: `several objects with ${same}: not proven; adopt one with adoptUid`, action: "forget" };
+  return { uids: [], proof: "nothing was created", action: "forget" };
 }
 
 /** Objects by `createTime`, then uid: the earliest made first. */
@@ -335,8 +272,9 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
     }
     const obj = (await coll!.get(keep!)) as { description?: string };
     const declared = str(op.resource.inputs?.["description"]);
-    if (obj.description !== undefined && markerToken(obj.description) !== undefined && stripMarker(obj.description) === declared) {
-      await coll!.patch(keep!, { description: declared } as never, ["description"]);
+    // Only marked kinds carry a marker, and each has PATCH (`Collection`).
+    if (coll instanceof Collection && obj.description !== undefined && markerToken(obj.description) !== undefined && stripMarker(obj.description) === declared) {
+      await coll.patch(keep!, { description: declared }, ["description"]);
     }
     added.push(await stateEntry(op.resource, keep!, config));
     out(`adopted ${row.kind} ${keep} as ${row.urn}\n`);

@@ -18,7 +18,7 @@
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { tsString } from "../export/escape";
-import { OBJECT_LISTERS } from "../resources/objects";
+import { KINDS, kindEntry } from "../resources/registry";
 import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
@@ -63,17 +63,17 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   const groups = mine.filter((r) => r.type.endsWith(":Group")).map((r) => r.id!);
   const identities = new Set(mine.filter((r) => r.type.endsWith(":Identity")).map((r) => r.id!));
 
-  const scans = OBJECT_LISTERS.map(
-    ([kind, list]) =>
-      [
-        kind,
-        async (g: string): Promise<UnmanagedObject[]> =>
-          (await list(client, { descendantsOf: g, pageSize: 200 })).map((o) => ({
-            ...o,
-            parentUid: parentOf(o.uid),
-            adopt: kind === "GroupInvite" ? "delete it (an invite's code cannot be read back)" : `adoptUid: ${tsString(o.uid)}`,
-          })),
-      ] as const,
+  // Every kind the registry lists under a group (`listing`), with the line that adopts one of its objects.
+  const scans = KINDS.flatMap((k) =>
+    k.list
+      ? [
+          [
+            k,
+            async (g: string): Promise<UnmanagedObject[]> =>
+              (await k.list!(client, { descendantsOf: g, pageSize: 200 })).map((o) => ({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) })),
+          ] as const,
+        ]
+      : [],
   );
   const allGroups = new Set(groups);
   for (const g of groups) {
@@ -93,11 +93,12 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   }
   if (root) {
     // Under the root: only what looks like the stack's own (a declared kind and name), and grants to its identities.
-    // A subscription has no name: its sink stands for one.
-    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.["name"] ?? r.inputs?.["sink"])}`));
-    for (const [kind, scan] of scans) {
-      // Bindings are matched below; invites have no name; tags and overlay bindings live under repos, not the root.
-      if (kind === "RoleBinding" || kind === "GroupInvite" || kind === "Tag" || kind === "OverlayBinding") continue;
+    // A kind counts when it lives in a group (`parentUid`) and a declared field names it (`name`; a subscription's
+    // sink): bindings are matched below, invites have no name, tags and overlay bindings live under repos.
+    const nameField = (type: string) => kindEntry(type.slice(TYPE_PREFIX.length))?.labelField ?? "name";
+    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.[nameField(r.type)])}`));
+    for (const [k, scan] of scans) {
+      if (k.parentKey !== "parentUid" || k.labelField === undefined) continue;
       for (const o of (await scan(root)).filter((x) => x.parentUid === root)) if (declared.has(`${o.kind}:${o.name}`)) add(o);
     }
     for (const b of await client.roleBindings.list({ childrenOf: root, pageSize: 200 }).collect()) {

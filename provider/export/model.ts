@@ -53,6 +53,13 @@ interface NodeBase {
   path: string;
   /** The group it lives in (`anchor` or a declared group). */
   parent: Ref;
+  /**
+   * References its declared fields make to other objects, by field name, or `<field>.<member>` for a member of
+   * an object field (a repo's `syncConfig.source`): the writers write each as a reference, not the uid.
+   */
+  refs?: Record<string, Ref>;
+  /** Values of state-only fields the reader found beside the object (a repo's `readme`), by field name. */
+  local?: Record<string, unknown>;
 }
 
 /** A group to declare. */
@@ -362,6 +369,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     secretKey: "",
     defaultRole: p.api.defaultRole ? roleRef(p.api.defaultRole) : undefined,
   }));
+  for (const p of idps) if (p.defaultRole) p.refs = { defaultRole: p.defaultRole };
 
   // Registry: repos and overlays in their groups; tags and overlay bindings under their repos.
   const placedRepos = place(s.repos, "Repo");
@@ -375,6 +383,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     varName: "",
     readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid),
     syncSource: undefined,
+    local: { readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid) },
   }));
   const repoByUid = new Map(repos.map((r) => [r.uid, r]));
   for (const r of repos) {
@@ -382,6 +391,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     if (src) {
       const node = repoByUid.get(src);
       r.syncSource = node ? { to: "declared", node } : { to: "uid", uid: src, note: "a repo outside this export" };
+      r.refs = { "syncConfig.source": r.syncSource };
     }
   }
   const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => ({ kind: "Overlay", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
@@ -414,7 +424,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       const ouid = api.overlay?.uid ?? "";
       const declared = overlayByUid.get(ouid);
       const overlay: Ref = declared ? { to: "declared", node: declared } : { to: "uid", uid: ouid, note: `overlay ${api.overlay?.name ? `"${api.overlay.name}", ` : ""}outside this export` };
-      return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay };
+      return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay, refs: { overlay } };
     }),
   );
   const subscriptions: SubscriptionNode[] = [];
@@ -463,7 +473,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     const groupPath = parent.to === "declared" ? parent.node.path : "/";
     const identityLabel = identity.to === "declared" ? identity.node.path : identityUid;
     const roleLabel = role.to === "declared" ? role.node.path : role.to === "builtin" ? role.name : roleUid;
-    bindingsPlaced.push({ kind: "RoleBinding", api: b, uid: b.uid, path: groupPath, resourceName: `${identityLabel}@${groupPath}#${roleLabel}`, parent, identity, role });
+    bindingsPlaced.push({ kind: "RoleBinding", api: b, uid: b.uid, path: groupPath, resourceName: `${identityLabel}@${groupPath}#${roleLabel}`, parent, identity, role, refs: { identityUid: identity, roleUid: role } });
   }
   if (lostBindings > 0) skipped.push({ kind: "RoleBinding", count: lostBindings, why: "under a group the caller cannot list" });
   const sameName = new Map<string, number>();

@@ -12,7 +12,9 @@
  * README's prose) through `tsComment`, the stack file's values through `yamlScalar`; `JSON.stringify` is used
  * only for the JSON files, on values that are not the server's.
  */
-import { dottedName, wireName } from "../capabilities";
+import { canonical } from "../resources/common";
+import type { Field } from "../resources/declare";
+import { KINDS, kindEntry } from "../resources/registry";
 import { tsComment, tsString, yamlScalar } from "./escape";
 import type {
   AccountAssociationNode,
@@ -56,6 +58,7 @@ const KEY_ORDER = [
   "issuer", "issuerPattern", "subject", "subjectPattern", "audience", "audiencePattern", "claims", "claimPatterns",
   "issuerKeys", "expirationTime", "audiences", "awsAccount", "arn", "arnPattern", "userId", "userIdPattern",
   "clientId", "additionalScopes", "groupsClaim", "pkceEnabled", "account", "projectId", "projectNumber", "tenantId", "clientIds",
+  "source", "amazon", "google", "azure",
 ];
 
 function orderedKeys(o: Record<string, unknown>): string[] {
@@ -90,17 +93,6 @@ export function literal(v: unknown, indent = ""): string {
   return `{\n${keys.map((k) => `${inner}${key(k)}: ${literal(o[k], inner)},`).join("\n")}\n${indent}}`;
 }
 
-/** Drops unset and empty members (the provider's own normalization of server-filled blanks). */
-function compact(v: Record<string, unknown> | undefined, dropFalse = false): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v ?? {})) {
-    if (x === undefined || x === null || x === "" || (dropFalse && x === false)) continue;
-    if (typeof x === "object" && Object.keys(x).length === 0) continue;
-    out[k] = x;
-  }
-  return out;
-}
-
 /** The expression for a reference: `x.uid`, `orgUid`, `viewerRole.uid`, or the uid string with its note. */
 function ref(r: Ref, anchorVar: string): string {
   switch (r.to) {
@@ -124,152 +116,70 @@ function declaration(binding: string | undefined, kind: string, name: string, fi
   return `${binding ? `const ${binding} = ` : ""}new ${kind}(${tsString(name)}, {\n${body}\n}${opts ? `, ${opts}` : ""});`;
 }
 
-function description(d: string | undefined): string | undefined {
-  return d ? tsString(d) : undefined;
+/** A node the writer declares as a resource. */
+type DeclaredNode =
+  | GroupNode
+  | IdentityNode
+  | RoleNode
+  | IdentityProviderNode
+  | RoleBindingNode
+  | AccountAssociationNode
+  | RepoNode
+  | TagNode
+  | OverlayNode
+  | OverlayBindingNode
+  | SubscriptionNode;
+
+/** Whether a value is left out of a declaration: unset, empty, or the field's default. */
+function blank(v: unknown, def: unknown): boolean {
+  if (v === undefined || v === null || v === "") return true;
+  if (Array.isArray(v) ? v.length === 0 : typeof v === "object" && Object.keys(v).length === 0) return true;
+  return def !== undefined && canonical(v) === canonical(def);
 }
 
-function capabilities(wire: readonly string[]): string {
-  // Dotted names read better (`groups.list`); a capability that does not map back exactly stays in wire form.
-  const names = [...new Set(wire)].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w));
-  return literal(names, INDENT);
+/** A value as a literal, with the members `refs` names (`<field>.<member>`) written as references. */
+function valueWithRefs(k: string, v: unknown, refs: Record<string, Ref> | undefined, anchorVar: string): string {
+  const members = Object.entries(refs ?? {}).filter(([p]) => p.startsWith(`${k}.`));
+  if (members.length === 0 || typeof v !== "object" || v === null || Array.isArray(v)) return literal(v, INDENT);
+  const inner = INDENT + INDENT;
+  const o = { ...(v as Record<string, unknown>) };
+  const lines = members.map(([p, r]) => {
+    delete o[p.slice(k.length + 1)];
+    return `${inner}${key(p.slice(k.length + 1))}: ${ref(r, anchorVar)},`;
+  });
+  for (const m of orderedKeys(o)) lines.push(`${inner}${key(m)}: ${literal(o[m], inner)},`);
+  return `{\n${lines.join("\n")}\n${INDENT}}`;
 }
 
-function groupDecl(g: GroupNode, anchorVar: string): string {
-  return declaration(g.varName, "Group", g.resourceName, [
-    ["parentUid", ref(g.parent, anchorVar)],
-    ["name", tsString(g.api.name)],
-    ["description", description(g.api.description)],
-    ["adoptUid", tsString(g.uid)],
-  ]);
+/**
+ * One field of a declaration, derived from the kind's declared field (`resources/declare.ts`): the parent and
+ * every reference field as a reference; an adoption field as the object's uid (or `true`); a write-only secret
+ * from stack config; any other server-side field as a literal of the value `read` gives (left out when unset,
+ * empty or its default); a state-only field from what the reader found beside the object, else left out.
+ */
+function fieldExpr(n: DeclaredNode, k: string, f: Field, v: unknown, anchorVar: string): string | undefined {
+  // A tag's or overlay binding's parent is its repo.
+  if (f.kind === "parent") return "repo" in n ? `${n.repo.varName}.uid` : ref(n.parent, anchorVar);
+  const r = n.refs?.[k];
+  if (r) return ref(r, anchorVar);
+  if (f.adoption === "uid" || k === "adoptUid") return tsString(n.uid);
+  if (f.adoption === "flag") return "true";
+  // The API never returns a write-only secret: it comes from stack config (see README.md).
+  if (f.secret && f.writeOnly) return "secretKey" in n ? `config.requireSecret(${tsString(n.secretKey)})` : undefined;
+  if (f.kind === "createOnly") return undefined;
+  const value = f.kind === "stateOnly" ? n.local?.[k] : v;
+  if (blank(value, f.default)) return undefined;
+  return valueWithRefs(k, f.exportAs ? f.exportAs(value) : value, n.refs, anchorVar);
 }
 
-function identityDecl(i: IdentityNode, anchorVar: string): string {
-  const a = i.api;
-  const rel: Array<[string, string | undefined]> = [];
-  if (a.claimMatch) rel.push(["claimMatch", literal(compact(a.claimMatch as Record<string, unknown>), INDENT)]);
-  else if (a.staticKeys) rel.push(["staticKeys", literal(compact(a.staticKeys as Record<string, unknown>), INDENT)]);
-  else if (a.awsIdentity) rel.push(["awsIdentity", literal(compact(a.awsIdentity as Record<string, unknown>), INDENT)]);
-  else if (a.servicePrincipal) rel.push(["servicePrincipal", tsString(a.servicePrincipal)]);
-  return declaration(i.varName, "Identity", i.resourceName, [
-    ["parentUid", ref(i.parent, anchorVar)],
-    ["name", tsString(a.name)],
-    ["description", description(a.description)],
-    ...rel,
-    ["adoptUid", tsString(i.uid)],
-  ]);
-}
-
-function roleDecl(r: RoleNode, anchorVar: string): string {
-  return declaration(r.varName, "Role", r.resourceName, [
-    ["parentUid", ref(r.parent, anchorVar)],
-    ["name", tsString(r.api.name)],
-    ["description", description(r.api.description)],
-    ["capabilities", capabilities(r.api.capabilities)],
-    ["adoptUid", tsString(r.uid)],
-  ]);
-}
-
-function idpDecl(p: IdentityProviderNode, anchorVar: string): string {
-  return declaration(p.varName, "IdentityProvider", p.resourceName, [
-    ["parentUid", ref(p.parent, anchorVar)],
-    ["name", tsString(p.api.name)],
-    ["description", description(p.api.description)],
-    ["oidc", literal(compact(p.api.oidc as Record<string, unknown> | undefined, true), INDENT)],
-    // The API never returns the secret: it comes from stack config (see README.md).
-    ["clientSecret", `config.requireSecret(${tsString(p.secretKey)})`],
-    ["defaultRole", p.defaultRole ? ref(p.defaultRole, anchorVar) : undefined],
-    ["adoptUid", tsString(p.uid)],
-  ]);
-}
-
-function bindingDecl(b: RoleBindingNode, anchorVar: string): string {
-  // A grant to someone this program does not declare (the org's owners, people): protected, so a `pulumi
-  // destroy` of this stack cannot lock them out.
-  return declaration(undefined, "RoleBinding", b.resourceName, [
-    ["groupUid", ref(b.parent, anchorVar)],
-    ["identityUid", ref(b.identity, anchorVar)],
-    ["roleUid", ref(b.role, anchorVar)],
-    ["adoptUid", tsString(b.uid)],
-  ], b.identity.to === "uid" ? "{ protect: true }" : undefined);
-}
-
-const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
-
-function associationDecl(a: AccountAssociationNode, anchorVar: string): string {
-  return declaration(undefined, "AccountAssociation", a.resourceName, [
-    ["groupUid", ref(a.parent, anchorVar)],
-    ["name", a.api.name ? tsString(a.api.name) : undefined],
-    ["description", description(a.api.description)],
-    // As the server holds them: the provider compares these as given.
-    ...ACCOUNT_KINDS.map((k): [string, string | undefined] => [k, a.api[k] !== undefined ? literal(a.api[k], INDENT) : undefined]),
-    ["adopt", "true"],
-  ]);
-}
-
-const UNSPECIFIED_TIER = "CATALOG_TIER_UNSPECIFIED";
-
-function repoDecl(r: RepoNode, anchorVar: string): string {
-  const a = r.api;
-  const synced = a.sync_config !== undefined;
-  const list = (v: string[] | undefined) => (!synced && v && v.length ? literal(v, INDENT) : undefined);
-  let sync: string | undefined;
-  if (a.sync_config && r.syncSource) {
-    const inner = INDENT + INDENT;
-    const members = [`${inner}source: ${ref(r.syncSource, anchorVar)},`];
-    for (const k of ["amazon", "google", "azure"] as const) if (a.sync_config[k]) members.push(`${inner}${k}: ${tsString(a.sync_config[k])},`);
-    sync = `{\n${members.join("\n")}\n${INDENT}}`;
-  }
-  const overlay = a.customOverlay && Object.keys(a.customOverlay).length ? literal(a.customOverlay, INDENT) : undefined;
-  return declaration(r.varName, "Repo", r.resourceName, [
-    ["parentUid", ref(r.parent, anchorVar)],
-    ["name", tsString(a.name)],
-    ["description", description(a.description)],
-    ["aliases", list(a.aliases)],
-    ["activeTags", list(a.activeTags)],
-    ["bundles", list(a.bundles)],
-    ["catalogTier", !synced && a.catalogTier && a.catalogTier !== UNSPECIFIED_TIER ? tsString(a.catalogTier) : undefined],
-    ["customOverlay", overlay],
-    ["syncConfig", sync],
-    ["readme", r.readme ? tsString(r.readme) : undefined],
-    ["adoptUid", tsString(r.uid)],
-  ]);
-}
-
-function tagDecl(t: TagNode): string {
-  return declaration(undefined, "Tag", t.resourceName, [
-    ["repoUid", `${t.repo.varName}.uid`],
-    ["name", tsString(t.api.name)],
-    ["digest", tsString(t.api.digest ?? "")],
-    ["bundles", t.api.bundles && t.api.bundles.length ? literal(t.api.bundles, INDENT) : undefined],
-    ["deprecated", t.api.deprecated ? "true" : undefined],
-    ["adoptUid", tsString(t.uid)],
-  ]);
-}
-
-function overlayDecl(o: OverlayNode, anchorVar: string): string {
-  return declaration(o.varName, "Overlay", o.resourceName, [
-    ["parentUid", ref(o.parent, anchorVar)],
-    ["name", tsString(o.api.name)],
-    ["config", literal(o.api.config, INDENT)],
-    ["adoptUid", tsString(o.uid)],
-  ]);
-}
-
-function overlayBindingDecl(b: OverlayBindingNode, anchorVar: string): string {
-  return declaration(undefined, "OverlayBinding", b.resourceName, [
-    ["repoUid", `${b.repo.varName}.uid`],
-    ["overlay", ref(b.overlay, anchorVar)],
-    ["tags", literal(b.api.tags, INDENT)],
-    ["adoptUid", tsString(b.uid)],
-  ]);
-}
-
-function subscriptionDecl(x: SubscriptionNode, anchorVar: string): string {
-  return declaration(undefined, "Subscription", x.resourceName, [
-    ["parentUid", ref(x.parent, anchorVar)],
-    ["sink", tsString(x.api.sink)],
-    ["adoptUid", tsString(x.uid)],
-  ]);
+/** The declaration of one object, every field from its kind's declaration in the kind registry. */
+export function resourceDecl(n: DeclaredNode, anchorVar: string): string {
+  const entry = kindEntry(n.kind);
+  if (!entry) throw new Error(`export: no kind ${n.kind} in the kind registry`);
+  const read = entry.inputsOf(entry.outputsOf(n.api as unknown as { uid: string })) as Record<string, unknown>;
+  const fields = Object.entries(entry.fields).map(([k, f]): [string, string | undefined] => [k, fieldExpr(n, k, f, read[k], anchorVar)]);
+  const protect = Object.entries(entry.fields).some(([k, f]) => f.protectWhenOutside && n.refs?.[k]?.to === "uid");
+  return declaration("varName" in n ? n.varName : undefined, n.kind, n.resourceName, fields, protect ? "{ protect: true }" : undefined);
 }
 
 /** The program's `index.ts`. */
@@ -326,22 +236,22 @@ export function writeIndex(m: OrgModel): string {
   // A repo that syncs from a repo of this export is declared after the tree, once its source is.
   const syncing = m.repos.filter((r) => r.syncSource?.to === "declared");
   const reposIn = groupBy(m.repos.filter((r) => r.syncSource?.to !== "declared"));
-  const repoWithTags = (r: RepoNode) => [repoDecl(r, anchorVar), ...(tagsOf.get(r.uid) ?? []).map(tagDecl)];
+  const repoWithTags = (r: RepoNode) => [resourceDecl(r, anchorVar), ...(tagsOf.get(r.uid) ?? []).map((t) => resourceDecl(t, anchorVar))];
   const contents = (groupUid: string): string[] => {
     const parts: string[] = [];
     const a = associationIn.get(groupUid);
-    if (a) parts.push(associationDecl(a, anchorVar));
-    for (const r of rolesIn.get(groupUid) ?? []) parts.push(roleDecl(r, anchorVar));
-    for (const i of identitiesIn.get(groupUid) ?? []) parts.push(identityDecl(i, anchorVar));
-    for (const o of overlaysIn.get(groupUid) ?? []) parts.push(overlayDecl(o, anchorVar));
+    if (a) parts.push(resourceDecl(a, anchorVar));
+    for (const r of rolesIn.get(groupUid) ?? []) parts.push(resourceDecl(r, anchorVar));
+    for (const i of identitiesIn.get(groupUid) ?? []) parts.push(resourceDecl(i, anchorVar));
+    for (const o of overlaysIn.get(groupUid) ?? []) parts.push(resourceDecl(o, anchorVar));
     for (const r of reposIn.get(groupUid) ?? []) parts.push(...repoWithTags(r));
-    for (const x of subscriptionsIn.get(groupUid) ?? []) parts.push(subscriptionDecl(x, anchorVar));
+    for (const x of subscriptionsIn.get(groupUid) ?? []) parts.push(resourceDecl(x, anchorVar));
     return parts;
   };
   const top = contents(s.anchor.uid);
   if (top.length) out.push("", `// ${under ? tsComment(s.anchor.name) : "The org's root group"}`, ...top.flatMap((p) => [p]));
   const walk = (g: GroupNode) => {
-    out.push("", `// ${tsComment(g.path)}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, groupDecl(g, anchorVar), ...contents(g.uid));
+    out.push("", `// ${tsComment(g.path)}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, resourceDecl(g, anchorVar), ...contents(g.uid));
     for (const c of g.children) walk(c);
   };
   for (const g of m.topGroups) walk(g);
@@ -363,7 +273,7 @@ export function writeIndex(m: OrgModel): string {
   }
   if (m.identityProviders.length) {
     out.push("", "// Identity providers. Their client secrets are stack config (see README.md): the API never returns them.");
-    for (const p of m.identityProviders) out.push(idpDecl(p, anchorVar));
+    for (const p of m.identityProviders) out.push(resourceDecl(p, anchorVar));
   }
   if (m.roleBindings.length) {
     out.push("", "// Role bindings: who holds which role where.");
@@ -371,12 +281,12 @@ export function writeIndex(m: OrgModel): string {
     for (const b of m.roleBindings) {
       if (b.path !== last) out.push(`// at ${b.path === "/" ? (under ? tsComment(s.anchor.name) : "the root group") : tsComment(b.path)}`);
       last = b.path;
-      out.push(bindingDecl(b, anchorVar));
+      out.push(resourceDecl(b, anchorVar));
     }
   }
   if (m.overlayBindings.length) {
     out.push("", "// Overlay bindings: which overlay applies to which tags of a repo.");
-    for (const b of m.overlayBindings) out.push(overlayBindingDecl(b, anchorVar));
+    for (const b of m.overlayBindings) out.push(resourceDecl(b, anchorVar));
   }
   return `${out.join("\n")}\n`;
 }
@@ -414,21 +324,14 @@ export const TEMPLATE_TSCONFIG = {
   files: ["index.ts"],
 };
 
-/** The count of declared resources by kind. */
+/** The count of declared resources by kind, for every exported kind of the registry (the model's nodes by kind). */
 export function declaredCounts(m: OrgModel): Record<string, number> {
-  return {
-    Group: m.groups.length,
-    Identity: m.identities.length,
-    Role: m.roles.length,
-    RoleBinding: m.roleBindings.length,
-    IdentityProvider: m.identityProviders.length,
-    AccountAssociation: m.accountAssociations.length,
-    Repo: m.repos.length,
-    Tag: m.tags.length,
-    Overlay: m.overlays.length,
-    OverlayBinding: m.overlayBindings.length,
-    Subscription: m.subscriptions.length,
-  };
+  const counts: Record<string, number> = {};
+  for (const k of KINDS) if (k.kind !== "GroupInvite") counts[k.kind] = 0;
+  for (const nodes of [m.groups, m.identities, m.roles, m.roleBindings, m.identityProviders, m.accountAssociations, m.repos, m.tags, m.overlays, m.overlayBindings, m.subscriptions]) {
+    for (const n of nodes) counts[n.kind] = (counts[n.kind] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function readme(m: OrgModel, o: TypeScriptProjectOptions): string {

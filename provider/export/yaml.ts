@@ -12,7 +12,12 @@
  */
 import { stringify } from "yaml";
 import { dottedName, wireName } from "../capabilities";
+import { KINDS } from "../resources/registry";
 import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
+import { declaredCounts } from "./typescript";
+
+/** The kinds the org file holds (its sections); the export skips every other kind, saying so. */
+const ORG_FILE_KINDS: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "RoleBinding", "Repo", "Subscription", "GroupInvite"]);
 
 /** An org file group with its uid. */
 interface YamlGroup {
@@ -131,11 +136,9 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
     else subscriptions.push({ group, sink: x.api.sink, uid: x.uid });
   }
   skip("Subscription", subsOut, "in the root group, which the org file cannot name (use --format ts)");
-  skip("IdentityProvider", m.identityProviders.length, "the org file has no identity providers (use --format ts)");
-  skip("AccountAssociation", m.accountAssociations.length, "the org file has no account associations (use --format ts)");
-  skip("Tag", m.tags.length, "the org file has no tags (use --format ts)");
-  skip("Overlay", m.overlays.length, "the org file has no overlays (use --format ts)");
-  skip("OverlayBinding", m.overlayBindings.length, "the org file has no overlay bindings (use --format ts)");
+  // Every other kind of the registry the export declares has no place in the org file.
+  const declared = declaredCounts(m);
+  for (const k of KINDS) if (!ORG_FILE_KINDS.has(k.kind)) skip(k.kind, declared[k.kind] ?? 0, `the org file has no ${k.what}s (use --format ts)`);
 
   const header = [
     "# Exported by `platform-pulumi export --format yaml`: the org-setup program's org file, with the uid of each",

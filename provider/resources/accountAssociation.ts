@@ -6,6 +6,7 @@
  * management instead.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { isUnknown, optionalStringProblem } from "../validation";
 import { logInfo } from "./common";
@@ -60,10 +61,23 @@ export interface AccountAssociationOutputs extends AccountAssociationInputs {
   [serverField: string]: unknown;
 }
 
+/** The group's association (its uid is the group's), or none. */
+const matching = async (client: PlatformClient, inputs: AccountAssociationInputs): Promise<ApiAssoc[]> => {
+  try {
+    return [await client.accountAssociations.get(inputs.groupUid)];
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
+};
+
 const accountAssociation = declareResource<AccountAssociationInputs, AccountAssociationOutputs, ApiAssoc>({
   kind: "AccountAssociation",
   what: "account association",
   collection: (c) => c.accountAssociations,
+  // One per group: found by one GET, proven by the ownership marker.
+  ownership: { proof: "marker", matching },
+  listing: false,
   fields: {
     // The association's uid is its group's uid (one per group).
     groupUid: parent({ fromServer: (_v, api) => api["uid"] }),
@@ -79,7 +93,7 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
     azure: mutable(),
     github: mutable(),
     chainguard: mutable(),
-    adopt: createOnly(),
+    adopt: createOnly({ adoption: "flag" }),
   },
   server: { createTime: "", updateTime: "" },
   hooks: {
@@ -104,13 +118,8 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
         log: logInfo,
         post: () => client.accountAssociations.create(inputs.groupUid, { ...body, description: markDescription(inputs.description, token) }),
         recover: async (_started, _ended, err) => {
-          let found: ApiAssoc;
-          try {
-            found = await client.accountAssociations.get(inputs.groupUid);
-          } catch (e) {
-            if (isNotFound(e)) return { retry: true };
-            throw e;
-          }
+          const [found] = await matching(client, inputs);
+          if (!found) return { retry: true };
           if (markerToken(found.description) === token) return { adopt: found };
           throw new Error(
             `${what}: the create failed ambiguously (${(err as Error).message}) and the group has an account association this create did not make (another writer's); declare it with adopt: true to manage it, or delete it, then run \`pulumi up\` again`,
@@ -125,6 +134,8 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
 
 /** The AccountAssociation provider implementation (runs in the provider process). */
 export const accountAssociationProvider = accountAssociation.provider;
+/** The AccountAssociation kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const accountAssociationKind = accountAssociation;
 
 /**
  * A group's cloud-account association.

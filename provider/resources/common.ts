@@ -3,7 +3,7 @@
  * read/delete handling of NOT_FOUND.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { isNotFound } from "../client/errors";
+import { ApiError, isNotFound } from "../client/errors";
 
 /**
  * What a resource file implements and the runtime serves to the shim: every CRUD method, required (README, How it works:
@@ -148,4 +148,17 @@ export function refuseDifferingAdoption(what: string, existing: object, inputs: 
   if (differ.length === 0) return;
   const list = differ.map((k) => `${k} is ${canonical(e[k])}, declared ${canonical(i[k])}`).join("; ");
   throw new Error(`adoptUid: ${what} ${String(e["uid"] ?? "")} differs from the declaration (${list}), and the API cannot change it in place; declare its values, or let Pulumi create a new one`);
+}
+
+/** google.rpc.Code UNIMPLEMENTED (the client names no constant for it). */
+const UNIMPLEMENTED = 12;
+
+/** A beta-only collection's rows, or none when the API version does not serve it (UNIMPLEMENTED). */
+export async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
+  try {
+    return await rows;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === UNIMPLEMENTED) return [];
+    throw err;
+  }
 }

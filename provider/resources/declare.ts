@@ -24,12 +24,20 @@
  *    server: { createTime: "", updateTime: "" },  // server-set outputs and the value used when one is missing
  *    ```
  *    A kind with `name` and `description` fields gets the marked create (`createNamedSafely`, lifecycle.ts:
- *    ownership marker, recovery after an ambiguous failure) with no more code. A kind without them gives
- *    `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do).
- * 4. `export const xProvider = decl.provider;` and one line in `runtime.ts`'s `providers` table.
+ *    ownership marker, recovery after an ambiguous failure) and its ownership rule with no more code. A kind
+ *    without them gives `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do)
+ *    and `ownership: { proof: "window", matching }`, the `matching` its create's recovery uses too, so that
+ *    `platform-pulumi recover` proves a pending create of it by the same rule.
+ *    Beside the fields: `listing` (how `unmanaged` and a group's delete name its objects; `false` when a List
+ *    under a group does not find them) and `blocksGroupDelete`.
+ *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
+ * 4. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
+ *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
  * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
  *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
  *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
+ * 6. Its lines in `ties.ts`, which tie `XArgs` and the class's outputs to `XInputs` and `XOutputs` at compile
+ *    time. The whole checklist, with the client, emulator and tests: `docs/architecture.md`, "Add a kind".
  *
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
@@ -50,11 +58,13 @@
  * allowed). Read: NOT_FOUND reports the object gone (empty id). Delete: NOT_FOUND counts as done.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { Collection, PlatformClient } from "../client/client";
+import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
 import { clientAndSettings, getClient } from "../state";
 import { Failures, isUnknown, uidpProblem } from "../validation";
-import { adoptExisting, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
-import { createNamedSafely, createTokenOf } from "./lifecycle";
+import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
+import type { ListParams } from "../client/pagination";
+import { tsString } from "../export/escape";
+import { CREATE_TOKEN, createNamedSafely, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import type { ResourceKind, ResourceShape } from "./shim";
 
@@ -96,6 +106,19 @@ export interface Field {
    * is `sync_config` on the wire, as the OpenAPI spells it, while its mask path stays camelCase); default the name.
    */
   readonly wireKey?: string | undefined;
+  /**
+   * `export` (`export/typescript.ts`): the form a value is written in, when not as read (a role's capabilities by
+   * their dotted names). Default: the value `read` gives, as a literal.
+   */
+  readonly exportAs?: ((value: unknown) => unknown) | undefined;
+  /**
+   * A `createOnly` field that adopts an existing object: `uid` (its value is the object's uid; `adoptUid` is one
+   * by its name) or `flag` (`true` adopts the one object there is, an account association's `adopt`). `export`
+   * writes it on every resource, so the first `pulumi up` adopts.
+   */
+  readonly adoption?: "uid" | "flag" | undefined;
+  /** `export`: a reference to an object outside the export makes the resource protected (a grant to a person). */
+  readonly protectWhenOutside?: boolean | undefined;
 }
 
 /** Options of a field, besides its kind. */
@@ -152,14 +175,70 @@ export interface Hooks<I extends object, O extends I, A extends { uid: string }>
   delete?(id: string, props: O, client: PlatformClient): Promise<void>;
 }
 
+/**
+ * How a create proves that an object is its own: the one rule that create recovery (`lifecycle.ts`) and
+ * `platform-pulumi recover` (a pending create of an interrupted update) both apply.
+ *
+ * - `marker`: the create's POST carries the ownership marker `[pulumi-create:<createToken>]` in the description;
+ *   an object among {@link Ownership.matching} carrying this create's marker is its own (default of a kind with
+ *   `name` and `description`).
+ * - `window`: no free text to mark: an object among {@link Ownership.matching} (every field the create sends)
+ *   made during the attempt (create recovery) or during the interrupted update, held by no stack (`recover`).
+ */
+export interface Ownership<I, A> {
+  /** `marker` or `window` (see above). */
+  readonly proof: "marker" | "window";
+  /**
+   * The objects under the create's parent that match every field the create sends (for `marker`: the same-named
+   * children; the marker itself is checked by the caller).
+   */
+  matching(client: PlatformClient, inputs: I): Promise<A[]>;
+  /** The server time that dates an object's creation; default its `createTime` (a tag's: `updateTime`). */
+  time?(x: A): string | undefined;
+  /** What `recover` does with a lost copy: adopt it (default), or delete it (an invite: its code was lost). */
+  readonly lost?: "adopt" | "delete";
+  /** For `recover`'s proof column, e.g. `the same identity and role`. */
+  readonly same?: string;
+  /**
+   * `marker` only: when no candidate carries the marker, an unmarked one made during the interrupted update and
+   * held by no stack may still be this create's (a server completes the requests of a killed client, restoring
+   * the description); `recover` adopts it when it is the only one. Default: true for the default ownership.
+   */
+  readonly loose?: boolean;
+}
+
+/** How `platform-pulumi unmanaged` and a group's delete list and name the kind's objects (`resources/objects.ts`). */
+export interface Listing<A> {
+  /** The name a person recognises: a field of the object (default `name`), or made from it. */
+  readonly label?: (keyof A & string) | ((x: A) => string);
+  /** Served under beta version segments only: a List answering UNIMPLEMENTED lists none. */
+  readonly betaOnly?: boolean;
+  /** Named by its path of names from the root in messages (a container: groups, repos). */
+  readonly path?: boolean;
+  /** Why an object of the kind cannot be adopted, when it cannot (`unmanaged` then says to delete it). */
+  readonly notAdoptable?: string;
+}
+
 /** A resource kind's one declaration. */
 export interface ResourceDeclaration<I extends object, O extends I, A extends { uid: string }> {
   /** The kind: the type token's last segment and the runtime's `providers` key. */
   kind: ResourceKind;
-  /** For messages, e.g. `group`, `identity provider`. */
+  /** For messages, e.g. `group`, `identity provider`: the kind's display name. */
   what: string;
-  /** The kind's collection on the client. */
-  collection(client: PlatformClient): Collection<A, object>;
+  /**
+   * How a create proves an object its own (create recovery and `recover` alike). Default for a kind with `name`
+   * and `description`: the ownership marker, candidates the same-named children of the parent.
+   */
+  ownership?: Ownership<I, A>;
+  /**
+   * How its objects are listed under a group (`unmanaged`, a group's delete); `false`: never listed by a List
+   * under a group (an account association: one per group, its uid the group's).
+   */
+  listing?: Listing<A> | false;
+  /** Its objects keep their group from being deleted (FAILED_PRECONDITION `RESOURCE_NOT_EMPTY`). */
+  blocksGroupDelete?: boolean;
+  /** The kind's collection on the client (with `patch` when the API has PATCH for the kind). */
+  collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
   /** Every input field, in the order check reports them. */
   fields: { readonly [K in keyof I & string]-?: Field };
   /**
@@ -173,10 +252,66 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   hooks?: Hooks<I, O, A>;
 }
 
-/** What {@link declareResource} gives a resource file: the provider, and the class's shape (`shim.ts`). */
-export interface DeclaredResource<I extends object, O extends I> extends ResourceShape {
+/** One object of a kind listed under a group, named as a person would look for it (`resources/objects.ts`). */
+export interface ObjectRow {
+  /** Resource kind, e.g. `Group`. */
+  kind: string;
+  uid: string;
+  /** Its name (or what stands for one: a binding's `<identity> → <role>`, a subscription's sink). */
+  name: string;
+}
+
+/**
+ * What {@link declareResource} gives a resource file and the kind registry (`resources/registry.ts`): the
+ * provider, the class's shape (`shim.ts`), and what other modules read of the declaration.
+ */
+export interface DeclaredResource<I extends object, O extends I, A extends { uid: string } = { uid: string }> extends ResourceShape {
   /** The provider implementation the runtime serves for the kind. */
   provider: ProviderImpl<I, O>;
+  /** The display name (`what`). */
+  readonly what: string;
+  /** The kind's collection on a client (with `patch` when the API has PATCH for the kind). */
+  collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
+  /** Every declared field, the built-in `createToken` last, in declaration order. */
+  readonly fields: Readonly<Record<string, Field>>;
+  /** The field holding the parent's uid (`parentUid`, a tag's `repoUid`, a binding's `groupUid`). */
+  readonly parentKey: string;
+  /** How a create proves an object its own (resolved: the default of a named kind filled in). */
+  readonly ownership: Ownership<I, A>;
+  /** Lists the kind's objects under a group; undefined when the kind is not listed ({@link ResourceDeclaration.listing}). */
+  readonly list: ((client: PlatformClient, params: ListParams, limit?: number) => Promise<ObjectRow[]>) | undefined;
+  /** Named by its path in messages (a container). */
+  readonly container: boolean;
+  /** The declared field that names an object to a person (`name`, a subscription's `sink`), when one does. */
+  readonly labelField: string | undefined;
+  /** How `unmanaged` says to take an object under management: `adoptUid: "<uid>"`, `adopt: true`, or delete it. */
+  adoptLine(uid: string): string;
+  /** Its objects keep their group from being deleted. */
+  readonly blocksGroupDelete: boolean;
+  /** The outputs a server object gives (as `read` computes them; `local`: what is known locally). */
+  outputsOf(api: A, local?: Partial<O>): O;
+  /** The inputs that would produce outputs `o` (the declared fields only), as `read` returns them. */
+  inputsOf(o: O): I;
+}
+
+/**
+ * The built-in field every kind has: `createToken`, 16 random hex characters that `check` puts in the inputs and
+ * keeps for the resource's life (from the old inputs, else a fresh one). Creates mark what they make with it
+ * (`lifecycle.ts`), and because the engine records checked inputs in an interrupted update's pending create
+ * operations, `platform-pulumi recover` can prove which object such a create made. Never a diff: it never causes a
+ * change. State shape: in the inputs after check, and in the outputs after create, read and update.
+ */
+export const CREATE_TOKEN_FIELD: Field = { kind: "stateOnly", optional: true };
+
+type Maybe = Record<string, unknown> | undefined;
+
+/** The `createToken` a resource already has (from its old inputs or outputs), when well-formed. */
+function tokenIn(...sources: Maybe[]): string | undefined {
+  for (const s of sources) {
+    const t = s?.["createToken"];
+    if (typeof t === "string" && CREATE_TOKEN.test(t)) return t;
+  }
+  return undefined;
 }
 
 const SERVER_SIDE: ReadonlySet<FieldKind> = new Set(["replace", "mutable"]);
@@ -186,7 +321,7 @@ const SERVER_SIDE: ReadonlySet<FieldKind> = new Set(["replace", "mutable"]);
  * @throws Error at module load when a kind has no `parent` field, or neither `name`+`description` nor
  *   `hooks.create` (so a create could not be made).
  */
-export function declareResource<I extends object, O extends I, A extends { uid: string }>(d: ResourceDeclaration<I, O, A>): DeclaredResource<I, O> {
+export function declareResource<I extends object, O extends I, A extends { uid: string }>(d: ResourceDeclaration<I, O, A>): DeclaredResource<I, O, A> {
   const entries = Object.entries(d.fields) as Array<[string, Field]>;
   const parentKey = entries.find(([, f]) => f.kind === "parent")?.[0];
   if (!parentKey) throw new Error(`declareResource(${d.kind}): no parent field`);
@@ -236,8 +371,23 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   /** The inputs that would produce `o`: the declared fields only (no server-set output ever becomes an input). */
   const inputsOf = (o: O): I => Object.fromEntries(entries.map(([k]) => [k, (o as Props)[k]]).filter(([, v]) => v !== undefined)) as I;
 
+  /** `o` with the built-in `createToken` of the first source that has one (unchanged when none has). */
+  const withToken = <T extends object>(o: T, ...sources: unknown[]): T => {
+    const token = tokenIn(...(sources as Maybe[]));
+    return token ? { ...o, createToken: token } : o;
+  };
+
   const client = () => getClient();
   const coll = () => d.collection(client());
+  /**
+   * The collection when the API has PATCH for the kind; a kind without PATCH declares no `mutable` field and no
+   * name and description to mark, so nothing calls this for it.
+   * @throws Error naming the kind when it is called for one without PATCH (a declaration error).
+   */
+  const patchable = (c: CreatableCollection<A, object> | Collection<A, object>): Collection<A, object> => {
+    if (c instanceof Collection) return c;
+    throw new Error(`${d.what}: the API has no PATCH for this kind; declare its changing fields with replace()`);
+  };
 
   const provider: ProviderImpl<I, O> = {
     /** Validates every field before any API call; reports all failures at once, each naming the field. */
@@ -262,6 +412,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
         if (v !== undefined) inputs[k] = v;
       }
       d.hooks?.check?.(n, f);
+      inputs["createToken"] = tokenIn(olds as Maybe, n) ?? newCreateToken(); // the built-in field (CREATE_TOKEN_FIELD)
       return { inputs: inputs as I, failures: f.list };
     },
 
@@ -288,31 +439,31 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
         const current = outputs(existing, inputs as unknown as Partial<O>);
         d.hooks?.checkAdopted?.(current, inputs);
         const mask = pathsOf([...new Set([...changed(current, inputs, mutableKeys), ...writeOnlyKeys])]);
-        const o = mask.length ? outputs(await collection.patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
+        const o = mask.length ? outputs(await patchable(collection).patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
         logInfo(`adopted ${d.what} ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
-        return { id: existing.uid, outs: o };
+        return { id: existing.uid, outs: withToken(o, inputs) };
       }
       const made = d.hooks?.create
         ? await d.hooks.create(inputs, c)
-        : await createNamedSafely(collection, d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), logInfo);
+        : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), logInfo);
       d.hooks?.afterCreate?.(made);
-      return { id: made.uid, outs: outputs(made, inputs as unknown as Partial<O>) };
+      return { id: made.uid, outs: withToken(outputs(made, inputs as unknown as Partial<O>), inputs) };
     },
 
     /** Current server state, returned as inputs too (so a refresh shows drift); NOT_FOUND reports it gone. */
     async read(id, props) {
       return readOrGone(async () => {
         const { client: c, settings } = clientAndSettings();
-        const outs = outputs(await batchedGet(d.collection(c), id, settings.readAhead), props);
-        return { id, props: outs, inputs: inputsOf(outs) };
+        const outs = withToken(outputs(await batchedGet(d.collection(c), id, settings.readAhead), props), props);
+        return { id, props: outs, inputs: withToken(inputsOf(outs), props) };
       });
     },
 
     /** PATCHes exactly the changed `mutable` fields (as `updateMask`), or nothing when only state changed. */
     async update(id, olds, news) {
       const mask = pathsOf(changed(olds, news, mutableKeys));
-      if (mask.length === 0) return { outs: { ...olds, ...news } };
-      return { outs: outputs(await coll().patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>) };
+      if (mask.length === 0) return { outs: withToken({ ...olds, ...news }, news, olds) };
+      return { outs: withToken(outputs(await patchable(coll()).patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>), news, olds) };
     },
 
     /** Deletes the object; NOT_FOUND counts as done. */
@@ -325,8 +476,38 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const defaults = entries.filter(([, f]) => f.default !== undefined).map(([k]) => k);
   const unset = Object.fromEntries(["uid", ...Object.keys(d.server ?? {}), ...defaults].map((k) => [k, undefined]));
   const secrets = [...entries.filter(([, f]) => f.secret).map(([k]) => k), ...(d.secretOutputs ?? [])];
+  const ownership: Ownership<I, A> = d.ownership ?? {
+    proof: "marker",
+    loose: true,
+    same: "the same kind, parent and name",
+    matching: (c, inputs) =>
+      d.collection(c).list({ childrenOf: (inputs as Props)[parentKey] as string, name: (inputs as Props)["name"] as string, pageSize: 200 }).collect(),
+  };
+  if (!d.ownership && !named) throw new Error(`declareResource(${d.kind}): give ownership (no name and description to mark)`);
+  const listing = d.listing === false ? undefined : (d.listing ?? {});
+  const label = listing?.label ?? "name";
+  const labelOf = (x: A): string => (typeof label === "function" ? label(x) : String((x as unknown as Props)[label] ?? ""));
+  const list = listing
+    ? async (c: PlatformClient, params: ListParams, limit?: number): Promise<ObjectRow[]> => {
+        const rows = d.collection(c).list(params).collect(limit);
+        return (await (listing.betaOnly ? betaOnly(rows) : rows)).map((x) => ({ kind: d.kind, uid: x.uid, name: labelOf(x) }));
+      }
+    : undefined;
   return {
     kind: d.kind,
+    what: d.what,
+    collection: d.collection,
+    fields: { ...(d.fields as Record<string, Field>), createToken: CREATE_TOKEN_FIELD },
+    parentKey,
+    ownership,
+    list,
+    container: listing?.path ?? false,
+    labelField: typeof label === "string" && label in d.fields ? label : undefined,
+    adoptLine: (uid) =>
+      listing?.notAdoptable ? `delete it (${listing.notAdoptable})` : "adoptUid" in d.fields ? `adoptUid: ${tsString(uid)}` : "adopt: true",
+    blocksGroupDelete: d.blocksGroupDelete ?? false,
+    outputsOf: (api, local) => outputs(api, local),
+    inputsOf,
     provider,
     // A static get registers every argument but createOnly and stateOnly ones.
     readKeys: keysOf("parent", "replace", "mutable"),

@@ -57,6 +57,8 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
   what: "group",
   collection: (c) => c.groups,
+  listing: { path: true },
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     name: mutable({ check: nameProblem }),
@@ -76,6 +78,8 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
 
 /** The Group provider implementation (runs in the provider process). */
 export const groupProvider = group.provider;
+/** The Group kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const groupKind = group;
 
 /**
  * An IAM group.

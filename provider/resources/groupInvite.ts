@@ -6,6 +6,7 @@
  * diff reports it); no check ever fails because of time, so previews keep working.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { logInfo } from "./common";
@@ -61,10 +62,29 @@ export function ttlSeconds(v: unknown): number | undefined {
   return used === s.length && total > 0 ? total : undefined;
 }
 
+/**
+ * The group's invites that match a create's every field: the same role, email and single-use flag, expiring `ttl`
+ * after their creation.
+ */
+const matching = async (client: PlatformClient, inputs: GroupInviteInputs): Promise<ApiInvite[]> => {
+  const ttlMs = (ttlSeconds(inputs.ttl) ?? 0) * 1000;
+  return (await client.groupInvites.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter(
+    (x) =>
+      x.roleUid === inputs.roleUid &&
+      (x.email ?? "") === (inputs.email ?? "") &&
+      (x.singleUse ?? false) === (inputs.singleUse ?? false) &&
+      Math.abs(Date.parse(x.expirationTime ?? "") - Date.parse(x.createTime ?? "") - ttlMs) <= 2000,
+  );
+};
+
 const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiInvite>({
   kind: "GroupInvite",
   what: "group invite",
   collection: (c) => c.groupInvites,
+  // An invite's code is only in the create response: a lost copy is deleted, never adopted.
+  ownership: { proof: "window", matching, lost: "delete", same: "the same role, email and single-use flag" },
+  listing: { label: (x) => x.email || x.role?.name || x.roleUid || "", notAdoptable: "an invite's code cannot be read back" },
+  blocksGroupDelete: true,
   // The API has no PATCH for invites: every field replaces.
   fields: {
     parentUid: parent(),
@@ -96,7 +116,6 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
     async create(inputs, client) {
       const body = { roleUid: inputs.roleUid, ttl: inputs.ttl, singleUse: inputs.singleUse, ...(inputs.email ? { email: inputs.email } : {}) };
       const what = `group invite for role ${inputs.roleUid}${inputs.email ? ` to ${inputs.email}` : ""}`;
-      const ttlMs = (ttlSeconds(inputs.ttl) ?? 0) * 1000;
       return createSafely({
         what,
         parentUid: inputs.parentUid,
@@ -109,15 +128,7 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
         // find it (same role, email and single-use flag, created during the attempt, expiring ttl after its
         // creation) and delete it, then send the create again. Never two live invites for one declared invite.
         recover: async (started, ended, err) => {
-          const lost = await candidatesInWindow(client.transport, started, ended, async () =>
-            (await client.groupInvites.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter(
-              (x) =>
-                x.roleUid === inputs.roleUid &&
-                (x.email ?? "") === (inputs.email ?? "") &&
-                (x.singleUse ?? false) === (inputs.singleUse ?? false) &&
-                Math.abs(Date.parse(x.expirationTime ?? "") - Date.parse(x.createTime ?? "") - ttlMs) <= 2000,
-            ),
-          );
+          const lost = await candidatesInWindow(client.transport, started, ended, () => matching(client, inputs));
           if (lost.length > 1) {
             throw new Error(
               `${what}: the create failed ambiguously (${(err as Error).message}) and ${lost.length} matching invites were created under ${inputs.parentUid} during the attempt (${lost.map((x) => x.uid).join(", ")}); another writer may have made some, so none was deleted: delete the ones nobody holds a code for, then run \`pulumi up\` again`,
@@ -137,6 +148,8 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
 
 /** The GroupInvite provider implementation (runs in the provider process). */
 export const groupInviteProvider = groupInvite.provider;
+/** The GroupInvite kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const groupInviteKind = groupInvite;
 
 /**
  * An invitation into a group.

@@ -209,6 +209,7 @@ const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
   kind: "Identity",
   what: "identity",
   collection: (c) => c.identities,
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     name: mutable({ check: nameProblem }),
@@ -252,6 +253,8 @@ const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
 
 /** The Identity provider implementation (runs in the provider process). */
 export const identityProvider = identity.provider;
+/** The Identity kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const identityKind = identity;
 
 /**
  * A workload identity that tokens from an OIDC issuer can assume.

@@ -85,6 +85,7 @@ const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityPro
   kind: "IdentityProvider",
   what: "identity provider",
   collection: (c) => c.identityProviders,
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     name: mutable({ check: nameProblem }),
@@ -114,6 +115,8 @@ const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityPro
 
 /** The IdentityProvider provider implementation (runs in the provider process). */
 export const identityProviderProvider = identityProviderDecl.provider;
+/** The IdentityProvider kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const identityProviderKind = identityProviderDecl;
 
 /**
  * An OIDC identity provider for the org's users.

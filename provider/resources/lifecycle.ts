@@ -47,7 +47,7 @@ import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
 import { RETRYABLE_CODES, backoffMs, retrying, type RetryDecision, type RetryPolicy } from "../client/retry";
-import { OBJECT_LISTERS, type ObjectRow } from "./objects";
+import { blockingListers, containerKinds, type ObjectRow } from "./objects";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -441,17 +441,14 @@ export function parseTimeout(v: unknown): number | undefined {
 /** One object still under a group whose delete it blocks. */
 export type BlockingChild = ObjectRow;
 
-/** The kinds whose objects keep a group from being deleted, as the delete names them. */
-const BLOCKING_KINDS = new Set(["Group", "Identity", "RoleBinding", "IdentityProvider", "GroupInvite", "Repo", "Overlay", "Subscription"]);
-
 /**
- * The objects directly under a group that keep it from being deleted, by kind (`resources/objects.ts`), at most 50
+ * The objects directly under a group that keep it from being deleted, by kind (the registry's `blocksGroupDelete`
+ * kinds, `resources/objects.ts`), at most 50
  * of each. A kind this identity may not list is left out.
  */
 export async function listChildren(client: PlatformClient, groupUid: string): Promise<BlockingChild[]> {
   const out: BlockingChild[] = [];
-  for (const [kind, list] of OBJECT_LISTERS) {
-    if (!BLOCKING_KINDS.has(kind)) continue;
+  for (const [, list] of await blockingListers()) {
     try {
       out.push(...(await list(client, { childrenOf: groupUid, pageSize: 200 }, 50)));
     } catch {
@@ -487,7 +484,8 @@ export async function describeChildren(client: PlatformClient, groupUid: string)
   if (children.length === 0) return "(none visible to this identity)";
   const path = await groupPath(client, groupUid);
   const under = path === "/" ? "" : path;
-  return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${c.kind === "Group" || c.kind === "Repo" ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
+  const containers = await containerKinds();
+  return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${containers.has(c.kind) ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
 }
 
 /** What to do about children that block a group's delete. */

@@ -1,76 +1,42 @@
 /**
- * The API objects a group can hold, listed by kind as one row each (kind, uid, a name a person recognises): the one
- * table that `platform-pulumi unmanaged` (under a stack's groups) and a group's delete (the children that block
- * it) both read, so a kind added here is found and named by both.
+ * The API objects a group can hold, listed by kind as one row each (kind, uid, a name a person recognises), as the
+ * kind registry (`registry.ts`) declares them: `platform-pulumi unmanaged` (under a stack's groups) and a group's
+ * delete (the children that block it) both read them, so a kind added to the registry is found and named by both.
+ *
+ * The registry imports every resource file, and the Group's delete reaches this module through `lifecycle.ts`: so
+ * the registry is imported when a function here is first called (a dynamic import), never while modules load,
+ * and no module cycle exists at load time.
  */
 import type { PlatformClient } from "../client/client";
-import { ApiError } from "../client/errors";
 import type { ListParams } from "../client/pagination";
+import type { ObjectRow } from "./declare";
 
-/** One object, named as a person would look for it. */
-export interface ObjectRow {
-  /** Resource kind: `Group`, `Identity`, `Role`, `RoleBinding`, `IdentityProvider`, `GroupInvite`, `Repo`, `Tag`, `Overlay`, `OverlayBinding` or `Subscription`. */
-  kind: string;
-  uid: string;
-  /**
-   * Its name; a role binding: `<identity> → <role>`; an invite: its email, else its role; an overlay binding:
-   * `<overlay> → <tags>`; a subscription: its sink.
-   */
-  name: string;
-}
+export type { ObjectRow } from "./declare";
+export { betaOnly } from "./common";
 
 /** Lists one kind's rows matching `params` (e.g. `{ childrenOf }` or `{ descendantsOf }`), at most `limit` of them. */
 export type ObjectLister = (client: PlatformClient, params: ListParams, limit?: number) => Promise<ObjectRow[]>;
 
-/** google.rpc.Code UNIMPLEMENTED (the client names no constant for it). */
-const UNIMPLEMENTED = 12;
+/** The kind registry, loaded on first use (see the module comment). */
+const registry = () => import("./registry");
 
-/** A beta-only collection's rows, or none when the API version does not serve it (UNIMPLEMENTED). */
-export async function betaOnly<T>(rows: Promise<T[]>): Promise<T[]> {
-  try {
-    return await rows;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === UNIMPLEMENTED) return [];
-    throw err;
-  }
+/**
+ * Every kind a group holds, with its lister, in the registry's order (kinds declared with `listing: false`, such as
+ * account associations, one per group, are not listed).
+ */
+export async function objectListers(): Promise<ReadonlyArray<readonly [kind: string, list: ObjectLister]>> {
+  const { KINDS } = await registry();
+  return KINDS.flatMap((k) => (k.list ? [[k.kind, k.list] as const] : []));
 }
 
-const named =
-  (kind: string, list: (c: PlatformClient) => { list(p: ListParams): { collect(limit?: number): Promise<Array<{ uid: string; name: string }>> } }): ObjectLister =>
-  async (c, p, limit) =>
-    (await list(c).list(p).collect(limit)).map((x) => ({ kind, uid: x.uid, name: x.name }));
+/** The listers of the kinds whose objects keep a group from being deleted (`blocksGroupDelete`). */
+export async function blockingListers(): Promise<ReadonlyArray<readonly [kind: string, list: ObjectLister]>> {
+  const { kindEntry } = await registry();
+  return (await objectListers()).filter(([kind]) => kindEntry(kind)?.blocksGroupDelete);
+}
 
-/** Every kind a group holds, in the order reports list them (account associations, one per group, are not listed). */
-export const OBJECT_LISTERS: ReadonlyArray<readonly [kind: string, list: ObjectLister]> = [
-  ["Group", named("Group", (c) => c.groups)],
-  ["Identity", named("Identity", (c) => c.identities)],
-  ["Role", named("Role", (c) => c.roles)],
-  [
-    "RoleBinding",
-    async (c, p, limit) =>
-      (await c.roleBindings.list(p).collect(limit)).map((x) => ({
-        kind: "RoleBinding",
-        uid: x.uid,
-        name: `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}`,
-      })),
-  ],
-  ["IdentityProvider", named("IdentityProvider", (c) => c.identityProviders)],
-  [
-    "GroupInvite",
-    async (c, p, limit) =>
-      (await c.groupInvites.list(p).collect(limit)).map((x) => ({ kind: "GroupInvite", uid: x.uid, name: x.email || x.role?.name || x.roleUid || "" })),
-  ],
-  ["Repo", named("Repo", (c) => c.repos)],
-  ["Tag", named("Tag", (c) => c.tags)],
-  ["Overlay", async (c, p, limit) => (await betaOnly(c.overlays.list(p).collect(limit))).map((x) => ({ kind: "Overlay", uid: x.uid, name: x.name }))],
-  [
-    "OverlayBinding",
-    async (c, p, limit) =>
-      (await betaOnly(c.overlayBindings.list(p).collect(limit))).map((x) => ({
-        kind: "OverlayBinding",
-        uid: x.uid,
-        name: `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}`,
-      })),
-  ],
-  ["Subscription", async (c, p, limit) => (await c.subscriptions.list(p).collect(limit)).map((x) => ({ kind: "Subscription", uid: x.uid, name: x.sink }))],
-];
+/** The kinds whose objects are named by their path in messages (containers: groups, repos). */
+export async function containerKinds(): Promise<ReadonlySet<string>> {
+  const { KINDS } = await registry();
+  return new Set(KINDS.filter((k) => k.container).map((k) => k.kind));
+}

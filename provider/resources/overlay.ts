@@ -15,9 +15,10 @@
  * created inside the attempt's server-time window, is this create's; one the server does not date is refused.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiOverlay } from "../client/types";
 import { isUnknown, nameProblem, uidpProblem, type Failures } from "../validation";
-import { canonical, logInfo, refuseDifferingAdoption } from "./common";
+import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
@@ -81,10 +82,19 @@ function configProblems(v: unknown, f: Failures): void {
   });
 }
 
+/** The group's overlays that match a create's every field: the same name and packages (none on GA paths). */
+const matching = async (client: PlatformClient, inputs: OverlayInputs): Promise<ApiOverlay[]> =>
+  (await betaOnly(client.overlays.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect())).filter(
+    (o) => o.name === inputs.name && canonical(o.config?.contents?.packages ?? []) === canonical(inputs.config.contents.packages),
+  );
+
 const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
   kind: "Overlay",
   what: "overlay",
   collection: (c) => c.overlays,
+  ownership: { proof: "window", matching, same: "the same name" },
+  listing: { betaOnly: true },
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     name: replace({ check: nameProblem }),
@@ -108,11 +118,7 @@ const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
         log: logInfo,
         post: () => client.overlays.create(inputs.parentUid, body),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, async () =>
-            (await client.overlays.list({ childrenOf: inputs.parentUid, name: inputs.name, pageSize: 200 }).collect()).filter(
-              (o) => o.name === inputs.name && canonical(o.config?.contents?.packages ?? []) === canonical(inputs.config.contents.packages),
-            ),
-          ),
+          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, () => matching(client, inputs)),
       });
     },
   },
@@ -120,6 +126,8 @@ const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
 
 /** The Overlay provider implementation (runs in the provider process). */
 export const overlayProvider = decl.provider;
+/** The Overlay kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const overlayKind = decl;
 
 /**
  * A reusable package overlay.

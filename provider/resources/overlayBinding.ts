@@ -12,9 +12,10 @@
  * window, or one the server does not date, are refused, naming them.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiOverlayBinding } from "../client/types";
 import { isUnknown, uidpProblem } from "../validation";
-import { canonical, logInfo, refuseDifferingAdoption } from "./common";
+import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "./common";
 import { createOnly, declareResource, parent, replace } from "./declare";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
@@ -57,10 +58,18 @@ function names(ref: unknown, overlay: Ref): boolean {
   return overlay !== undefined && (ref === overlay.uid || ref === overlay.name);
 }
 
+/** The repo's overlay bindings that match a create's every field: the same overlay (by uid or name) and tags. */
+const matching = async (client: PlatformClient, inputs: OverlayBindingInputs): Promise<ApiOverlayBinding[]> =>
+  (await betaOnly(client.overlayBindings.list({ childrenOf: inputs.repoUid, pageSize: 200 }).collect())).filter(
+    (b) => names(inputs.overlay, b.overlay) && canonical([...b.tags].sort()) === canonical([...inputs.tags].sort()),
+  );
+
 const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOverlayBinding>({
   kind: "OverlayBinding",
   what: "overlay binding",
   collection: (c) => c.overlayBindings,
+  ownership: { proof: "window", matching, same: "the same overlay and tags" },
+  listing: { betaOnly: true, label: (x) => `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}` },
   fields: {
     repoUid: parent(),
     overlay: replace({
@@ -94,11 +103,7 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
         log: logInfo,
         post: () => client.overlayBindings.create(inputs.repoUid, { overlay: inputs.overlay, tags: inputs.tags }),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.repoUid, client.transport, started, ended, err, async () =>
-            (await client.overlayBindings.list({ childrenOf: inputs.repoUid, pageSize: 200 }).collect()).filter(
-              (b) => names(inputs.overlay, b.overlay) && canonical([...b.tags].sort()) === canonical([...inputs.tags].sort()),
-            ),
-          ),
+          recoverInWindow(what, inputs.repoUid, client.transport, started, ended, err, () => matching(client, inputs)),
       });
     },
   },
@@ -106,6 +111,8 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
 
 /** The OverlayBinding provider implementation (runs in the provider process). */
 export const overlayBindingProvider = decl.provider;
+/** The OverlayBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const overlayBindingKind = decl;
 
 /**
  * An overlay bound to a repo's tags.

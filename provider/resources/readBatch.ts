@@ -16,15 +16,15 @@
  * - A uid that no List answered is fetched again with its own GET. So NOT_FOUND still means gone, and
  *   PERMISSION_DENIED still fails the read. Losing access can never look like a deletion.
  * - A read-ahead row answers at most one read, and only while it is younger than {@link READ_AHEAD_MAX_AGE_MS}
- *   and no write of this process started or ended since its List was sent (`writeEpoch`). So a read sees this
- *   process's own writes, and what it returns is the object's state at a moment during the same operation,
+ *   and no write of this client started or ended since its List was sent (its transport's `writeEpoch`). So a
+ *   read sees this process's own writes (the provider process has one client), and what it returns is the object's state at a moment during the same operation,
  *   never older than that age: the same as if the engine had happened to read that resource earlier.
  * - Read-ahead costs are bounded: it asks for another page only while it has listed fewer than
  *   {@link READ_AHEAD_BASE_ROWS} + {@link READ_AHEAD_ROWS_PER_READ} × reads rows (so at most one page more than
  *   that), so a small stack in a large org lists a page or two more, not the whole org. A List that
  *   fails ends read-ahead for that collection in this process; reads go on by batch and GET.
  */
-import { writeEpoch, type ReadableCollection } from "../client/client";
+import type { ReadableCollection } from "../client/client";
 import { parentOfUid } from "./common";
 
 /** How long a batch waits for more reads, in milliseconds. */
@@ -64,7 +64,7 @@ interface Pending<T> {
 
 interface AheadRow<T> {
   row: T;
-  /** `Date.now()` and `writeEpoch()` when its List was sent. */
+  /** `Date.now()` and the collection's `writeEpoch()` when its List was sent. */
   sentAt: number;
   epoch: number;
 }
@@ -92,7 +92,7 @@ class Reader<T extends { uid: string }> {
     const hit = this.ahead.get(uid);
     if (hit && readAhead) {
       this.ahead.delete(uid); // one read per row: reading the same uid again asks the server
-      if (hit.epoch === writeEpoch() && Date.now() - hit.sentAt <= READ_AHEAD_MAX_AGE_MS) {
+      if (hit.epoch === this.collection.writeEpoch() && Date.now() - hit.sentAt <= READ_AHEAD_MAX_AGE_MS) {
         this.stats.readAheadHits++;
         this.readAhead();
         return Promise.resolve(hit.row);
@@ -124,7 +124,7 @@ class Reader<T extends { uid: string }> {
     if (this.stats.readAheadRows >= READ_AHEAD_BASE_ROWS + READ_AHEAD_ROWS_PER_READ * this.stats.reads) return;
     this.fetching = true;
     const sentAt = Date.now();
-    const epoch = writeEpoch();
+    const epoch = this.collection.writeEpoch();
     const ended = () => {
       // Read-ahead is an optimization: a List that fails ends it, and reads go on by batch and GET.
       this.fetching = false;

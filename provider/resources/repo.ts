@@ -195,6 +195,8 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
   kind: "Repo",
   what: "repo",
   collection: (c) => c.repos,
+  listing: { path: true },
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     name: mutable({ check: repoNameProblem }),
@@ -285,6 +287,9 @@ export const repoProvider: typeof decl.provider = {
     return { outs: { ...r.outs!, readme: content } };
   },
 };
+
+/** The Repo kind's declaration, as the kind registry (`registry.ts`) lists it: its provider with the README wrappers. */
+export const repoKind: typeof decl = { ...decl, provider: repoProvider };
 
 /**
  * An image repository.

@@ -7,7 +7,7 @@
  * `capabilities` PATCH in place. Built-in roles (`viewer`, …) are not resources: find them with `getRoles`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dottedNames, wireName } from "../capabilities";
+import { dottedName, dottedNames, wireName } from "../capabilities";
 import type { ApiRole } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { createOnly, declareResource, mutable, parent } from "./declare";
@@ -69,6 +69,8 @@ const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
       },
       normalize: normalizeCapabilities,
       fromServer: (v) => [...new Set(v as string[])].sort(),
+      // Dotted names read better (`groups.list`); a capability that does not map back exactly stays in wire form.
+      exportAs: (v) => [...new Set(v as string[])].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w)),
     }),
     adoptUid: createOnly({ check: uidpProblem }),
   },
@@ -77,6 +79,8 @@ const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
 
 /** The Role provider implementation (runs in the provider process). */
 export const roleProvider = role.provider;
+/** The Role kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const roleKind = role;
 
 /**
  * A custom role.

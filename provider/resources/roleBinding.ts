@@ -7,6 +7,7 @@
  * group and role; read returns the server's values as inputs so drift shows; delete treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { uidpProblem } from "../validation";
 import { logInfo } from "./common";
@@ -56,13 +57,22 @@ function refUid(ref: unknown): unknown {
   return (ref as { uid?: unknown } | undefined)?.uid;
 }
 
+/** The role's bindings under the group that match a create's every field: the same identity and role. */
+const matching = async (client: PlatformClient, inputs: RoleBindingInputs): Promise<ApiRoleBinding[]> =>
+  (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter((x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid);
+
 const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRoleBinding>({
   kind: "RoleBinding",
   what: "role binding",
   collection: (c) => c.roleBindings,
+  ownership: { proof: "window", matching, same: "the same identity and role" },
+  listing: { label: (x) => `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}` },
+  blocksGroupDelete: true,
   fields: {
     groupUid: parent(),
-    identityUid: mutable({ check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["identity"]) ?? local["identityUid"] ?? "" }),
+    // A grant to someone the export does not declare (the org's owners, people) is exported protected, so a
+    // `pulumi destroy` of that stack cannot lock them out.
+    identityUid: mutable({ check: uidpProblem, protectWhenOutside: true, fromServer: (v, api, local) => v ?? refUid(api["identity"]) ?? local["identityUid"] ?? "" }),
     roleUid: mutable({ check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["role"]) ?? local["roleUid"] ?? "" }),
     adoptUid: createOnly({ check: uidpProblem }),
   },
@@ -84,11 +94,7 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
           adoptOnlyCandidate(
             what,
             inputs.groupUid,
-            await candidatesInWindow(client.transport, started, ended, async () =>
-              (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter(
-                (x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid,
-              ),
-            ),
+            await candidatesInWindow(client.transport, started, ended, () => matching(client, inputs)),
             err,
           ),
       });
@@ -98,6 +104,8 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
 
 /** The RoleBinding provider implementation (runs in the provider process). */
 export const roleBindingProvider = roleBinding.provider;
+/** The RoleBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const roleBindingKind = roleBinding;
 
 /**
  * A role binding: `identityUid` holds `roleUid` at `groupUid` and every group below it.

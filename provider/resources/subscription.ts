@@ -11,6 +11,7 @@
  * does not date (the OpenAPI lists no time on subscriptions), are refused, naming them.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiSubscription } from "../client/types";
 import { sinkProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
@@ -46,10 +47,17 @@ export interface SubscriptionOutputs extends SubscriptionInputs {
 }
 
 
+/** The group's subscriptions that match a create's every field: the same sink. */
+const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<ApiSubscription[]> =>
+  (await client.subscriptions.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
+
 const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
   kind: "Subscription",
   what: "subscription",
   collection: (c) => c.subscriptions,
+  ownership: { proof: "window", matching, same: "the same sink" },
+  listing: { label: "sink" },
+  blocksGroupDelete: true,
   fields: {
     parentUid: parent(),
     sink: replace({ check: sinkProblem }),
@@ -69,9 +77,7 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
         log: logInfo,
         post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, async () =>
-            (await client.subscriptions.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink),
-          ),
+          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, () => matching(client, inputs)),
       });
     },
   },
@@ -79,6 +85,8 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
 
 /** The Subscription provider implementation (runs in the provider process). */
 export const subscriptionProvider = decl.provider;
+/** The Subscription kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const subscriptionKind = decl;
 
 /**
  * A webhook subscription to a group's events.

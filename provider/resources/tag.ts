@@ -13,6 +13,7 @@
  * no creation time: their `updateTime` dates the create).
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../client/client";
 import type { ApiTag } from "../client/types";
 import { digestProblem, isUnknown, tagNameProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
@@ -63,10 +64,21 @@ function bundlesProblem(v: unknown): string | undefined {
   return Array.isArray(v) && v.every((s) => isUnknown(s) || (typeof s === "string" && s !== "")) ? undefined : `must be a list of non-empty strings, got ${JSON.stringify(v)}`;
 }
 
+/**
+ * The repo's tags that match a create's every field: the same name, digest, bundles and deprecation (unset: their
+ * defaults, as in a pending create's inputs written before check filled them).
+ */
+const matching = async (client: PlatformClient, inputs: TagInputs): Promise<ApiTag[]> =>
+  (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter(
+    (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles ?? []) && (t.deprecated ?? false) === (inputs.deprecated ?? false),
+  );
+
 const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
   kind: "Tag",
   what: "tag",
   collection: (c) => c.tags,
+  // Tags carry no createTime: their updateTime dates them.
+  ownership: { proof: "window", matching, time: (t) => t.updateTime, same: "the same name and digest" },
   fields: {
     repoUid: parent(),
     name: replace({ check: tagNameProblem }),
@@ -109,10 +121,7 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
             started,
             ended,
             err,
-            async () =>
-              (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter(
-                (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles) && (t.deprecated ?? false) === inputs.deprecated,
-              ),
+            () => matching(client, inputs),
             (t) => t.updateTime,
           ),
       });
@@ -122,6 +131,8 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
 
 /** The Tag provider implementation (runs in the provider process). */
 export const tagProvider = decl.provider;
+/** The Tag kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const tagKind = decl;
 
 /**
  * An image tag.

@@ -1,0 +1,53 @@
+/**
+ * The kind registry: every resource kind this package serves, once, in the order reports list them. Each entry is
+ * the kind's declaration (`declare.ts`) and carries what other modules read of it: its provider (the runtime's
+ * `providers` table), its collection, its display name, its create-ownership rule (create recovery and
+ * `platform-pulumi recover`), how its objects are listed and named under a group and whether they block the
+ * group's delete (`unmanaged`, `describeChildren`), and its fields (from which `export` writes it).
+ *
+ * Adding a kind: see `docs/architecture.md`, "Add a kind". Its line here is the only edit outside its own files.
+ */
+import type { ProviderImpl } from "./common";
+import type { DeclaredResource } from "./declare";
+import { accountAssociationKind } from "./accountAssociation";
+import { groupKind } from "./group";
+import { groupInviteKind } from "./groupInvite";
+import { identityKind } from "./identity";
+import { identityProviderKind } from "./identityProvider";
+import { overlayKind } from "./overlay";
+import { overlayBindingKind } from "./overlayBinding";
+import { repoKind } from "./repo";
+import { roleKind } from "./role";
+import { roleBindingKind } from "./roleBinding";
+import type { ResourceKind } from "./shim";
+import { subscriptionKind } from "./subscription";
+import { tagKind } from "./tag";
+
+/** A registry entry: a declared kind with its types erased (each kind's own file keeps them). */
+export type KindEntry = DeclaredResource<object, object, { uid: string }> & { readonly provider: ProviderImpl<object, object> };
+
+const erase = <I extends object, O extends I, A extends { uid: string }>(k: DeclaredResource<I, O, A>): KindEntry => k as unknown as KindEntry;
+
+/** Every kind, in the order reports list them. */
+export const KINDS: readonly KindEntry[] = [
+  erase(groupKind),
+  erase(identityKind),
+  erase(roleKind),
+  erase(roleBindingKind),
+  erase(identityProviderKind),
+  erase(accountAssociationKind),
+  erase(groupInviteKind),
+  erase(repoKind),
+  erase(tagKind),
+  erase(overlayKind),
+  erase(overlayBindingKind),
+  erase(subscriptionKind),
+];
+
+/** The registry's entry of a kind, or undefined when this package does not know it. */
+export function kindEntry(kind: string): KindEntry | undefined {
+  return KINDS.find((k) => k.kind === kind);
+}
+
+/** Every kind's name; the compiler ties it to `ResourceKind` (`shim.ts`) in `resources/ties.ts`. */
+export const KIND_NAMES: readonly ResourceKind[] = KINDS.map((k) => k.kind);
