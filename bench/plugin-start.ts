@@ -48,6 +48,8 @@ export interface StartSample {
   answerMs: number;
   /** CPU milliseconds (user + system) the plugin used up to that answer. */
   cpuMs: number;
+  /** Bytes of the `Read` answer (protobuf): its properties and, when the provider returns them, inputs. */
+  answerBytes: number;
 }
 
 /** A provider to start: its name, its `__provider` text and extra environment. */
@@ -61,7 +63,7 @@ interface Variant {
 export interface PluginStartFigures {
   node: string;
   pairs: number;
-  sides: Record<string, { answer_ms: Spread; ready_ms: Spread; cpu_ms: Spread; samples: StartSample[] }>;
+  sides: Record<string, { answer_ms: Spread; ready_ms: Spread; cpu_ms: Spread; answer_bytes: number; samples: Array<Omit<StartSample, "answerBytes">> }>;
   /** Per side against the floor: ratios of time-to-answer and of CPU, median of pairs (min–max). */
   ratios: Record<string, { wall: Spread; cpu: Spread }>;
 }
@@ -79,7 +81,7 @@ const unary = (client: Record<string, (req: unknown, cb: (err: Error | null, res
  * Starts the plugin, configures it and calls `calls(client)`; returns the timings at the moment `calls` resolved.
  * @throws Error when the plugin exits early or a call fails (its stderr in the message).
  */
-async function withPlugin<T>(node: string, variant: Variant, env: Record<string, string>, calls: (client: InstanceType<typeof provrpc.ResourceProviderClient>) => Promise<T>): Promise<{ sample: StartSample; value: T }> {
+async function withPlugin<T>(node: string, variant: Variant, env: Record<string, string>, calls: (client: InstanceType<typeof provrpc.ResourceProviderClient>) => Promise<T>): Promise<{ sample: Omit<StartSample, "answerBytes">; value: T }> {
   const t0 = performance.now();
   const child = spawn(node, [PLUGIN, "127.0.0.1:1"], { cwd: PROGRAM, env: { ...process.env, ...env, ...variant.env }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
@@ -118,8 +120,8 @@ async function withPlugin<T>(node: string, variant: Variant, env: Record<string,
   }
 }
 
-/** One `Read` of `id` with `props` through the plugin; resolves with the returned id. */
-async function read(client: InstanceType<typeof provrpc.ResourceProviderClient>, id: string, props: Record<string, unknown>): Promise<string> {
+/** One `Read` of `id` with `props` through the plugin; resolves with the answer's size in bytes. */
+async function read(client: InstanceType<typeof provrpc.ResourceProviderClient>, id: string, props: Record<string, unknown>): Promise<number> {
   const req = new provproto["ReadRequest"]!();
   req["setId"]!(id);
   req["setUrn"]!(`urn:pulumi:bench::bench-org::pulumi-nodejs:dynamic/platform:Group::start`);
@@ -127,7 +129,7 @@ async function read(client: InstanceType<typeof provrpc.ResourceProviderClient>,
   const res = await unary(client, "read", req);
   const got = res["getId"]!() as string;
   if (got !== id) throw new Error(`read answered id "${got}", expected "${id}"`);
-  return got;
+  return (res["serializeBinary"]!() as Uint8Array).length;
 }
 
 /**
@@ -163,7 +165,10 @@ export async function pluginStartBench(options: { pairs?: number; node?: string;
       return { id: res["getId"]!() as string, outs: (res["getProperties"]!() as { toJavaScript(): Record<string, unknown> }).toJavaScript() };
     });
     const samples: Record<string, StartSample[]> = Object.fromEntries(variants.map((v) => [v.name, []]));
-    const once = async (v: Variant) => (await withPlugin(node, v, env, (client) => read(client, created.value.id, { ...created.value.outs, __provider: v.source }))).sample;
+    const once = async (v: Variant) => {
+      const { sample, value } = await withPlugin(node, v, env, (client) => read(client, created.value.id, { ...created.value.outs, __provider: v.source }));
+      return { ...sample, answerBytes: value };
+    };
     for (const v of variants) await once(v); // unmeasured: warms the OS file cache and any compile cache
     for (let r = 0; r < pairs; r++) {
       const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
@@ -176,7 +181,7 @@ export async function pluginStartBench(options: { pairs?: number; node?: string;
       sides: Object.fromEntries(
         variants.map((v) => {
           const s = samples[v.name]!;
-          return [v.name, { answer_ms: spread(s.map((x) => x.answerMs), 1), ready_ms: spread(s.map((x) => x.readyMs), 1), cpu_ms: spread(s.map((x) => x.cpuMs), 0), samples: s.map((x) => ({ readyMs: Math.round(x.readyMs), answerMs: Math.round(x.answerMs), cpuMs: x.cpuMs })) }];
+          return [v.name, { answer_ms: spread(s.map((x) => x.answerMs), 1), ready_ms: spread(s.map((x) => x.readyMs), 1), cpu_ms: spread(s.map((x) => x.cpuMs), 0), answer_bytes: s[0]!.answerBytes, samples: s.map((x) => ({ readyMs: Math.round(x.readyMs), answerMs: Math.round(x.answerMs), cpuMs: x.cpuMs })) }];
         }),
       ),
       ratios: Object.fromEntries(
@@ -193,17 +198,71 @@ export async function pluginStartBench(options: { pairs?: number; node?: string;
   }
 }
 
+/** What loading the runtime costs inside a process that has loaded what the plugin loads (µs-resolution CPU). */
+export interface LoadFigures {
+  node: string;
+  rounds: number;
+  /** Per variant: wall and CPU milliseconds of `require(<runtime>)`, and the modules it added. */
+  sides: Record<string, { wall_ms: Spread; cpu_ms: Spread; modules: number }>;
+}
+
+/**
+ * The runtime's own load, per variant, `rounds` rounds in rotating order: a fresh `node` loads the modules the
+ * dynamic-provider plugin loads before any provider (`@pulumi/pulumi`'s runtime, gRPC, the provider protobufs),
+ * then times `require` of the variant's runtime (wall, and CPU from `process.cpuUsage`, in µs). Finer than
+ * {@link pluginStartBench}, whose CPU is read in 10 ms ticks; it has no floor (the floor loads nothing).
+ */
+export async function runtimeLoadBench(options: { rounds?: number; node?: string; variants: Array<{ name: string; runtime: string; env?: Record<string, string> }> }): Promise<LoadFigures> {
+  const rounds = options.rounds ?? 15;
+  const node = options.node ?? process.execPath;
+  const script = [
+    'require("@pulumi/pulumi/runtime"); require("@grpc/grpc-js"); require("@pulumi/pulumi/proto/provider_pb"); require("@pulumi/pulumi/proto/provider_grpc_pb");',
+    "const before = Object.keys(require.cache).length; const c = process.cpuUsage(); const t = performance.now();",
+    "require(process.argv[1]);",
+    "const w = performance.now() - t; const u = process.cpuUsage(c);",
+    "process.stdout.write(JSON.stringify({ wall: w, cpu: (u.user + u.system) / 1000, modules: Object.keys(require.cache).length - before }));",
+  ].join("\n");
+  const once = (v: { runtime: string; env?: Record<string, string> }) =>
+    new Promise<{ wall: number; cpu: number; modules: number }>((resolve, reject) => {
+      const child = spawn(node, ["-e", script, v.runtime], { cwd: PROGRAM, env: { ...process.env, ...(v.env ?? {}) }, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d));
+      child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as { wall: number; cpu: number; modules: number }) : reject(new Error(`runtime load of ${v.runtime} exited ${code}`))));
+    });
+  const samples: Record<string, Array<{ wall: number; cpu: number; modules: number }>> = Object.fromEntries(options.variants.map((v) => [v.name, []]));
+  for (const v of options.variants) await once(v); // unmeasured warm-up (file cache, compile cache)
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < options.variants.length; i++) {
+      const v = options.variants[(i + r) % options.variants.length]!;
+      samples[v.name]!.push(await once(v));
+    }
+  }
+  return {
+    node,
+    rounds,
+    sides: Object.fromEntries(Object.entries(samples).map(([k, s]) => [k, { wall_ms: spread(s.map((x) => x.wall), 1), cpu_ms: spread(s.map((x) => x.cpu), 1), modules: s[0]!.modules }])),
+  };
+}
+
 /** The figures as Markdown table rows: side, pairs, ms to the first answer, CPU ms, ratios against the floor. */
 export function startTable(f: PluginStartFigures): string {
   const fmt = (s: Spread) => `${s.median} (${s.min}–${s.max})`;
   const rows = Object.entries(f.sides).map(([name, s]) => {
     const r = f.ratios[name];
-    return `| ${name} | ${f.pairs} | ${fmt(s.ready_ms)} | ${fmt(s.answer_ms)} | ${fmt(s.cpu_ms)} | ${r ? fmt(r.wall) : "—"} | ${r ? fmt(r.cpu) : "—"} |`;
+    return `| ${name} | ${f.pairs} | ${fmt(s.ready_ms)} | ${fmt(s.answer_ms)} | ${fmt(s.cpu_ms)} | ${r ? fmt(r.wall) : "—"} | ${r ? fmt(r.cpu) : "—"} | ${s.answer_bytes} |`;
   });
-  return ["| provider | pairs | ms to listening | ms to first read answered | CPU ms | wall ratio | CPU ratio |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
+  return ["| provider | pairs | ms to listening | ms to first read answered | CPU ms | wall ratio | CPU ratio | read answer bytes |", "|---|---|---|---|---|---|---|---|", ...rows].join("\n");
 }
 
-if (require.main === module) {
+if (require.main === module && process.env["BENCH_LOAD_VARIANTS"]) {
+  // Ad hoc: `BENCH_LOAD_VARIANTS='[{"name":"a","runtime":"/abs/file.js"}]' node dist/bench/plugin-start.js`.
+  runtimeLoadBench({ variants: JSON.parse(process.env["BENCH_LOAD_VARIANTS"]) as Array<{ name: string; runtime: string }>, rounds: Number(process.env["BENCH_START_PAIRS"] ?? 15), ...(process.env["BENCH_NODE"] ? { node: process.env["BENCH_NODE"] } : {}) })
+    .then((f) => process.stdout.write(`runtime load on ${f.node} (${f.rounds} rounds; median (min–max))\n\n| runtime | modules | wall ms | CPU ms |\n|---|---|---|---|\n${Object.entries(f.sides).map(([k, s]) => `| ${k} | ${s.modules} | ${s.wall_ms.median} (${s.wall_ms.min}–${s.wall_ms.max}) | ${s.cpu_ms.median} (${s.cpu_ms.min}–${s.cpu_ms.max}) |`).join("\n")}\n`))
+    .catch((err: unknown) => {
+      process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    });
+} else if (require.main === module) {
   pluginStartBench()
     .then((f) => {
       process.stdout.write(`plugin start on ${f.node} (${f.pairs} pairs; median (min–max))\n\n${startTable(f)}\n`);
