@@ -13,7 +13,7 @@
 // - `@pulumi/pulumi` stays outside (the plugin has it loaded already; one copy per process), and so do modules the
 //   runtime requires only on a rare path: undici's index (a fallback when undici's own files move,
 //   provider/client/http.ts) and re2js (patterns, provider/validation.ts).
-/* global require, __dirname, process */
+/* global require, __dirname, process, module */
 "use strict";
 const path = require("node:path");
 const esbuild = require("esbuild");
@@ -40,20 +40,23 @@ const englishOnly = {
   },
 };
 
-esbuild
-  .build({
-    entryPoints: [path.join(root, "provider", "runtime.ts")],
-    outfile: path.join(root, "dist", "provider", "runtime.bundle.js"),
-    tsconfig: path.join(root, "tsconfig.json"),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    external: ["@pulumi/pulumi", "@pulumi/pulumi/*"],
-    plugins: [exactExternal(["undici", "re2js"]), englishOnly],
-    sourcemap: true,
-    sourcesContent: false,
-    legalComments: "eof",
-    logLevel: "warning",
-  })
-  .catch(() => process.exit(1));
+/** The build's options (exported, with the zod plugin, for test/runtime-bundle.test.ts). */
+const options = {
+  entryPoints: [path.join(root, "provider", "runtime.ts")],
+  outfile: path.join(root, "dist", "provider", "runtime.bundle.js"),
+  tsconfig: path.join(root, "tsconfig.json"),
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  external: ["@pulumi/pulumi", "@pulumi/pulumi/*"],
+  plugins: [exactExternal(["undici", "re2js"]), englishOnly],
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: "eof",
+  logLevel: "warning",
+};
+
+module.exports = { options, englishOnly };
+
+if (require.main === module) esbuild.build(options).catch(() => process.exit(1));
