@@ -13,27 +13,35 @@
  * | list_10k_requests, list_10k_ratio | listing 10,000 repos through `getRepos`: HTTP requests, and time | a raw undici pagination loop, page_size 200 | ≤ 50 requests, ≤ 1.10 |
  * | request_overhead_ratio | one GET through the client | a raw undici request on a kept-alive connection | ≤ 1.10 |
  * | provider_bytes_max, state_bytes_per_resource | the largest serialized `__provider`, and state bytes per resource, from a real state file | — | ≤ 1024 |
+ * | toolchains.<nodeN>.plugin_start | the dynamic-provider plugin from process start to its first answered `Read` (bench/plugin-start.ts): wall and CPU, this package's runtime (and its plain tsc output, `tsc_output`) | the no-op floor's provider text in the same plugin | ≤ 1.10 |
+ * | toolchains.<nodeN>.runtime_load | wall and CPU of loading `platform-pulumi/runtime` (the bundle with the compile cache), the bundle alone and the tsc output, in a process that has loaded what the plugin loads | — | — |
+ * | toolchains.<nodeN>.{scale, growth_*, engine_*} | the engine figures above on that Node.js (the `node` first on PATH for the language host and the plugin), with the load average at each pair's start | | |
  *
- * Also draws the median seconds against size, ours and the floor per op, as bench/scale.svg (vega-lite).
+ * The engine figures run once per toolchain (BENCH_TOOLCHAINS, default `default,24.21.0`: the `node` on PATH, then
+ * Node 24 fetched by `bash scripts/ensure-node` as the consumer tier fetches it); the top-level engine keys are the
+ * first toolchain's, as before. Also draws the first toolchain's median seconds against size, ours and the floor per
+ * op, as bench/scale.svg (vega-lite).
  *
  * Environment: BENCH_SIZES (resources, multiples of 15, default 150,750: one round at 3,000 took 40 minutes on 2
  * idle cores, `up` alone 680 s, so 3,000 is opt-in, `BENCH_SIZES=150,3000 BENCH_ROUNDS_LARGE=1`), BENCH_ROUNDS (interleaved engine
  * pairs at the smallest size, default 5), BENCH_ROUNDS_LARGE (at the other sizes, default 2), BENCH_LIST_PAIRS (default 15),
  * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side), BENCH_ENGINE_PROFILE (a folder: every engine op also
  * writes the `pulumi` engine's Go CPU and memory profiles there with `--profiling`, named `<mode>-<op>-<size>-<round>`;
- * read them with `go tool pprof -top`; profiling slows the engine, so ratios from such a run are not comparable).
+ * read them with `go tool pprof -top`; profiling slows the engine, so ratios from such a run are not comparable),
+ * BENCH_START_PAIRS (plugin-start pairs and runtime-load rounds per toolchain, default 15).
  * Run it on an otherwise idle machine.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { Agent, request } from "undici";
 import { startEmulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { getRepos } from "../provider/lookups";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { growth, median, pairRatios, round, spread, type Spread } from "./stats";
+import { pluginStartBench, runtimeLoadBench, startTable, type LoadFigures, type PluginStartFigures } from "./plugin-start";
 
 const SIZES = (process.env["BENCH_SIZES"] ?? "150,750").split(",").map((x) => Number(x.trim()));
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
@@ -44,6 +52,8 @@ const loadAtStart = loadavg();
 const LIST_PAIRS = Number(process.env["BENCH_LIST_PAIRS"] ?? 15);
 const GET_BLOCKS = Number(process.env["BENCH_GET_BLOCKS"] ?? 40);
 const GETS_PER_BLOCK = 200;
+const TOOLCHAIN_SPECS = (process.env["BENCH_TOOLCHAINS"] ?? "default,24.21.0").split(",").map((x) => x.trim()).filter(Boolean);
+const START_PAIRS = Number(process.env["BENCH_START_PAIRS"] ?? 15);
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
@@ -80,6 +90,8 @@ interface EngineFigures {
   /** Requests per `METHOD path` (uids replaced by `{uid}`) of the first round's real ops. */
   requestPaths: { up: Record<string, number>; refresh: Record<string, number>; destroy: Record<string, number> };
   peakRssMb: number;
+  /** The 1-minute load average at the start of each round. */
+  loadAtRound: number[];
   providerBytesMax: number;
   stateBytesPerResource: number;
   resources: number;
@@ -97,12 +109,13 @@ function route(method: string, p: string): string {
  * provider and with the no-op floor, interleaved for `rounds` rounds (the order alternates each round), against a
  * fresh emulator; counts the API requests of each real op at the emulator and samples the plugin's peak RSS.
  */
-export async function engineBench(size: number, rounds: number): Promise<EngineFigures> {
+export async function engineBench(size: number, rounds: number, nodeBin?: string): Promise<EngineFigures> {
   const emu = await startEmulator();
   const viewer = (await new PlatformClient({ apiUrl: emu.url, token: emu.token }).roles.list({ name: "viewer" }).collect())[0]!.uid;
   const backend = mkdtempSync(path.join(tmpdir(), "bench-engine-"));
   const cwd = path.join(REPO_ROOT, "bench", "programs", "org");
-  const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+  // The language host and the dynamic-provider plugin run the `node` first on PATH.
+  const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid, ...(nodeBin ? { PATH: `${nodeBin}${path.delimiter}${process.env["PATH"] ?? ""}` } : {}) };
   const f: EngineFigures = {
     size,
     up: { real: [], noop: [] },
@@ -111,12 +124,14 @@ export async function engineBench(size: number, rounds: number): Promise<EngineF
     requests: { up: [], refresh: [], destroy: [] },
     requestPaths: { up: {}, refresh: {}, destroy: {} },
     peakRssMb: 0,
+    loadAtRound: [],
     providerBytesMax: 0,
     stateBytesPerResource: 0,
     resources: 0,
   };
   try {
     for (let r = 0; r < rounds; r++) {
+      f.loadAtRound.push(round(loadavg()[0]!, 2));
       const order: Array<"real" | "noop"> = r % 2 === 0 ? ["real", "noop"] : ["noop", "real"];
       const clis = Object.fromEntries(
         await Promise.all(
@@ -301,22 +316,41 @@ async function drawScale(points: Array<{ size: number; op: string; side: string;
   return new vega.View(vega.parse(spec), { renderer: "none" }).toSVG();
 }
 
-async function main(): Promise<void> {
-  const started = Date.now();
-  log(`${cpus().length} cores (${cpus()[0]?.model ?? "?"}); sizes ${SIZES.join(", ")}; rounds ${SIZES.map(roundsFor).join(", ")}`);
-  const get = await getBench();
-  const list = await listBench();
-  const engines: EngineFigures[] = [];
-  for (const size of SIZES) engines.push(await engineBench(size, roundsFor(size)));
-  const engine = engines[0]!;
+/** A Node.js the engine figures run on: the `node` on PATH, or a release fetched by scripts/ensure-node. */
+interface Toolchain {
+  /** Key in results.json: `node<major>`. */
+  key: string;
+  /** The release, e.g. `20.20.2`. */
+  version: string;
+  /** Its `node` binary. */
+  node: string;
+  /** The folder put first on PATH for the engine's runs; undefined for the `node` on PATH. */
+  bin: string | undefined;
+}
 
-  const ops = ["up", "refresh", "destroy"] as const;
+/** `default` (the `node` on PATH) or an exact version fetched as the consumer tier fetches it (`bash scripts/ensure-node <version>`). */
+function toolchain(spec: string): Toolchain {
+  if (spec === "default") {
+    const version = execFileSync("node", ["--version"], { encoding: "utf8" }).trim().replace(/^v/, "");
+    return { key: `node${version.split(".")[0]}`, version, node: "node", bin: undefined };
+  }
+  const out = execFileSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-node"), spec], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const bin = out.trim().split("\n").pop()!;
+  return { key: `node${spec.split(".")[0]}`, version: spec, node: path.join(bin, "node"), bin };
+}
+
+const ops = ["up", "refresh", "destroy"] as const;
+
+/** The engine figures of one toolchain, as results.json keeps them (see the module comment). */
+function engineResults(engines: EngineFigures[]) {
   const perResource = (xs: number[], size: number) => round(median(xs) / size, 3);
   const scale = Object.fromEntries(
     engines.map((e) => [
       e.size,
       {
         rounds: e.up.real.length,
+        pairs: e.up.real.length,
+        load_average_at_round_start: e.loadAtRound,
         up_ratio: pairRatios(e.up.real, e.up.noop),
         refresh_ratio: pairRatios(e.refresh.real, e.refresh.noop),
         destroy_ratio: pairRatios(e.destroy.real, e.destroy.noop),
@@ -334,7 +368,8 @@ async function main(): Promise<void> {
     ]),
   );
   const growthOf = (op: Op, side: "real" | "noop") => growth(new Map(engines.map((e) => [e.size, median(e[op][side])])));
-  const results = {
+  const engine = engines[0]!;
+  return {
     scale,
     growth_up: { ours: growthOf("up", "real"), floor: growthOf("up", "noop") },
     growth_refresh: { ours: growthOf("refresh", "real"), floor: growthOf("refresh", "noop") },
@@ -343,12 +378,61 @@ async function main(): Promise<void> {
     engine_refresh_ratio: pairRatios(engine.refresh.real, engine.refresh.noop),
     engine_destroy_ratio: pairRatios(engine.destroy.real, engine.destroy.noop),
     engine_size: engine.size,
+    plugin_peak_rss_mb: round(Math.max(...engines.map((e) => e.peakRssMb)), 1),
+  };
+}
+
+/** Plugin start, the runtime's own load, and the engine figures at every size, on one toolchain. */
+async function toolchainBench(tc: Toolchain): Promise<{ results: Record<string, unknown>; engines: EngineFigures[]; start: PluginStartFigures; load: LoadFigures }> {
+  const started = Date.now();
+  const loadAtStart = loadavg().map((x) => round(x, 2));
+  log(`${tc.key} (node ${tc.version}): plugin start, ${START_PAIRS} pairs`);
+  const dist = path.join(REPO_ROOT, "dist", "provider");
+  const start = await pluginStartBench({ pairs: START_PAIRS, node: tc.node, variants: [{ name: "tsc_output", runtime: path.join(dist, "runtime.js") }] });
+  const load = await runtimeLoadBench({
+    node: tc.node,
+    rounds: START_PAIRS,
+    variants: [
+      { name: "package_runtime", runtime: "platform-pulumi/runtime" },
+      { name: "bundle_without_compile_cache", runtime: path.join(dist, "runtime.bundle.js") },
+      { name: "tsc_output", runtime: path.join(dist, "runtime.js") },
+    ],
+  });
+  const engines: EngineFigures[] = [];
+  for (const size of SIZES) {
+    log(`${tc.key}: size ${size}, load average ${loadavg()[0]!.toFixed(2)}`);
+    engines.push(await engineBench(size, roundsFor(size), tc.bin));
+  }
+  return {
+    results: { node: tc.version, load_average_at_start: loadAtStart, plugin_start: start, runtime_load: load, ...engineResults(engines), seconds: Math.round((Date.now() - started) / 1000) },
+    engines,
+    start,
+    load,
+  };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const toolchains = TOOLCHAIN_SPECS.map(toolchain);
+  log(`${cpus().length} cores (${cpus()[0]?.model ?? "?"}); toolchains ${toolchains.map((t) => `${t.key} (${t.version})`).join(", ")}; sizes ${SIZES.join(", ")}; rounds ${SIZES.map(roundsFor).join(", ")}`);
+  const get = await getBench();
+  const list = await listBench();
+  const runs: Array<{ tc: Toolchain; out: Awaited<ReturnType<typeof toolchainBench>> }> = [];
+  for (const tc of toolchains) runs.push({ tc, out: await toolchainBench(tc) });
+  const first = runs[0]!;
+  const engine = first.out.engines[0]!;
+
+  const results = {
+    // The first toolchain's engine figures at the top level, as older readers expect; every toolchain under `toolchains`.
+    ...engineResults(first.out.engines),
+    toolchains: Object.fromEntries(runs.map((r) => [r.tc.key, r.out.results])),
     list_10k_requests: list.requests,
     list_10k_ratio: pairRatios(list.client, list.raw),
+    list_10k_pairs: list.client.length,
     request_overhead_ratio: pairRatios(get.client, get.raw),
+    request_overhead_pairs: get.client.length,
     provider_bytes_max: engine.providerBytesMax,
     state_bytes_per_resource: engine.stateBytesPerResource,
-    plugin_peak_rss_mb: round(Math.max(...engines.map((e) => e.peakRssMb)), 1),
     cores: cpus().length,
     load_average_at_start: loadAtStart.map((x) => round(x, 2)),
     total_seconds: 0,
@@ -360,30 +444,37 @@ async function main(): Promise<void> {
   };
 
   const svg = await drawScale(
-    engines.flatMap((e) => ops.flatMap((op) => (["real", "noop"] as const).map((side) => ({ size: e.size, op, side: side === "real" ? "platform-pulumi" : "no-op floor", seconds: median(e[op][side]) })))),
+    first.out.engines.flatMap((e) => ops.flatMap((op) => (["real", "noop"] as const).map((side) => ({ size: e.size, op, side: side === "real" ? "platform-pulumi" : "no-op floor", seconds: median(e[op][side]) })))),
   );
   writeFileSync(path.join(REPO_ROOT, "bench", "scale.svg"), svg);
   results.total_seconds = Math.round((Date.now() - started) / 1000);
   writeFileSync(path.join(REPO_ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
   const fmt = (s: Spread) => `${s.median} (${s.min}–${s.max})`;
-  process.stdout.write(`\nbenchmarks on ${results.cores} cores (${cpus()[0]?.model ?? "?"}), load at start ${results.load_average_at_start.join(" ")}; ratios: median of interleaved pairs (min–max); ${results.total_seconds}s in all\n\n`);
-  process.stdout.write("| resources | rounds | up ratio | refresh ratio | destroy ratio | up s (ours / floor) | requests per resource (up / refresh / destroy) | plugin peak RSS MB |\n|---|---|---|---|---|---|---|---|\n");
-  for (const [size, s] of Object.entries(scale)) {
-    const q = s.requests_per_resource as Record<Op, number>;
-    process.stdout.write(`| ${size} | ${s.rounds} | ${fmt(s.up_ratio)} | ${fmt(s.refresh_ratio)} | ${fmt(s.destroy_ratio)} | ${s.up_s.median} / ${s.noop_up_s.median} | ${q.up} / ${q.refresh} / ${q.destroy} | ${s.plugin_peak_rss_mb} |\n`);
+  process.stdout.write(`\nbenchmarks on ${results.cores} cores (${cpus()[0]?.model ?? "?"}), load at start ${results.load_average_at_start.join(" ")}; ratios: median of interleaved pairs (min–max); ${results.total_seconds}s in all\n`);
+  for (const { tc, out } of runs) {
+    const r = out.results as ReturnType<typeof engineResults> & { load_average_at_start: number[]; seconds: number };
+    process.stdout.write(`\n## ${tc.key}: node ${tc.version} (load average at start ${r.load_average_at_start.join(" ")}; ${r.seconds}s)\n\n`);
+    process.stdout.write(`plugin start, process start to the first Read answered:\n\n${startTable(out.start)}\n\n`);
+    process.stdout.write(`the runtime's own load (${out.load.rounds} rounds):\n\n| runtime | modules | wall ms | CPU ms |\n|---|---|---|---|\n`);
+    for (const [k, s] of Object.entries(out.load.sides)) process.stdout.write(`| ${k} | ${s.modules} | ${fmt(s.wall_ms)} | ${fmt(s.cpu_ms)} |\n`);
+    process.stdout.write("\n| resources | pairs | load average at each pair | up ratio | refresh ratio | destroy ratio | up s (ours / floor) | requests per resource (up / refresh / destroy) | plugin peak RSS MB |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (const [size, s] of Object.entries(r.scale)) {
+      const q = s.requests_per_resource as Record<Op, number>;
+      process.stdout.write(`| ${size} | ${s.pairs} | ${s.load_average_at_round_start.join(", ")} | ${fmt(s.up_ratio)} | ${fmt(s.refresh_ratio)} | ${fmt(s.destroy_ratio)} | ${s.up_s.median} / ${s.noop_up_s.median} | ${q.up} / ${q.refresh} / ${q.destroy} | ${s.plugin_peak_rss_mb} |\n`);
+    }
+    process.stdout.write(`\nper-resource growth of up from ${SIZES[0]} to ${SIZES[SIZES.length - 1]}: ours ${r.growth_up.ours ?? "—"}, floor ${r.growth_up.floor ?? "—"}\n`);
   }
-  process.stdout.write(`\nper-resource growth of up from ${SIZES[0]} to ${SIZES[SIZES.length - 1]}: ours ${results.growth_up.ours ?? "—"}, floor ${results.growth_up.floor ?? "—"}\n\n`);
   const b = results.baselines;
   const rows: Array<[string, string, string, string]> = [
     ["list_10k_requests", String(results.list_10k_requests), `raw loop: ${b.list_10k_ms.raw_requests} requests`, "≤ 50"],
-    ["list_10k_ratio", fmt(results.list_10k_ratio), `${b.list_10k_ms.getRepos.median} ms vs raw undici ${b.list_10k_ms.raw_undici.median} ms`, "≤ 1.10"],
-    ["request_overhead_ratio", fmt(results.request_overhead_ratio), `${b.get_us_per_request.client.median} µs vs raw undici ${b.get_us_per_request.raw_undici.median} µs`, "≤ 1.10"],
+    ["list_10k_ratio", `${fmt(results.list_10k_ratio)}, ${results.list_10k_pairs} pairs`, `${b.list_10k_ms.getRepos.median} ms vs raw undici ${b.list_10k_ms.raw_undici.median} ms`, "≤ 1.10"],
+    ["request_overhead_ratio", `${fmt(results.request_overhead_ratio)}, ${results.request_overhead_pairs} pairs`, `${b.get_us_per_request.client.median} µs vs raw undici ${b.get_us_per_request.raw_undici.median} µs`, "≤ 1.10"],
     ["provider_bytes_max", String(results.provider_bytes_max), `over ${b.engine_resources} resources`, "≤ 1024"],
     ["state_bytes_per_resource", String(results.state_bytes_per_resource), "", ""],
     ["plugin_peak_rss_mb", String(results.plugin_peak_rss_mb), "largest size", "< 300"],
   ];
-  process.stdout.write("| figure | value | baseline (absolute) | target |\n|---|---|---|---|\n");
+  process.stdout.write("\n| figure | value | baseline (absolute) | target |\n|---|---|---|---|\n");
   for (const [k, v, base, target] of rows) process.stdout.write(`| ${k} | ${v} | ${base} | ${target} |\n`);
   process.stdout.write(`\nwritten to bench/results.json and bench/scale.svg\n`);
 }

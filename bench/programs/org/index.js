@@ -16,18 +16,8 @@ let Group, Identity, RoleBinding;
 if (mode === "real") {
   ({ Group, Identity, RoleBinding } = require("platform-pulumi"));
 } else {
-  // The floor: a provider that does nothing, stored as a few lines of code (so its state is as small as ours);
-  // the dynamic-provider plugin evaluates the text and calls handler().
-  const source = [
-    "exports.handler = () => ({",
-    "  check: async (olds, news) => ({ inputs: news }),",
-    "  diff: async () => ({ changes: false }),",
-    "  create: async (inputs) => { const id = Date.now().toString(16) + Math.random().toString(16).slice(2); return { id, outs: { ...inputs, uid: id } }; },",
-    "  read: async (id, props) => ({ id, props }),",
-    "  update: async (id, olds, news) => ({ outs: { ...olds, ...news } }),",
-    "  delete: async () => {},",
-    "});",
-  ].join("\n");
+  // The floor: a provider that does nothing, stored as a few lines of code (noop.js).
+  const { source } = require("./noop");
   const kind = (type) => class extends pulumi.CustomResource {
     constructor(name, args, opts) { super(`pulumi-nodejs:dynamic/noop:${type}`, name, { uid: undefined, ...args, __provider: source }, opts); }
   };
