@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLES } from "../emulator/access";
 import { capabilityMatcher, diffGrants, reportGrants } from "../provider/access/report";
-import { orgFromStack } from "../provider/access/stack";
+import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
@@ -201,7 +201,7 @@ describe("a plan that deletes a binding", () => {
     ];
     const after = objectsFromPlan({ steps: [{ op: "same", urn: "urn:g" }, { op: "delete", urn: "urn:b" }] }, state);
     expect(after.map((o) => o.urn)).toEqual(["urn:g", "urn:i"]);
-    const report = (objs: typeof state) => {
+    const report = (objs: readonly StackObject[]) => {
       const so = orgFromStack(objs, { rootUid: root });
       return reportGrants(so, effectiveAccess(so.org));
     };

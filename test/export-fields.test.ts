@@ -91,8 +91,8 @@ const made = new Map<string, Array<{ uid: string; inputs: Record<string, unknown
 async function create(k: KindEntry, news: Record<string, unknown>): Promise<void> {
   const checked = await k.provider.check({}, news);
   expect(checked.failures ?? [], `${k.kind} ${JSON.stringify(news)}`).toEqual([]);
-  const r = await k.provider.create(checked.inputs);
-  made.set(k.kind, [...(made.get(k.kind) ?? []), { uid: r.id, inputs: checked.inputs as Record<string, unknown>, given: Object.keys(news) }]);
+  const r = await k.provider.create(checked.inputs!);
+  made.set(k.kind, [...(made.get(k.kind) ?? []), { uid: r.id, inputs: checked.inputs as unknown as Record<string, unknown>, given: Object.keys(news) }]);
 }
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { AccountAssociation, Group, GroupInvite, Identity, IdentityProvider, Overlay, OverlayBinding, Repo, Role, RoleBinding, Subscription, Tag } from "../provider/index";
 
-const CLASSES = { Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite, Repo, Tag, Overlay, OverlayBinding, Subscription };
+const CLASSES: Record<string, { isInstance(obj: unknown): boolean; get: (...args: never[]) => unknown }> = { Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite, Repo, Tag, Overlay, OverlayBinding, Subscription };
 
 describe("isInstance", () => {
   it.each(Object.entries(CLASSES))("%s.isInstance accepts its own type token only", (kind, cls) => {

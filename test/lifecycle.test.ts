@@ -120,7 +120,7 @@ describe("creates", () => {
     expect(twins.map((g) => g.uid).sort()).toEqual([other.uid, made.id].sort());
     // The marker is gone once the create is settled: the declared description is what the server holds.
     expect(twins.find((g) => g.uid === made.id)?.description).toBe("mine");
-    expect(made.outs.description).toBe("mine");
+    expect(made.outs?.description).toBe("mine");
   });
 
   it("never takes over another writer's same-named object made while its own POST was lost before the server", async () => {

@@ -170,7 +170,7 @@ describe("identity and role binding life cycle", () => {
       claimMatch: { ...claim, subject: "repo:o/r:ref:refs/heads/release" },
     });
     expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "claimMatch" } });
-    expect(identUpdate.outs!.claimMatch.subject).toBe("repo:o/r:ref:refs/heads/release");
+    expect(identUpdate.outs!.claimMatch!.subject).toBe("repo:o/r:ref:refs/heads/release");
 
     await roleBindingProvider.delete(binding.id, patched.outs!);
     await identityProvider.delete(ident.id, identUpdate.outs!);

@@ -301,7 +301,7 @@ describe("effective access agrees with the API's enforcement", () => {
               for (const s of first.via[0]!.path) {
                 const step = translateStep(s, tr);
                 // The copy's custom roles start as the original's.
-                if (step.kind === "editRole" && !roleCaps.has(step.roleId)) roleCaps.set(step.roleId, [...a.org.roles.find((r) => r.id === s.roleId)!.capabilities]);
+                if (step.kind === "editRole" && s.kind === "editRole" && !roleCaps.has(step.roleId)) roleCaps.set(step.roleId, [...a.org.roles.find((r) => r.id === s.roleId)!.capabilities]);
                 actor = await carryOut(c, step, ctokens, roleCaps);
               }
               const token = ctokens.get(actor) ?? (await tokenFor(c, actor));

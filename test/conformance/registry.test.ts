@@ -481,8 +481,8 @@ describe("repos", () => {
       expect(skipped.repos.map((r: Json) => r.name)).toEqual(["d-repo", "e-repo"]);
       expect(skipped.skipped).toBe(3);
       const named = await list(`${R}/repos`, "repos", RepoShape, { "uidp.descendants_of": g, name: "a-repo" });
-      expect(named.repos.map((r: Json) => r.uid).sort()).toEqual([made[3].uid, deep.uid].sort());
-      expect((await list(`${R}/repos`, "repos", RepoShape, { "uidp.ids": [deep.uid, made[0].uid] })).repos.map((r: Json) => r.uid).sort()).toEqual([deep.uid, made[0].uid].sort());
+      expect(named.repos.map((r: Json) => r.uid).sort()).toEqual([made[3]!.uid, deep.uid].sort());
+      expect((await list(`${R}/repos`, "repos", RepoShape, { "uidp.ids": [deep.uid, made[0]!.uid] })).repos.map((r: Json) => r.uid).sort()).toEqual([deep.uid, made[0]!.uid].sort());
       expect((await list(`${R}/repos`, "repos", RepoShape, { "uidp.ancestors_of": `${deep.uid}/0123456789abcdef` })).repos.map((r: Json) => r.uid)).toEqual([deep.uid]);
       expectInvalid(await api(emu, "GET", `${R}/repos${qs({ order_by: "aliases" })}`), ["order_by"]);
     });
