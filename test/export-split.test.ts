@@ -121,7 +121,9 @@ describe("platform-pulumi export --layout split", () => {
     expect(files["org.security"]).not.toMatch(/new Group\("security"/);
     // The root's binding of the security team's identity lives with that identity.
     expect(files["org.security"]).toMatch(/new RoleBinding\("security\/scanner@\/#auditor"/);
-    expect(files["org"]).not.toMatch(/new RoleBinding/);
+    expect(files["org"]).not.toContain("security/scanner@");
+    // The root keeps only the owner's binding (an identity outside the export, protected).
+    expect(files["org"].match(/new RoleBinding\(/g)).toHaveLength(1);
     // What refers to two teams' objects is in cross, reading both.
     expect(files["org-cross"]).toMatch(/new RoleBinding\("engineering\/apps\/deployer@operations\/infra#viewer"/);
     expect(files["org-cross"]).toMatch(/new Repo\("operations\/app-mirror"/);
@@ -175,13 +177,39 @@ describe("platform-pulumi export --layout split", () => {
     expect(held.get(`Identity:${made["deployer"]}`)).toBe("org.engineering");
   }, 600_000);
 
-  it("each stack: preview --expect-no-changes passes, drift finds nothing", async () => {
+  it("each stack: preview --expect-no-changes passes, drift finds nothing, recover has nothing to do", async () => {
     for (const p of projects()) {
       const cli = clis.get(p)!;
       await cli.ok(["preview", "--expect-no-changes"]);
-      const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd], cli.env());
+      const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
       expect(d.code, `${p}: ${tail(d)}`).toBe(0);
+      expect(JSON.parse(d.stdout), p).toMatchObject({ drifted: [], pending: [] });
+      const r = await bin(["recover", "--stack", "dev", "--cwd", cli.opts.cwd], cli.env());
+      expect(r.code, `${p}: ${tail(r)}`).toBe(0);
+      expect(r.stdout).toMatch(/no pending operations, nothing to recover/);
     }
+  }, 600_000);
+
+  it("drift sees a change made behind a child stack's back, in that stack only", async () => {
+    await client.groups.patch(made["apps"]!, { description: "changed by hand" }, ["description"]);
+    try {
+      for (const p of projects()) {
+        const cli = clis.get(p)!;
+        const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+        const drifted = (JSON.parse(d.stdout) as { drifted: Array<{ uid: string }> }).drifted.map((x) => x.uid);
+        expect([d.code, drifted], p).toEqual(p === "org.engineering" ? [1, [made["apps"]]] : [0, []]);
+      }
+    } finally {
+      await client.groups.patch(made["apps"]!, { description: "" }, ["description"]);
+    }
+  }, 600_000);
+
+  it("gate previews a child stack with the shipped policy pack: the root's grant to the team's identity is in that stack, and refused there", async () => {
+    const cli = clis.get("org.security")!;
+    const g = await bin(["gate", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+    expect(g.code, tail(g)).toBe(1);
+    const report = JSON.parse(g.stdout) as { violations: Array<{ level: string; policy: string; resource: string }> };
+    expect(report.violations.filter((v) => v.level === "mandatory").map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::security/scanner@/#auditor"]);
   }, 600_000);
 
   it("unmanaged on the root stack: the children's objects until given the other stacks, then nothing; a stray object is found", async () => {
