@@ -8,9 +8,11 @@
  * - each stack's `preview --expect-no-changes` passes and `platform-pulumi drift` finds nothing;
  * - `platform-pulumi unmanaged` on the root stack reports the children's objects until given the other stacks with
  *   `--with`, then nothing; an object made behind the set's back in a team's subtree is reported.
+ * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
+ * under it, its `parentUid` read from the root's `groupUids` through a StackReference.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -232,5 +234,52 @@ describe("platform-pulumi export --layout split", () => {
     const bad = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"], root.env());
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--with "org\.engineering" is not allowed: a fully qualified stack, <org>\/<project>\/<stack>/);
+  }, 600_000);
+
+  it("Org in a split layout: a team stack's Org under the root stack's group, through a StackReference", async () => {
+    const base = path.join(work, "org-files");
+    const project = (name: string, index: string, file: string, text: string) => {
+      const dir = path.join(base, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
+      writeFileSync(path.join(dir, "index.js"), index);
+      writeFileSync(path.join(dir, file), text);
+      symlinkSync(path.join(out(), projects()[0]!, "node_modules"), path.join(dir, "node_modules"), "dir");
+      return new PulumiCli({ cwd: dir, backendDir: path.join(work, "state"), stack: "dev", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } });
+    };
+    const root = project(
+      "files-root",
+      ['const pulumi = require("@pulumi/pulumi");', 'const { Org } = require("platform-pulumi");', 'const org = new Org("org", { parentUid: new pulumi.Config("platform").require("orgUid"), file: "org.yaml" });', "exports.groupUids = org.groupUids;", ""].join("\n"),
+      "org.yaml",
+      "groups:\n  - name: platform-team\n",
+    );
+    const team = project(
+      "files-team",
+      [
+        'const pulumi = require("@pulumi/pulumi");',
+        'const { Org } = require("platform-pulumi");',
+        "const root = new pulumi.StackReference(`${pulumi.getOrganization()}/files-root/${pulumi.getStack()}`);",
+        'const team = new Org("team", { parentUid: root.requireOutput("groupUids").apply((u) => u["platform-team"]), file: "team.yaml" });',
+        "exports.groupUids = team.groupUids;",
+        "",
+      ].join("\n"),
+      "team.yaml",
+      "groups:\n  - name: apps\nidentities:\n  - name: deployer\n    group: apps\n    claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:my-org/team:ref:refs/heads/main }\nbindings:\n  - { identity: apps/deployer, group: apps, role: viewer }\n",
+    );
+    await root.initStack();
+    await root.ok(["config", "set", "platform:orgUid", emu.orgUid]);
+    await team.initStack();
+    try {
+      await root.ok(["up", "--yes"]);
+      await team.ok(["up", "--yes"]);
+      const top = ((await root.outputs())["groupUids"] as Record<string, string>)["platform-team"]!;
+      const apps = ((await team.outputs())["groupUids"] as Record<string, string>)["apps"]!;
+      expect(top.startsWith(`${emu.orgUid}/`)).toBe(true);
+      expect(apps.slice(0, apps.lastIndexOf("/"))).toBe(top);
+      expect((await client.identities.list({ childrenOf: apps }).collect()).map((i) => i.name)).toEqual(["deployer"]);
+    } finally {
+      await team.ok(["destroy", "--yes"]);
+      await root.ok(["destroy", "--yes"]);
+    }
   }, 600_000);
 });
