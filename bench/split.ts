@@ -157,7 +157,8 @@ async function sizeBench(size: number): Promise<SizeFigures> {
   return f;
 }
 
-async function main(): Promise<void> {
+/** Runs every size, prints a table per size and writes bench/split-results.json (also what `BENCH_SPLIT=1 npm run bench` runs). */
+export async function splitBench(): Promise<void> {
   const started = Date.now();
   log(`${cpus().length} cores; sizes ${SIZES.join(", ")}; sides ${SIDES.join(", ")}; children ${CHILDREN}; ${PARALLEL} at a time; ${ROUNDS} round(s)`);
   const results: Record<string, unknown> = {
@@ -196,7 +197,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
+  splitBench().catch((err: unknown) => {
     process.stderr.write(`bench:split: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   });
