@@ -135,6 +135,22 @@ describe("platform-pulumi export --layout split", () => {
     for (const p of projects()) for (const m of files[p]!.matchAll(/^(?:const \w+ = )?new (\w+)\(/gm)) expect(m[1]).toMatch(/^(Group|Identity|Role|RoleBinding|Repo|Tag|Subscription|AccountAssociation)$/);
   }, 120_000);
 
+  it("--children 2 deals the three teams out to two children; every exported object is declared once in the set", async () => {
+    const env = cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token });
+    const dir = path.join(work, "two");
+    const r = await bin(["export", "--org", emu.orgUid, "--out", dir, "--layout", "split", "--children", "2"], env);
+    expect(r.code, tail(r)).toBe(0);
+    const total = Number(/^total\s+(\d+)$/m.exec(r.stdout)![1]);
+    const two = (JSON.parse(readFileSync(path.join(dir, "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+    expect(two[1]).toHaveLength(2);
+    const declared = two.flat().flatMap((p) => [...readFileSync(path.join(dir, p, "index.ts"), "utf8").matchAll(/^ {4}(?:adoptUid: "[^"]+"|adopt: true),$/gm)].map((m) => m[0].trim()));
+    expect(declared).toHaveLength(total);
+    expect(new Set(declared.filter((d) => d.startsWith("adoptUid"))).size).toBe(declared.filter((d) => d.startsWith("adoptUid")).length);
+    const bad = await bin(["export", "--org", emu.orgUid, "--out", dir, "--children", "2"], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--children "2" is not allowed: only with --layout split/);
+  }, 120_000);
+
   it("installs the projects against the packed tarball", async () => {
     const first = path.join(out(), projects()[0]!);
     const r = await run("npm", ["install", await tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: first, env: cleanEnv(), timeoutMs: 600_000 });
