@@ -239,6 +239,9 @@ describe("platform-pulumi export --layout split", () => {
     const all = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, ...withs], root.env());
     expect(all.code, tail(all)).toBe(0);
     expect(all.stdout).toMatch(/no unmanaged objects/);
+    const drift = await bin(["drift", "--stack", "dev", "--cwd", root.opts.cwd, "--unmanaged", "--format", "json", ...withs], root.env());
+    expect(drift.code, tail(drift)).toBe(0);
+    expect(JSON.parse(drift.stdout)).toMatchObject({ drifted: [], unmanaged: [] });
     const stray = await client.identities.create(made["apps"]!, { name: "stray", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/stray:ref:refs/heads/main" } } as never);
     try {
       const found = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json", ...withs], root.env());

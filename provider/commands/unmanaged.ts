@@ -179,5 +179,5 @@ export async function unmanagedCommand(argv: readonly string[]): Promise<number>
   return runStackCommand("unmanaged", rest, UNMANAGED_USAGE, { json: { type: "boolean", default: false } }, (ref, f) => unmanaged({ ...ref, json: f.json, with: others }));
 }
 
-/** A fully qualified stack name: `<org>/<project>/<stack>`. */
-const WITH_STACK = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A fully qualified stack name: `<org>/<project>/<stack>` (`--with` of `unmanaged` and `drift --unmanaged`). */
+export const WITH_STACK = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
