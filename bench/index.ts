@@ -29,6 +29,8 @@
  * writes the `pulumi` engine's Go CPU and memory profiles there with `--profiling`, named `<mode>-<op>-<size>-<round>`;
  * read them with `go tool pprof -top`; profiling slows the engine, so ratios from such a run are not comparable),
  * BENCH_START_PAIRS (plugin-start pairs and runtime-load rounds per toolchain, default 15).
+ * BENCH_SPLIT=1 also runs bench/split.ts (the org as a set of stacks against one stack; its own BENCH_SPLIT_*
+ * variables) after the rest, into bench/split-results.json.
  * Run it on an otherwise idle machine.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -477,6 +479,8 @@ async function main(): Promise<void> {
   process.stdout.write("\n| figure | value | baseline (absolute) | target |\n|---|---|---|---|\n");
   for (const [k, v, base, target] of rows) process.stdout.write(`| ${k} | ${v} | ${base} | ${target} |\n`);
   process.stdout.write(`\nwritten to bench/results.json and bench/scale.svg\n`);
+  // The split layout (bench/split.ts) takes tens of minutes at 750 resources and more: only when asked.
+  if (process.env["BENCH_SPLIT"] === "1") await (await import("./split")).splitBench();
 }
 
 if (require.main === module) {

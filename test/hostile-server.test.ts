@@ -33,6 +33,7 @@ import { readOrg } from "../provider/export/read";
 import { ExportRefusedError } from "../provider/export/trust";
 import { writeIndex, writeTypeScriptProject } from "../provider/export/typescript";
 import { writeOrgFile } from "../provider/export/yaml";
+import { splitModel, writeSplitIndex, writeSplitProjects } from "../provider/export/split";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { mkGroup, raw } from "./helpers";
 
@@ -234,7 +235,13 @@ function runGenerated(index: string): Array<{ kind: string; name: string; args: 
       }
     };
   const platform = new Proxy({}, { get: (_t, k) => (k === "getRoleOutput" ? () => ({ uid: "builtin-role-uid" }) : k === "__esModule" ? false : resource(String(k))) });
-  const pulumi = { Config: class { require() { return "0".repeat(40); } requireSecret() { return "secret"; } } };
+  const pulumi = {
+    Config: class { require() { return "0".repeat(40); } requireSecret() { return "secret"; } getObject() { return undefined; } },
+    // A split layout's stack reads the others' uids (export/split.ts).
+    StackReference: class { requireOutput() { return { apply: () => "uid-from-another-stack" }; } },
+    getOrganization: () => "organization",
+    getStack: () => "dev",
+  };
   const sandbox = {
     exports: {},
     require: (m: string) => {
@@ -304,6 +311,29 @@ describe("the export writes free text as data, never as code", () => {
     const declared = runGenerated(writeIndex(model));
     expect(existsSync(file)).toBe(false);
     expect(declared.filter((d) => d.kind === "Group").map((d) => d.args["name"])).toEqual(model.groups.map((g) => g.api.name));
+  });
+
+  it("the split layout too: every stack's program keeps names as data, and project folders are safe names", async () => {
+    const client = new PlatformClient({ apiUrl: emu.url, token: emu.token, retry: { maxAttempts: 1 } });
+    const model = buildModel(await readOrg(client, emu.orgUid));
+    await client.close();
+    const file = marker();
+    const evil = [...payloads(file), "../../etc", ".."];
+    model.groups.forEach((g, i) => {
+      g.api = { ...g.api, name: evil[i % evil.length]! };
+      g.path = evil[(i + 1) % evil.length]!;
+      g.resourceName = evil[(i + 2) % evil.length]!;
+    });
+    for (const b of model.roleBindings) b.path = evil[0]!;
+    const layout = splitModel(model, { project: "hostile" });
+    expect(layout.stacks.filter((s) => s.role === "child").length).toBeGreaterThan(0);
+    const declared = layout.stacks.flatMap((s) => runGenerated(writeSplitIndex(s, layout)));
+    expect(existsSync(file)).toBe(false);
+    expect(declared.filter((d) => d.kind === "Group").map((d) => d.args["name"]).sort()).toEqual(model.groups.map((g) => g.api.name).sort());
+    for (const f of writeSplitProjects(layout, { stack: "dev", packageRange: () => "*", pulumiRange: "*" })) {
+      expect(f.path).toMatch(/^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)?[A-Za-z0-9_.-]+$/);
+      expect(f.path.split("/")).not.toContain("..");
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged]`: what changed
+ * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged [--with <stack>]...]`: what changed
  * outside Pulumi, kept apart from what the program would change (README, "Drift detection: `platform-pulumi drift`").
  *
  * - **Drift** is where the live API differs from the stack's state: an object changed or deleted outside Pulumi.
@@ -19,7 +19,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, nameOf, runEngineEvents, type EngineStep } from "./events";
 import { mdTable, runReportCommand, shown, type ReportFormat } from "./report";
 import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
-import { findUnmanaged } from "./unmanaged";
+import { WITH_STACK, findUnmanaged } from "./unmanaged";
 
 /** One field that differs between the state and the API. */
 export interface DriftField {
@@ -162,7 +162,7 @@ export function pendingOf(steps: readonly EngineStep[]): PendingChange[] {
  * @throws StackCommandError when the preview fails (its error diagnostics, or what to do when the stack is locked
  *   or the backend damaged); SettingsError when `unmanaged` is asked and the API settings are missing.
  */
-export async function driftReport(ref: StackRef, opts: { unmanaged?: boolean } = {}): Promise<DriftReport> {
+export async function driftReport(ref: StackRef, opts: { unmanaged?: boolean; with?: readonly string[] } = {}): Promise<DriftReport> {
   const state = await exportStack(ref);
   const external = new Set((state.deployment.resources ?? []).filter((r) => r["external"] === true).map((r) => r.urn));
   const run = await runEngineEvents(ref, "preview", ["--refresh"]);
@@ -175,7 +175,7 @@ export async function driftReport(ref: StackRef, opts: { unmanaged?: boolean } =
     const config = await stackConfig(ref);
     const client = clientFor(config);
     try {
-      report.unmanaged = (await findUnmanaged(ref, client, orgUidOf(config))).map((o) => ({ type: o.kind, uid: o.uid, name: o.name, parentUid: o.parentUid }));
+      report.unmanaged = (await findUnmanaged(ref, client, orgUidOf(config), opts.with)).map((o) => ({ type: o.kind, uid: o.uid, name: o.name, parentUid: o.parentUid }));
     } finally {
       await client.close();
     }
@@ -222,7 +222,7 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
 }
 
 /** The `drift` subcommand's usage. */
-export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged]
+export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged] [--with <stack>]...
   Reports what changed outside Pulumi (drifted: the API differs from the state), apart from what the program
   would change (pending: every step \`pulumi up --refresh\` would take). Runs one \`pulumi preview --refresh\`:
   changes neither the state nor the API. The stack's backend and credentials come from the environment.
@@ -230,6 +230,8 @@ export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <
   --cwd <dir>       the Pulumi project's folder (default: the current one)
   --format <f>      table (default), json (one object; shape in the README) or markdown (for a PR or a CI summary)
   --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
+  --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
+                    managed too (the other projects of a split export); repeat it for each
   Exit code: 0 nothing drifted or unmanaged (pending changes alone are 0), 1 something did or is, 2 the check could not run.`;
 
 /**
@@ -237,9 +239,15 @@ export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <
  * @returns the exit code (0, 1 or 2 as {@link DRIFT_USAGE} says).
  */
 export function driftCommand(argv: readonly string[]): Promise<number> {
-  return runReportCommand("drift", argv, DRIFT_USAGE, { unmanaged: { type: "boolean", default: false } }, async ({ ref, format, values }) => {
+  return runReportCommand("drift", argv, DRIFT_USAGE, { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true } }, async ({ ref, format, values }) => {
     const withUnmanaged = values["unmanaged"] === true;
-    const report = await driftReport(ref, { unmanaged: withUnmanaged });
+    const others = (values["with"] as string[] | undefined) ?? [];
+    const bad = others.find((o) => !WITH_STACK.test(o));
+    if (bad !== undefined || (others.length > 0 && !withUnmanaged)) {
+      process.stderr.write(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}\n${DRIFT_USAGE}\n`);
+      return 2;
+    }
+    const report = await driftReport(ref, { unmanaged: withUnmanaged, with: others });
     process.stdout.write(formatDrift(report, format, withUnmanaged));
     return driftExitCode(report);
   });

@@ -19,10 +19,12 @@ import { buildModel, type OrgModel, type Skipped } from "../export/model";
 import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
+import { splitModel, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 
 /** The `export` subcommand's usage. */
 export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]
+       [--layout one|split [--children <n>]]
   Writes an existing org as a Pulumi program whose first \`pulumi up\` adopts every object (adoptUid) and
   creates, deletes and changes nothing. Reads the API given by PLATFORM_API_URL with PLATFORM_TOKEN (or
   workload identity: PLATFORM_IDENTITY and PLATFORM_IDENTITY_TOKEN[_FILE]).
@@ -32,7 +34,12 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
   --format ts|yaml  ts (default): a Pulumi TypeScript project (Pulumi.yaml, package.json, tsconfig.json,
                     index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids
   --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts only)
-  --project <name>  the Pulumi project name (default: the --out folder's name)`;
+  --project <name>  the Pulumi project name (default: the --out folder's name)
+  --layout one|split  one (default): one project; split: a root project (what lives in the root group, and the
+                    top-level groups), one project per top-level group (what is under it), and <project>-cross when
+                    objects refer across two of them, wired through stack references (ts only; README.md and
+                    layout.json in --out say the order to run them)
+  --children <n>    with --layout split: at most n child projects, top-level groups dealt out by size`;
 
 const ROOT_UID = /^[0-9a-f]{40}$/;
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
@@ -55,6 +62,10 @@ export interface ExportOptions {
   format: "ts" | "yaml";
   stack?: string | undefined;
   project?: string | undefined;
+  /** `one` (default) or `split`: a set of projects (`export/split.ts`). */
+  layout?: "one" | "split" | undefined;
+  /** With `layout: "split"`: at most this many child projects. */
+  children?: number | undefined;
   /** Where progress goes; default stderr (a bar when it is a terminal). */
   progress?: ReadProgress & { stop(): void };
   /** Where the summary goes; default stdout. */
@@ -73,7 +84,7 @@ export interface ExportResult {
 }
 
 /** Checks the options. @throws ExportUsageError naming the flag, its value and what is allowed. */
-export function checkExportOptions(o: { org?: string | undefined; under?: string | undefined; out?: string | undefined; format?: string | undefined; stack?: string | undefined; project?: string | undefined }): void {
+export function checkExportOptions(o: { org?: string | undefined; under?: string | undefined; out?: string | undefined; format?: string | undefined; stack?: string | undefined; project?: string | undefined; layout?: string | undefined; children?: string | undefined }): void {
   if (o.org === undefined || o.org === "") throw new ExportUsageError("--org", undefined, "the org's root group uid, 40 lowercase hex characters");
   if (!ROOT_UID.test(o.org)) throw new ExportUsageError("--org", o.org, "the org's root group uid, 40 lowercase hex characters");
   if (o.under !== undefined && !(UIDP.test(o.under) && o.under.startsWith(`${o.org}/`))) {
@@ -84,6 +95,10 @@ export function checkExportOptions(o: { org?: string | undefined; under?: string
   if (o.stack !== undefined && !STACK.test(o.stack)) throw new ExportUsageError("--stack", o.stack, "a stack name: letters, digits, _, . and -");
   if (o.stack !== undefined && o.format === "yaml") throw new ExportUsageError("--stack", o.stack, "only with --format ts (the org-setup program has its own stacks)");
   if (o.project !== undefined && !PROJECT.test(o.project)) throw new ExportUsageError("--project", o.project, "a project name: letters, digits, _, . and -");
+  if (o.layout !== undefined && o.layout !== "one" && o.layout !== "split") throw new ExportUsageError("--layout", o.layout, "one or split");
+  if (o.layout === "split" && o.format === "yaml") throw new ExportUsageError("--layout", o.layout, "split only with --format ts (the org file is one program's)");
+  if (o.children !== undefined && o.layout !== "split") throw new ExportUsageError("--children", o.children, "only with --layout split");
+  if (o.children !== undefined && !/^[1-9][0-9]{0,3}$/.test(o.children)) throw new ExportUsageError("--children", o.children, "a whole number from 1 to 9999");
 }
 
 /** This package's root folder and version, from the nearest package.json named platform-pulumi above this file. */
@@ -218,6 +233,17 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     files = [{ path: "org.yaml", text: y.text }];
     counts = y.counts;
     skipped = y.skipped;
+  } else if (o.layout === "split") {
+    const project = o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org");
+    const layout = splitModel(model, { project, children: o.children });
+    files = writeSplitProjects(layout, {
+      stack: o.stack,
+      apiUrl: settings.apiUrl,
+      packageRange: (folder) => ownDependencySpec(path.join(o.out, folder)),
+      pulumiRange: pulumiRangeFor(process.versions.node),
+    });
+    counts = declaredCounts(model);
+    skipped = model.skipped;
   } else {
     files = writeTypeScriptProject(model, {
       project: o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org"),
@@ -230,7 +256,10 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     skipped = model.skipped;
   }
   mkdirSync(o.out, { recursive: true });
-  for (const f of files) writeFileSync(path.join(o.out, f.path), f.text);
+  for (const f of files) {
+    mkdirSync(path.dirname(path.join(o.out, f.path)), { recursive: true });
+    writeFileSync(path.join(o.out, f.path), f.text);
+  }
   const ms = Date.now() - started;
   const write = o.write ?? ((s: string) => void process.stdout.write(s));
   write(`${summary(counts, skipped)}\n\nwrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n`);
@@ -253,6 +282,8 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
         format: { type: "string" },
         stack: { type: "string" },
         project: { type: "string" },
+        layout: { type: "string" },
+        children: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -267,7 +298,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    await exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project });
+    await exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project, layout: values.layout as "one" | "split" | undefined, children: values.children === undefined ? undefined : Number(values.children) });
     return 0;
   } catch (err) {
     process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n`);

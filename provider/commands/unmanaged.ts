@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json]`: the objects a stack's groups hold that no
+ * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <org/project/stack>]...`: the objects a stack's groups hold that no
  * state references: what a failed or interrupted apply may have left, and grants nobody manages.
  *
  * It looks at:
@@ -11,7 +11,9 @@
  *   the stack's identities a role there.
  *
  * An object counts as managed when any stack of the project in the current backend holds it, so two stacks that
- * share a root do not report each other. Each object comes with the line that adopts it (`adoptUid: "<uid>"`,
+ * share a root do not report each other; `--with` adds the stacks of other projects (the other projects of a split
+ * export, README "Export: one stack per top-level group"), so a set of stacks that shares an org does not report
+ * each other's objects either. Each object comes with the line that adopts it (`adoptUid: "<uid>"`,
  * `adopt: true` for an account association; an invite cannot be adopted, its code is gone: delete it).
  * Exit code 1 when any are found, so a CI job can fail on it, like the drift report.
  */
@@ -50,12 +52,13 @@ function parentOf(uid: string): string {
  * project references.
  * @throws StackCommandError when the state cannot be read; SettingsError when the API settings are missing.
  */
-export async function findUnmanaged(ref: StackRef, client: PlatformClient, root: string | undefined): Promise<UnmanagedObject[]> {
+export async function findUnmanaged(ref: StackRef, client: PlatformClient, root: string | undefined, others: readonly string[] = []): Promise<UnmanagedObject[]> {
   const state = await exportStack(ref);
   // Resources read with `X.get` are in the state as external: the stack references them but does not manage
   // them, so what lies under them (or binds them) is not the stack's to report.
   const mine = (state.deployment.resources ?? []).filter((r) => r.type.startsWith(TYPE_PREFIX) && r.id && r["external"] !== true);
   const holders = await referencedUids(ref);
+  if (others.length) for (const h of await referencedUids(ref, others)) holders.add(h);
   const found = new Map<string, UnmanagedObject>();
   const add = (o: UnmanagedObject) => {
     if (!holders.has(held(o.kind, o.uid))) found.set(held(o.kind, o.uid), o);
@@ -114,6 +117,8 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
 export interface UnmanagedOptions extends StackRef {
   /** Print JSON (an array of {@link UnmanagedObject}) instead of a table. */
   json?: boolean;
+  /** Fully qualified stacks of other projects (`<org>/<project>/<stack>`) whose objects count as managed too. */
+  with?: readonly string[];
   /** Where output goes; default stdout. */
   out?: (s: string) => void;
 }
@@ -128,7 +133,7 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
   const config = await stackConfig(opts);
   const client = clientFor(config);
   try {
-    const rows = await findUnmanaged(opts, client, orgUidOf(config));
+    const rows = await findUnmanaged(opts, client, orgUidOf(config), opts.with);
     if (opts.json) out(`${JSON.stringify(rows, null, 2)}\n`);
     else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
     else {
@@ -142,17 +147,38 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
 }
 
 /** The `unmanaged` subcommand's usage. */
-export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json]
+export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <stack>]...
   Lists objects under the stack's groups (and its declared names under its root) that no stack of the project
   references, with the line that adopts each. Exit code 1 when any are found.
   --stack <name>   the stack (required)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
-  --json           JSON instead of a table`;
+  --json           JSON instead of a table
+  --with <stack>   a stack of another project, <org>/<project>/<stack>, whose objects count as managed too (the
+                   other projects of a split export); repeat it for each`;
 
 /**
  * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
  * @returns the exit code (2 for a usage error, 1 when objects were found or the command failed).
  */
-export function unmanagedCommand(argv: readonly string[]): Promise<number> {
-  return runStackCommand("unmanaged", argv, UNMANAGED_USAGE, { json: { type: "boolean", default: false } }, (ref, f) => unmanaged({ ...ref, json: f.json }));
+export async function unmanagedCommand(argv: readonly string[]): Promise<number> {
+  // `--with` repeats, which the shared stack-command parser (boolean flags only) does not take: taken out here.
+  const others: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = a === "--with" ? argv[++i] : a.startsWith("--with=") ? a.slice("--with=".length) : undefined;
+    if (a !== "--with" && value === undefined) {
+      rest.push(a);
+      continue;
+    }
+    if (value === undefined || !WITH_STACK.test(value)) {
+      process.stderr.write(`--with ${JSON.stringify(value ?? "")} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)\n${UNMANAGED_USAGE}\n`);
+      return 2;
+    }
+    others.push(value);
+  }
+  return runStackCommand("unmanaged", rest, UNMANAGED_USAGE, { json: { type: "boolean", default: false } }, (ref, f) => unmanaged({ ...ref, json: f.json, with: others }));
 }
+
+/** A fully qualified stack name: `<org>/<project>/<stack>` (`--with` of `unmanaged` and `drift --unmanaged`). */
+export const WITH_STACK = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;

@@ -182,8 +182,18 @@ export function resourceDecl(n: DeclaredNode, anchorVar: string): string {
   return declaration("varName" in n ? n.varName : undefined, n.kind, n.resourceName, fields, protect ? "{ protect: true }" : undefined);
 }
 
-/** The program's `index.ts`. */
-export function writeIndex(m: OrgModel): string {
+/** What a stack of a split layout adds to {@link writeIndex} (`split.ts`). */
+export interface IndexExtras {
+  /** Groups another stack of the set declares: their contents and subgroups are written, not their declaration. */
+  declaredElsewhere?: ReadonlySet<string>;
+  /** Lines after the org's uid (before anything that may use them). */
+  prelude?: readonly string[];
+  /** Lines at the end. */
+  epilogue?: readonly string[];
+}
+
+/** The program's `index.ts`; `extras` for one stack of a split layout. */
+export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
   const s = m.snapshot;
   const under = s.anchor.uid !== s.rootUid;
   const anchorVar = under ? "underUid" : "orgUid";
@@ -221,6 +231,7 @@ export function writeIndex(m: OrgModel): string {
       `const underUid = orgUid + ${tsString(s.anchor.uid.slice(s.rootUid.length))};`,
     );
   }
+  if (extras.prelude?.length) out.push("", ...extras.prelude);
   if (m.builtinRoles.length) {
     out.push("", "// Built-in roles, found by name.");
     for (const r of m.builtinRoles) out.push(`const ${r.varName} = getRoleOutput({ name: ${tsString(r.name)} });`);
@@ -251,7 +262,8 @@ export function writeIndex(m: OrgModel): string {
   const top = contents(s.anchor.uid);
   if (top.length) out.push("", `// ${under ? tsComment(s.anchor.name) : "The org's root group"}`, ...top.flatMap((p) => [p]));
   const walk = (g: GroupNode) => {
-    out.push("", `// ${tsComment(g.path)}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, resourceDecl(g, anchorVar), ...contents(g.uid));
+    const decl = extras.declaredElsewhere?.has(g.uid) ? [] : [resourceDecl(g, anchorVar)];
+    out.push("", `// ${tsComment(g.path)}${g.api.description ? `: ${oneLine(g.api.description)}` : ""}`, ...decl, ...contents(g.uid));
     for (const c of g.children) walk(c);
   };
   for (const g of m.topGroups) walk(g);
@@ -288,6 +300,7 @@ export function writeIndex(m: OrgModel): string {
     out.push("", "// Overlay bindings: which overlay applies to which tags of a repo.");
     for (const b of m.overlayBindings) out.push(resourceDecl(b, anchorVar));
   }
+  if (extras.epilogue?.length) out.push("", ...extras.epilogue);
   return `${out.join("\n")}\n`;
 }
 

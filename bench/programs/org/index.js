@@ -1,5 +1,8 @@
 // The benchmark org at any size (config `size`, resources, a multiple of 15; default 150): groups nested four deep
 // (see shape.js), one identity per group and one binding of it in its group.
+// config `part` lays the same org out as a set of stacks (bench/split.ts): part=root declares the top groups and
+// exports their uids (`uids`); part=child declares everything under the top groups of its bucket (top group i is in
+// bucket i % `buckets`), reading their uids from the root stack (config `rootStack`) through a StackReference.
 // mode=real uses platform-pulumi against the API; mode=noop declares the same graph with a dynamic provider whose
 // methods return at once (stored as a minimal provider text, like ours), so the difference between the two runs
 // is what this provider and its API calls add to the engine's own cost.
@@ -24,9 +27,31 @@ if (mode === "real") {
   Group = kind("Group"); Identity = kind("Identity"); RoleBinding = kind("RoleBinding");
 }
 
+const part = cfg.get("part");
+const buckets = cfg.getNumber("buckets") ?? 1;
+const bucket = cfg.getNumber("bucket") ?? 0;
+/** The top group a group lives under: `team-<t>` of `team-<t>-a-c`. */
+const topOf = (key) => key.split("-").slice(0, 2).join("-");
+const inBucket = (key) => Number(topOf(key).split("-")[1]) % buckets === bucket;
+const rootUids = part === "child" ? new pulumi.StackReference(cfg.require("rootStack")).requireOutput("uids") : undefined;
+
 const claimMatch = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/app:ref:refs/heads/main" };
 const declared = new Map();
+if (part === "root") {
+  const uids = {};
+  for (const g of orgGroups(size).filter((x) => x.parent === undefined)) uids[g.key] = new Group(g.key, { parentUid: orgUid, name: g.name, description: "bench" }).uid;
+  module.exports = { uids };
+}
 for (const g of orgGroups(size)) {
+  if (part === "root" || (part === "child" && !inBucket(g.key))) continue;
+  if (part === "child" && g.parent === undefined) {
+    // Declared by the root stack: its uid comes from there.
+    const group = { uid: rootUids.apply((u) => u[g.key]) };
+    declared.set(g.key, group);
+    const id = new Identity(`bot-${g.key}`, { parentUid: group.uid, name: "bot", description: "bench", claimMatch });
+    new RoleBinding(`bind-${g.key}`, { groupUid: group.uid, identityUid: id.uid, roleUid });
+    continue;
+  }
   const parentUid = g.parent === undefined ? orgUid : declared.get(g.parent).uid;
   const group = new Group(g.key, { parentUid, name: g.name, description: "bench" });
   declared.set(g.key, group);

@@ -1,0 +1,304 @@
+/**
+ * `platform-pulumi export --layout split` (README "Export: one stack per top-level group"), through the real CLI on
+ * the emulator: an org with three top-level groups and references across them (a binding at the root of a team's
+ * identity, a root role bound in a team, a binding in one team of another team's identity, a repo syncing from
+ * another team's repo) exported as a set of projects, installed against the packed tarball, then:
+ * - `pulumi up` of the root, then the children, then cross adopts every object: no POST, no DELETE, no PATCH, no
+ *   object's `updateTime` moves;
+ * - each stack's `preview --expect-no-changes` passes and `platform-pulumi drift` finds nothing;
+ * - `platform-pulumi unmanaged` on the root stack reports the children's objects until given the other stacks with
+ *   `--with`, then nothing; an object made behind the set's back in a team's subtree is reported.
+ * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
+ * under it, its `parentUid` read from the root's `groupUids` through a StackReference.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { runEngine } from "../scripts/lib/engine";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
+
+const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
+
+let emu: Emulator;
+let client: PlatformClient;
+let work: string;
+let tarball: Promise<string>;
+let keep = false;
+const made: Record<string, string> = {};
+
+/** Seeds the org through the API: three teams and references across them. */
+async function seed(c: PlatformClient, root: string): Promise<void> {
+  const roles = new Map((await c.roles.list({ pageSize: 200 }).collect()).map((r) => [r.name, r.uid]));
+  const viewer = roles.get("viewer")!;
+  const editor = roles.get("editor")!;
+  const claim = (s: string) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` } });
+  const [eng, sec, ops] = await Promise.all(["engineering", "security", "operations"].map((name) => c.groups.create(root, { name, description: `${name} team` })));
+  const apps = await c.groups.create(eng!.uid, { name: "apps" });
+  const infra = await c.groups.create(ops!.uid, { name: "infra" });
+  const auditor = await c.roles.create(root, { name: "auditor", capabilities: ["CAP_IAM_GROUPS_LIST"] } as never);
+  const releaser = await c.roles.create(eng!.uid, { name: "releaser", capabilities: ["CAP_REPO_LIST"] } as never);
+  const rootBot = await c.identities.create(root, { name: "root-bot", ...claim("root") } as never);
+  const deployer = await c.identities.create(apps.uid, { name: "deployer", ...claim("app") } as never);
+  const scanner = await c.identities.create(sec!.uid, { name: "scanner", ...claim("scanner") } as never);
+  const opsBot = await c.identities.create(infra.uid, { name: "ops-bot", ...claim("ops") } as never);
+  await c.roleBindings.create(apps.uid, { identityUid: deployer.uid, roleUid: editor }); // inside one team
+  await c.roleBindings.create(eng!.uid, { identityUid: deployer.uid, roleUid: releaser.uid }); // a team's own role
+  await c.roleBindings.create(root, { identityUid: scanner.uid, roleUid: auditor.uid }); // at the root, of a team's identity
+  await c.roleBindings.create(sec!.uid, { identityUid: scanner.uid, roleUid: auditor.uid }); // a root role in a team
+  await c.roleBindings.create(ops!.uid, { identityUid: rootBot.uid, roleUid: viewer }); // a root identity in a team
+  await c.roleBindings.create(infra.uid, { identityUid: deployer.uid, roleUid: viewer }); // one team's identity in another's
+  await c.roleBindings.create(infra.uid, { identityUid: opsBot.uid, roleUid: editor });
+  const app = await c.repos.create(eng!.uid, { name: "app", description: "The product" });
+  await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` });
+  await c.repos.create(ops!.uid, { name: "app-mirror", sync_config: { source: app.uid } }); // from another team's repo
+  await c.subscriptions.create(sec!.uid, { sink: "https://hooks.example.com/security" });
+  await c.accountAssociations.create(ops!.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never);
+  Object.assign(made, { eng: eng!.uid, sec: sec!.uid, ops: ops!.uid, apps: apps.uid, deployer: deployer.uid });
+}
+
+/** Runs the built bin; resolves with its result. */
+function bin(args: readonly string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Every object's `updateTime` (or `createTime`), by collection and uid. */
+function times(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [collection, rows] of Object.entries(emu.dump())) {
+    for (const r of rows as Array<Record<string, unknown>>) out[`${collection}:${String(r["uid"])}`] = String(r["updateTime"] ?? r["createTime"] ?? "");
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-split-"));
+  tarball = packTarball(work, { ignoreScripts: true });
+  tarball.catch(() => undefined);
+  emu = await startEmulator({ seed: {} });
+  client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  await seed(client, emu.orgUid);
+}, 300_000);
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+  if (keep) process.stderr.write(`export split: kept ${work} for inspection\n`);
+  else rmSync(work, { recursive: true, force: true });
+});
+
+describe("platform-pulumi export --layout split", () => {
+  const out = () => path.join(work, "org");
+  let tiers: string[][] = [];
+  const clis = new Map<string, PulumiCli>();
+  const projects = () => tiers.flat();
+  const files: Record<string, string> = {};
+
+  it("writes a root project, one per top-level group and cross, wired through stack references", async () => {
+    const r = await bin(["export", "--org", emu.orgUid, "--out", out(), "--stack", "dev", "--layout", "split"], cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token }));
+    expect(r.code, tail(r)).toBe(0);
+    tiers = (JSON.parse(readFileSync(path.join(out(), "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+    expect(tiers).toEqual([["org"], ["org.engineering", "org.operations", "org.security"], ["org-cross"]]);
+    for (const p of projects()) files[p] = readFileSync(path.join(out(), p, "index.ts"), "utf8");
+    // The root declares the top-level groups and exports what the others read; it reads no other stack.
+    expect(files["org"]).toMatch(/const engineering = new Group\("engineering"/);
+    expect(files["org"]).not.toContain("StackReference");
+    expect(files["org"]).toMatch(/export const uids = \{[^}]*\bengineering: engineering\.uid,/s);
+    expect(files["org"]).toMatch(/export const uids = \{[^}]*\bauditor: auditor\.uid,/s);
+    // A child reads its top-level group (and the root's role) from the root's outputs and does not declare them.
+    expect(files["org.security"]).toContain('const security = { uid: _uid("org", "security") };');
+    expect(files["org.security"]).toContain('const auditor = { uid: _uid("org", "auditor") };');
+    expect(files["org.security"]).not.toMatch(/new Group\("security"/);
+    // The root's binding of the security team's identity lives with that identity.
+    expect(files["org.security"]).toMatch(/new RoleBinding\("security\/scanner@\/#auditor"/);
+    expect(files["org"]).not.toContain("security/scanner@");
+    // The root keeps only the owner's binding (an identity outside the export, protected).
+    expect(files["org"].match(/new RoleBinding\(/g)).toHaveLength(1);
+    // What refers to two teams' objects is in cross, reading both.
+    expect(files["org-cross"]).toMatch(/new RoleBinding\("engineering\/apps\/deployer@operations\/infra#viewer"/);
+    expect(files["org-cross"]).toMatch(/new Repo\("operations\/app-mirror"/);
+    expect(files["org-cross"]).toContain('_uid("org.engineering", "app")');
+    expect(files["org.engineering"]).toMatch(/export const uids = \{[^}]*\bapp: app\.uid,/s);
+    // Every declaration adopts.
+    for (const p of projects()) for (const m of files[p]!.matchAll(/^(?:const \w+ = )?new (\w+)\(/gm)) expect(m[1]).toMatch(/^(Group|Identity|Role|RoleBinding|Repo|Tag|Subscription|AccountAssociation)$/);
+  }, 120_000);
+
+  it("--children 2 deals the three teams out to two children; every exported object is declared once in the set", async () => {
+    const env = cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token });
+    const dir = path.join(work, "two");
+    const r = await bin(["export", "--org", emu.orgUid, "--out", dir, "--layout", "split", "--children", "2"], env);
+    expect(r.code, tail(r)).toBe(0);
+    const total = Number(/^total\s+(\d+)$/m.exec(r.stdout)![1]);
+    const two = (JSON.parse(readFileSync(path.join(dir, "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+    expect(two[1]).toHaveLength(2);
+    const declared = two.flat().flatMap((p) => [...readFileSync(path.join(dir, p, "index.ts"), "utf8").matchAll(/^ {4}(?:adoptUid: "[^"]+"|adopt: true),$/gm)].map((m) => m[0].trim()));
+    expect(declared).toHaveLength(total);
+    expect(new Set(declared.filter((d) => d.startsWith("adoptUid"))).size).toBe(declared.filter((d) => d.startsWith("adoptUid")).length);
+    const bad = await bin(["export", "--org", emu.orgUid, "--out", dir, "--children", "2"], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--children "2" is not allowed: only with --layout split/);
+  }, 120_000);
+
+  it("installs the projects against the packed tarball", async () => {
+    const first = path.join(out(), projects()[0]!);
+    const r = await run("npm", ["install", await tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: first, env: cleanEnv(), timeoutMs: 600_000 });
+    expect(r.code, tail(r)).toBe(0);
+    // One install serves the set: the same dependencies in every project.
+    for (const p of projects().slice(1)) symlinkSync(path.join(first, "node_modules"), path.join(out(), p, "node_modules"), "dir");
+    mkdirSync(path.join(work, "state"));
+    for (const p of projects()) {
+      const cli = new PulumiCli({ cwd: path.join(out(), p), backendDir: path.join(work, "state"), stack: "dev", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } });
+      await cli.initStack();
+      clis.set(p, cli);
+    }
+  }, 600_000);
+
+  it("pulumi up of the set, root, then children, then cross, adopts everything: no POST, PATCH or DELETE, no updateTime moved", async () => {
+    const before = times();
+    const mark = emu.requests.length;
+    for (const tier of tiers) {
+      const ups = await Promise.all(tier.map((p) => runEngine(clis.get(p)!, "up", ["--yes"])));
+      ups.forEach((up, i) => {
+        if (up.code !== 0) keep = true;
+        expect(up.code, `${tier[i]}: ${tail(up, 60)}`).toBe(0);
+        expect(up.summary, tier[i]).toMatchObject({ update: 0, delete: 0, replace: 0 });
+      });
+    }
+    const writes = emu.requests.slice(mark).filter((r) => r.method !== "GET");
+    expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(times()).toEqual(before);
+    // Every object the export declared is in exactly one stack's state.
+    const held = new Map<string, string>();
+    for (const p of projects()) {
+      for (const r of (await clis.get(p)!.exportState()).deployment.resources ?? []) {
+        const type = String(r["type"]);
+        if (!type.startsWith("pulumi-nodejs:dynamic/platform:")) continue;
+        const key = `${type.split(":").pop()}:${String(r["id"])}`;
+        expect(held.get(key), key).toBeUndefined();
+        held.set(key, p);
+      }
+    }
+    expect(held.get(`Group:${made["eng"]}`)).toBe("org");
+    expect(held.get(`Group:${made["apps"]}`)).toBe("org.engineering");
+    expect(held.get(`Identity:${made["deployer"]}`)).toBe("org.engineering");
+  }, 600_000);
+
+  it("each stack: preview --expect-no-changes passes, drift finds nothing, recover has nothing to do", async () => {
+    for (const p of projects()) {
+      const cli = clis.get(p)!;
+      await cli.ok(["preview", "--expect-no-changes"]);
+      const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+      expect(d.code, `${p}: ${tail(d)}`).toBe(0);
+      expect(JSON.parse(d.stdout), p).toMatchObject({ drifted: [], pending: [] });
+      const r = await bin(["recover", "--stack", "dev", "--cwd", cli.opts.cwd], cli.env());
+      expect(r.code, `${p}: ${tail(r)}`).toBe(0);
+      expect(r.stdout).toMatch(/no pending operations, nothing to recover/);
+    }
+  }, 600_000);
+
+  it("drift sees a change made behind a child stack's back, in that stack only", async () => {
+    await client.groups.patch(made["apps"]!, { description: "changed by hand" }, ["description"]);
+    try {
+      for (const p of projects()) {
+        const cli = clis.get(p)!;
+        const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+        const drifted = (JSON.parse(d.stdout) as { drifted: Array<{ uid: string }> }).drifted.map((x) => x.uid);
+        expect([d.code, drifted], p).toEqual(p === "org.engineering" ? [1, [made["apps"]]] : [0, []]);
+      }
+    } finally {
+      await client.groups.patch(made["apps"]!, { description: "" }, ["description"]);
+    }
+  }, 600_000);
+
+  it("gate previews a child stack with the shipped policy pack: the root's grant to the team's identity is in that stack, and refused there", async () => {
+    const cli = clis.get("org.security")!;
+    const g = await bin(["gate", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+    expect(g.code, tail(g)).toBe(1);
+    const report = JSON.parse(g.stdout) as { violations: Array<{ level: string; policy: string; resource: string }> };
+    expect(report.violations.filter((v) => v.level === "mandatory").map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::security/scanner@/#auditor"]);
+  }, 600_000);
+
+  it("unmanaged on the root stack: the children's objects until given the other stacks, then nothing; a stray object is found", async () => {
+    const root = clis.get("org")!;
+    const alone = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json"], root.env());
+    expect(alone.code, tail(alone)).toBe(1);
+    expect((JSON.parse(alone.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toContain(made["deployer"]);
+    const withs = projects().slice(1).flatMap((p) => ["--with", `organization/${p}/dev`]);
+    const all = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, ...withs], root.env());
+    expect(all.code, tail(all)).toBe(0);
+    expect(all.stdout).toMatch(/no unmanaged objects/);
+    const drift = await bin(["drift", "--stack", "dev", "--cwd", root.opts.cwd, "--unmanaged", "--format", "json", ...withs], root.env());
+    expect(drift.code, tail(drift)).toBe(0);
+    expect(JSON.parse(drift.stdout)).toMatchObject({ drifted: [], unmanaged: [] });
+    const stray = await client.identities.create(made["apps"]!, { name: "stray", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/stray:ref:refs/heads/main" } } as never);
+    try {
+      const found = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json", ...withs], root.env());
+      expect(found.code, tail(found)).toBe(1);
+      expect((JSON.parse(found.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toEqual([stray.uid]);
+    } finally {
+      await client.identities.delete(stray.uid);
+    }
+    const bad = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"], root.env());
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--with "org\.engineering" is not allowed: a fully qualified stack, <org>\/<project>\/<stack>/);
+  }, 600_000);
+
+  it("Org in a split layout: a team stack's Org under the root stack's group, through a StackReference", async () => {
+    const base = path.join(work, "org-files");
+    const project = (name: string, index: string, file: string, text: string) => {
+      const dir = path.join(base, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
+      writeFileSync(path.join(dir, "index.js"), index);
+      writeFileSync(path.join(dir, file), text);
+      symlinkSync(path.join(out(), projects()[0]!, "node_modules"), path.join(dir, "node_modules"), "dir");
+      return new PulumiCli({ cwd: dir, backendDir: path.join(work, "state"), stack: "dev", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } });
+    };
+    const root = project(
+      "files-root",
+      ['const pulumi = require("@pulumi/pulumi");', 'const { Org } = require("platform-pulumi");', 'const org = new Org("org", { parentUid: new pulumi.Config("platform").require("orgUid"), file: "org.yaml" });', "exports.groupUids = org.groupUids;", ""].join("\n"),
+      "org.yaml",
+      "groups:\n  - name: platform-team\n",
+    );
+    const team = project(
+      "files-team",
+      [
+        'const pulumi = require("@pulumi/pulumi");',
+        'const { Org } = require("platform-pulumi");',
+        "const root = new pulumi.StackReference(`${pulumi.getOrganization()}/files-root/${pulumi.getStack()}`);",
+        'const team = new Org("team", { parentUid: root.requireOutput("groupUids").apply((u) => u["platform-team"]), file: "team.yaml" });',
+        "exports.groupUids = team.groupUids;",
+        "",
+      ].join("\n"),
+      "team.yaml",
+      "groups:\n  - name: apps\nidentities:\n  - name: deployer\n    group: apps\n    claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:my-org/team:ref:refs/heads/main }\nbindings:\n  - { identity: apps/deployer, group: apps, role: viewer }\n",
+    );
+    await root.initStack();
+    await root.ok(["config", "set", "platform:orgUid", emu.orgUid]);
+    await team.initStack();
+    try {
+      await root.ok(["up", "--yes"]);
+      await team.ok(["up", "--yes"]);
+      const top = ((await root.outputs())["groupUids"] as Record<string, string>)["platform-team"]!;
+      const apps = ((await team.outputs())["groupUids"] as Record<string, string>)["apps"]!;
+      expect(top.startsWith(`${emu.orgUid}/`)).toBe(true);
+      expect(apps.slice(0, apps.lastIndexOf("/"))).toBe(top);
+      expect((await client.identities.list({ childrenOf: apps }).collect()).map((i) => i.name)).toEqual(["deployer"]);
+    } finally {
+      await team.ok(["destroy", "--yes"]);
+      await root.ok(["destroy", "--yes"]);
+    }
+  }, 600_000);
+});
