@@ -125,7 +125,7 @@ describe("platform-pulumi export --layout split", () => {
     expect(files["org.security"]).toMatch(/new RoleBinding\("security\/scanner@\/#auditor"/);
     expect(files["org"]).not.toContain("security/scanner@");
     // The root keeps only the owner's binding (an identity outside the export, protected).
-    expect(files["org"].match(/new RoleBinding\(/g)).toHaveLength(1);
+    expect(files["org"]!.match(/new RoleBinding\(/g)).toHaveLength(1);
     // What refers to two teams' objects is in cross, reading both.
     expect(files["org-cross"]).toMatch(/new RoleBinding\("engineering\/apps\/deployer@operations\/infra#viewer"/);
     expect(files["org-cross"]).toMatch(/new Repo\("operations\/app-mirror"/);
