@@ -33,6 +33,8 @@
  *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
  * 4. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
  *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
+ *    `decl.providerFor(ctx)` is the provider bound to a provider context (`context.ts`: its client and create
+ *    ledger); the runtime binds every kind to the process's context, and `decl.provider` is that binding.
  * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
  *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
  *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
@@ -42,7 +44,10 @@
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
  * `hooks.outputs`, the wire body in `hooks.toWire` (IdentityProvider's secret inside `oidc`), adoption without
- * `adoptUid` in `hooks.adopt` (AccountAssociation's uid = its group's), and `hooks.delete`.
+ * `adoptUid` in `hooks.adopt` (AccountAssociation's uid = its group's), and `hooks.delete`. The hooks that create
+ * get the provider context: `hooks.create(inputs, ctx)` (`ctx.client()`, and `ctx.creates` for `createSafely`)
+ * and `hooks.afterCreate(api, ctx)` (Group opens its consistency window in `ctx.creates`); `hooks.adopt(inputs,
+ * client)` and `hooks.delete(id, props, client)` create nothing and get the context's client.
  *
  * ## What follows from a field's kind
  *
