@@ -5,15 +5,18 @@
  * `resources/registry.ts`); never rename one.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { KINDS } from "./resources/registry";
+import { processContext } from "./context";
+import { KINDS, kindEntry } from "./resources/registry";
 import type { ResourceKind } from "./resources/shim";
-import { currentSettings, setConfigLookup } from "./state";
 import { isUnknown, type Failure } from "./validation";
 import { startEngineWatch } from "./engineWatch";
 
-/** Receives the stack config (all namespaces) from the dynamic-provider host. */
+/**
+ * Receives the stack config (all namespaces) from the dynamic-provider host and configures the process's provider
+ * context (`context.ts`, {@link processContext}), which every kind's provider here is bound to.
+ */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  setConfigLookup((key) => req.config.get(key));
+  processContext().configure((key) => req.config.get(key));
 }
 
 /**
@@ -31,13 +34,14 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
 
 /**
  * The provider object of a kind for use in this process (e.g. by `platform-pulumi recover`), without the plugin's
- * engine watch. Same object as {@link provider} returns.
+ * engine watch. Same object as {@link provider} returns: the kind's provider bound to the process's provider
+ * context (`kindEntry(kind).providerFor(processContext())`), so every kind shares one client and one create ledger.
  * @throws Error naming the kind when this package does not know it.
  */
 export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const cached = cache.get(kind);
   if (cached) return cached;
-  const impl = providers[kind] as (typeof providers)[ResourceKind] | undefined;
+  const impl = kindEntry(kind)?.providerFor(processContext()) as (typeof providers)[ResourceKind] | undefined;
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
   // Every kind's `createToken` is its declaration's built-in field (`resources/declare.ts`, CREATE_TOKEN_FIELD).
   const p: pulumi.dynamic.ResourceProvider = { ...impl, check: engineCheck(impl.check.bind(impl)), configure };
@@ -65,7 +69,7 @@ type CheckFn = NonNullable<pulumi.dynamic.ResourceProvider["check"]>;
  */
 export function engineCheck(check: CheckFn): CheckFn {
   return async (olds, news) => {
-    currentSettings();
+    processContext().settings();
     const r = await check(olds, news);
     return r.failures ? { ...r, failures: r.failures.map((f) => forEngine(f, news)) } : r;
   };
@@ -111,7 +115,8 @@ function describeValue(path: string, v: unknown): string {
 
 /**
  * Implementations by resource kind, one per entry of the kind registry (`resources/registry.ts`), each made once
- * from its declaration (`resources/declare.ts`). Typed as the SDK's provider, whose inputs are untyped.
+ * from its declaration (`resources/declare.ts`) and bound to the process's provider context (the kind's
+ * `provider`, as {@link localProvider} binds it). Typed as the SDK's provider, whose inputs are untyped.
  */
 export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>> = Object.fromEntries(
   KINDS.map((k) => [k.kind, k.provider as Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>]),

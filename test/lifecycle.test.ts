@@ -15,17 +15,16 @@ import { accountAssociationProvider } from "../provider/resources/accountAssocia
 import {
   CLOCK_SKEW_MS,
   SERVER_WINDOW_SLACK_MS,
-  acquire,
+  CreateLedger,
   adoptOnlyCandidate,
   candidatesInWindow,
-  claim,
   createdWithin,
-  keysHeld,
   markDescription,
   markerToken,
   serverWindow,
   stripMarker,
 } from "../provider/resources/lifecycle";
+import { processContext } from "../provider/context";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 
@@ -202,8 +201,9 @@ describe("creates", () => {
 describe("identical creates in one process", () => {
   it("take a key in turn, first come first served; other keys at once; a second release does nothing", async () => {
     const order: string[] = [];
+    const ledger = new CreateLedger();
     const run = async (key: string, name: string, ms: number) => {
-      const release = await acquire(key);
+      const release = await ledger.acquire(key);
       order.push(`${name}+`);
       await new Promise((resolve) => setTimeout(resolve, ms));
       order.push(`${name}-`);
@@ -213,19 +213,19 @@ describe("identical creates in one process", () => {
     await Promise.all([run("k", "a", 30), run("k", "b", 1), run("other", "x", 5), run("k", "c", 1)]);
     expect(order.filter((e) => !e.startsWith("x"))).toEqual(["a+", "a-", "b+", "b-", "c+", "c-"]);
     expect(order.indexOf("x-")).toBeLessThan(order.indexOf("a-")); // another key did not wait for "k"
-    expect(keysHeld()).toBe(0);
+    expect(ledger.keysHeld()).toBe(0);
   });
 
   it("a recovery never counts an object this process returned or adopted", async () => {
-    const transport = { serverClockOffsetMs: () => 0 };
+    const scope = { transport: { serverClockOffsetMs: () => 0 }, creates: new CreateLedger() };
     const now = Date.now();
     const rows = [
       { uid: "p/claimed", createTime: new Date(now).toISOString() },
       { uid: "p/lost", createTime: new Date(now + 10).toISOString() },
     ];
-    expect((await candidatesInWindow(transport, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/claimed", "p/lost"]);
-    claim("p/claimed");
-    expect((await candidatesInWindow(transport, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/lost"]);
+    expect((await candidatesInWindow(scope, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/claimed", "p/lost"]);
+    scope.creates.claim("p/claimed");
+    expect((await candidatesInWindow(scope, now, now + 20, async () => rows)).map((r) => r.uid)).toEqual(["p/lost"]);
   });
 
   it("five identical role bindings created at once with every create answer lost: five bindings, each adopted by one create", async () => {
@@ -239,7 +239,7 @@ describe("identical creates in one process", () => {
     const bindings = await getClient().roleBindings.list({ childrenOf: group.id }).collect();
     expect(new Set(made.map((b) => b.id)).size).toBe(5);
     expect(bindings.map((x) => x.uid).sort()).toEqual(made.map((b) => b.id).sort());
-    expect(keysHeld()).toBe(0);
+    expect(processContext().creates.keysHeld()).toBe(0);
   });
 
   it("five identical invites created at once with three create answers lost: five live invites, each with its own code", async () => {

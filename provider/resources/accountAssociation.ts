@@ -106,7 +106,8 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
      * The uid is the group's, so an ambiguous failure is settled by one GET; the ownership marker in the
      * description tells this create's association from one another writer made in the same instant.
      */
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `account association of group ${inputs.groupUid}`;
       const token = createTokenOf(inputs);
       const body: Record<string, unknown> = { name: inputs.name };
@@ -114,6 +115,7 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
       const created = await createSafely({
         what,
         parentUid: inputs.groupUid,
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.accountAssociations.create(inputs.groupUid, { ...body, description: markDescription(inputs.description, token) }),

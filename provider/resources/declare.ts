@@ -33,6 +33,8 @@
  *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
  * 4. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
  *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
+ *    `decl.providerFor(ctx)` is the provider bound to a provider context (`context.ts`: its client and create
+ *    ledger); the runtime binds every kind to the process's context, and `decl.provider` is that binding.
  * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
  *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
  *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
@@ -42,7 +44,10 @@
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
  * `hooks.outputs`, the wire body in `hooks.toWire` (IdentityProvider's secret inside `oidc`), adoption without
- * `adoptUid` in `hooks.adopt` (AccountAssociation's uid = its group's), and `hooks.delete`.
+ * `adoptUid` in `hooks.adopt` (AccountAssociation's uid = its group's), and `hooks.delete`. The hooks that create
+ * get the provider context: `hooks.create(inputs, ctx)` (`ctx.client()`, and `ctx.creates` for `createSafely`)
+ * and `hooks.afterCreate(api, ctx)` (Group opens its consistency window in `ctx.creates`); `hooks.adopt(inputs,
+ * client)` and `hooks.delete(id, props, client)` create nothing and get the context's client.
  *
  * ## What follows from a field's kind
  *
@@ -59,7 +64,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
-import { clientAndSettings, getClient } from "../state";
+import { processContext, type ProviderContext } from "../context";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import type { ListParams } from "../client/pagination";
@@ -160,18 +165,22 @@ export interface Hooks<I extends object, O extends I, A extends { uid: string }>
   outputs?(outs: O, api: A, local: Partial<O>): O;
   /** The wire body of a create or PATCH (PATCH sends the mask's paths of it); default the sent fields as they are. */
   toWire?(inputs: I): Props;
-  /** Creates the object when the marked named create does not fit; all-or-nothing. */
-  create?(inputs: I, client: PlatformClient): Promise<A>;
-  /** Runs after a successful create (e.g. opening a group's consistency window). */
-  afterCreate?(api: A): void;
+  /**
+   * Creates the object when the marked named create does not fit; all-or-nothing. `ctx` is the provider context:
+   * `ctx.client()` for the API, `ctx.creates` for `createSafely`'s ledger.
+   */
+  create?(inputs: I, ctx: ProviderContext): Promise<A>;
+  /** Runs after a successful create, with the provider context (e.g. opening a group's window in `ctx.creates`). */
+  afterCreate?(api: A, ctx: ProviderContext): void;
   /**
    * The existing object to adopt, or undefined to create one; default: the object named by `adoptUid`, which must
-   * live under the parent.
+   * live under the parent. Given the context's client (`ctx.client()`): an adoption creates nothing, so it needs
+   * no ledger.
    */
   adopt?(inputs: I, client: PlatformClient): Promise<A | undefined>;
   /** Refuses an adoption that cannot be right (throws, naming the object and why). */
   checkAdopted?(existing: O, inputs: I): void;
-  /** Deletes the object; default a DELETE where NOT_FOUND counts as done. */
+  /** Deletes the object, given the context's client (`ctx.client()`); default a DELETE where NOT_FOUND counts as done. */
   delete?(id: string, props: O, client: PlatformClient): Promise<void>;
 }
 
@@ -266,7 +275,12 @@ export interface ObjectRow {
  * provider, the class's shape (`shim.ts`), and what other modules read of the declaration.
  */
 export interface DeclaredResource<I extends object, O extends I, A extends { uid: string } = { uid: string }> extends ResourceShape {
-  /** The provider implementation the runtime serves for the kind. */
+  /**
+   * The kind's provider bound to a provider context: its methods reach the API through `ctx.client()` and record
+   * their creates in `ctx.creates`. The runtime binds each kind to the process's context (`runtime.ts`).
+   */
+  providerFor(ctx: ProviderContext): ProviderImpl<I, O>;
+  /** The provider bound to the process's one context ({@link processContext}): `providerFor(processContext())`. */
   provider: ProviderImpl<I, O>;
   /** The display name (`what`). */
   readonly what: string;
@@ -377,8 +391,6 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     return token ? { ...o, createToken: token } : o;
   };
 
-  const client = () => getClient();
-  const coll = () => d.collection(client());
   /**
    * The collection when the API has PATCH for the kind; a kind without PATCH declares no `mutable` field and no
    * name and description to mark, so nothing calls this for it.
@@ -389,88 +401,93 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     throw new Error(`${d.what}: the API has no PATCH for this kind; declare its changing fields with replace()`);
   };
 
-  const provider: ProviderImpl<I, O> = {
-    /** Validates every field before any API call; reports all failures at once, each naming the field. */
-    async check(olds, news) {
-      const n = (news ?? {}) as Props;
-      // The engine shows an adoption as `+ create`: say, in the step's output, that it creates nothing.
-      const adopt = n["adoptUid"];
-      if (typeof adopt === "string" && adopt !== "" && Object.keys(olds ?? {}).length === 0) {
-        const named = typeof n["name"] === "string" ? ` "${n["name"]}"` : "";
-        logInfo(`${d.what}${named} adopts the existing object ${adopt}: no create request; \`up\` takes it under management and writes nothing unless a declared field differs (then one PATCH of those fields)`);
-      }
-      const f = new Failures();
-      const inputs: Props = {};
-      for (const [k, field] of entries) {
-        const raw = n[k];
-        const set = raw !== undefined;
-        const checked = set || !(field.optional ?? false);
-        if (checked && field.check) f.add(k, field.check(raw));
-        if (set && field.nested) field.nested(raw, f);
-        let v = set ? raw : field.default;
-        if (v !== undefined && v !== null && !isUnknown(v) && field.normalize) v = field.normalize(v);
-        if (v !== undefined) inputs[k] = v;
-      }
-      d.hooks?.check?.(n, f);
-      inputs["createToken"] = tokenIn(olds as Maybe, n) ?? newCreateToken(); // the built-in field (CREATE_TOKEN_FIELD)
-      return { inputs: inputs as I, failures: f.list };
-    },
+  /** The provider of the declaration, bound to `ctx` (its client and create ledger). */
+  const providerFor = (ctx: ProviderContext): ProviderImpl<I, O> => {
+    const client = () => ctx.client();
+    const coll = () => d.collection(client());
+    return {
+      /** Validates every field before any API call; reports all failures at once, each naming the field. */
+      async check(olds, news) {
+        const n = (news ?? {}) as Props;
+        // The engine shows an adoption as `+ create`: say, in the step's output, that it creates nothing.
+        const adopt = n["adoptUid"];
+        if (typeof adopt === "string" && adopt !== "" && Object.keys(olds ?? {}).length === 0) {
+          const named = typeof n["name"] === "string" ? ` "${n["name"]}"` : "";
+          logInfo(`${d.what}${named} adopts the existing object ${adopt}: no create request; \`up\` takes it under management and writes nothing unless a declared field differs (then one PATCH of those fields)`);
+        }
+        const f = new Failures();
+        const inputs: Props = {};
+        for (const [k, field] of entries) {
+          const raw = n[k];
+          const set = raw !== undefined;
+          const checked = set || !(field.optional ?? false);
+          if (checked && field.check) f.add(k, field.check(raw));
+          if (set && field.nested) field.nested(raw, f);
+          let v = set ? raw : field.default;
+          if (v !== undefined && v !== null && !isUnknown(v) && field.normalize) v = field.normalize(v);
+          if (v !== undefined) inputs[k] = v;
+        }
+        d.hooks?.check?.(n, f);
+        inputs["createToken"] = tokenIn(olds as Maybe, n) ?? newCreateToken(); // the built-in field (CREATE_TOKEN_FIELD)
+        return { inputs: inputs as I, failures: f.list };
+      },
 
-    /** A change of a `parent` or `replace` field replaces; of a `mutable` or `stateOnly` field, updates. */
-    async diff(_id, olds, news) {
-      const replaces = changed(olds, news, replaceKeys);
-      const updates = changed(olds, news, updateKeys);
-      const r = { changes: replaces.length + updates.length > 0, replaces };
-      return d.hooks?.diff ? d.hooks.diff(olds, news, r) : r;
-    },
+      /** A change of a `parent` or `replace` field replaces; of a `mutable` or `stateOnly` field, updates. */
+      async diff(_id, olds, news) {
+        const replaces = changed(olds, news, replaceKeys);
+        const updates = changed(olds, news, updateKeys);
+        const r = { changes: replaces.length + updates.length > 0, replaces };
+        return d.hooks?.diff ? d.hooks.diff(olds, news, r) : r;
+      },
 
-    /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
-    async create(inputs) {
-      const c = client();
-      const collection = d.collection(c);
-      const parentUid = (inputs as Props)[parentKey] as string;
-      const adoptUid = (inputs as Props)["adoptUid"];
-      const existing = d.hooks?.adopt
-        ? await d.hooks.adopt(inputs, c)
-        : typeof adoptUid === "string" && adoptUid !== ""
-          ? await adoptExisting(d.what, adoptUid, parentUid, (uid) => collection.get(uid))
-          : undefined;
-      if (existing) {
-        const current = outputs(existing, inputs as unknown as Partial<O>);
-        d.hooks?.checkAdopted?.(current, inputs);
-        const mask = pathsOf([...new Set([...changed(current, inputs, mutableKeys), ...writeOnlyKeys])]);
-        const o = mask.length ? outputs(await patchable(collection).patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
-        logInfo(`adopted ${d.what} ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
-        return { id: existing.uid, outs: withToken(o, inputs) };
-      }
-      const made = d.hooks?.create
-        ? await d.hooks.create(inputs, c)
-        : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), logInfo);
-      d.hooks?.afterCreate?.(made);
-      return { id: made.uid, outs: withToken(outputs(made, inputs as unknown as Partial<O>), inputs) };
-    },
+      /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
+      async create(inputs) {
+        const c = client();
+        const collection = d.collection(c);
+        const parentUid = (inputs as Props)[parentKey] as string;
+        const adoptUid = (inputs as Props)["adoptUid"];
+        const existing = d.hooks?.adopt
+          ? await d.hooks.adopt(inputs, c)
+          : typeof adoptUid === "string" && adoptUid !== ""
+            ? await adoptExisting(d.what, adoptUid, parentUid, (uid) => collection.get(uid))
+            : undefined;
+        if (existing) {
+          const current = outputs(existing, inputs as unknown as Partial<O>);
+          d.hooks?.checkAdopted?.(current, inputs);
+          const mask = pathsOf([...new Set([...changed(current, inputs, mutableKeys), ...writeOnlyKeys])]);
+          const o = mask.length ? outputs(await patchable(collection).patch(existing.uid, pick(wire(inputs), mask), mask), inputs as unknown as Partial<O>) : current;
+          logInfo(`adopted ${d.what} ${existing.uid}${mask.length ? ` and set ${mask.join(", ")}` : ""}`);
+          return { id: existing.uid, outs: withToken(o, inputs) };
+        }
+        const made = d.hooks?.create
+          ? await d.hooks.create(inputs, ctx)
+          : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), ctx.creates, logInfo);
+        d.hooks?.afterCreate?.(made, ctx);
+        return { id: made.uid, outs: withToken(outputs(made, inputs as unknown as Partial<O>), inputs) };
+      },
 
-    /** Current server state, returned as inputs too (so a refresh shows drift); NOT_FOUND reports it gone. */
-    async read(id, props) {
-      return readOrGone(async () => {
-        const { client: c, settings } = clientAndSettings();
-        const outs = withToken(outputs(await batchedGet(d.collection(c), id, settings.readAhead), props), props);
-        return { id, props: outs, inputs: withToken(inputsOf(outs), props) };
-      });
-    },
+      /** Current server state, returned as inputs too (so a refresh shows drift); NOT_FOUND reports it gone. */
+      async read(id, props) {
+        return readOrGone(async () => {
+          const { client: c, settings } = ctx.clientAndSettings();
+          const outs = withToken(outputs(await batchedGet(d.collection(c), id, settings.readAhead), props), props);
+          return { id, props: outs, inputs: withToken(inputsOf(outs), props) };
+        });
+      },
 
-    /** PATCHes exactly the changed `mutable` fields (as `updateMask`), or nothing when only state changed. */
-    async update(id, olds, news) {
-      const mask = pathsOf(changed(olds, news, mutableKeys));
-      if (mask.length === 0) return { outs: withToken({ ...olds, ...news }, news, olds) };
-      return { outs: withToken(outputs(await patchable(coll()).patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>), news, olds) };
-    },
+      /** PATCHes exactly the changed `mutable` fields (as `updateMask`), or nothing when only state changed. */
+      async update(id, olds, news) {
+        const mask = pathsOf(changed(olds, news, mutableKeys));
+        if (mask.length === 0) return { outs: withToken({ ...olds, ...news }, news, olds) };
+        return { outs: withToken(outputs(await patchable(coll()).patch(id, pick(wire(news), mask), mask), news as unknown as Partial<O>), news, olds) };
+      },
 
-    /** Deletes the object; NOT_FOUND counts as done. */
-    async delete(id, props) {
-      if (d.hooks?.delete) return d.hooks.delete(id, props, client());
-      await deleteIgnoringNotFound(() => coll().delete(id));
-    },
+      /** Deletes the object; NOT_FOUND counts as done. */
+      async delete(id, props) {
+        if (d.hooks?.delete) return d.hooks.delete(id, props, client());
+        await deleteIgnoringNotFound(() => coll().delete(id));
+      },
+    };
   };
 
   const defaults = entries.filter(([, f]) => f.default !== undefined).map(([k]) => k);
@@ -508,7 +525,8 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     blocksGroupDelete: d.blocksGroupDelete ?? false,
     outputsOf: (api, local) => outputs(api, local),
     inputsOf,
-    provider,
+    providerFor,
+    provider: providerFor(processContext()),
     // A static get registers every argument but createOnly and stateOnly ones.
     readKeys: keysOf("parent", "replace", "mutable"),
     props: (args, extra = {}) => ({ ...unset, ...args, ...extra }),

@@ -12,7 +12,7 @@ import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
-import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, noteCreated, parseTimeout } from "./lifecycle";
+import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Group}. */
@@ -70,7 +70,7 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   server: { createTime: "", updateTime: "", verified: undefined, resourceLimits: undefined },
   hooks: {
     // Children created right after their new parent may be refused while the service catches up (lifecycle.ts).
-    afterCreate: (g) => noteCreated(g.uid),
+    afterCreate: (g, ctx) => ctx.creates.noteCreated(g.uid),
     // Waits out RESOURCE_NOT_EMPTY until the delete timeout (children deleted in parallel); NOT_FOUND is done.
     delete: (id, props, client) => deleteGroupPatiently(client, id, props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS, client.transport.retry, logInfo),
   },

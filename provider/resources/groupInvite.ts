@@ -113,7 +113,8 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
       if (!Number.isNaN(expiry) && expiry <= Date.now()) replaces.push("expirationTime");
       return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
     },
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const body = { roleUid: inputs.roleUid, ttl: inputs.ttl, singleUse: inputs.singleUse, ...(inputs.email ? { email: inputs.email } : {}) };
       const what = `group invite for role ${inputs.roleUid}${inputs.email ? ` to ${inputs.email}` : ""}`;
       return createSafely({
@@ -121,6 +122,7 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
         parentUid: inputs.parentUid,
         // Identical invites of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["GroupInvite", inputs.parentUid, inputs.roleUid, inputs.email ?? "", inputs.singleUse ?? false]),
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.groupInvites.create(inputs.parentUid, body),
@@ -128,7 +130,7 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
         // find it (same role, email and single-use flag, created during the attempt, expiring ttl after its
         // creation) and delete it, then send the create again. Never two live invites for one declared invite.
         recover: async (started, ended, err) => {
-          const lost = await candidatesInWindow(client.transport, started, ended, () => matching(client, inputs));
+          const lost = await candidatesInWindow({ transport: client.transport, creates: ctx.creates }, started, ended, () => matching(client, inputs));
           if (lost.length > 1) {
             throw new Error(
               `${what}: the create failed ambiguously (${(err as Error).message}) and ${lost.length} matching invites were created under ${inputs.parentUid} during the attempt (${lost.map((x) => x.uid).join(", ")}); another writer may have made some, so none was deleted: delete the ones nobody holds a code for, then run \`pulumi up\` again`,

@@ -25,8 +25,8 @@
  * each other's recovery, so creates with the same {@link SafeCreate.key} (kind, parent and every field the
  * recovery matches) run their attempts one at a time in this process: the POST and, when its outcome is unknown,
  * the recovery that settles it, before the next sibling's POST. Every object a create of this process returned or
- * adopted is claimed ({@link isClaimed}) and never a candidate of another recovery, so a recovery's candidates are
- * its own attempt's copy, or another writer's. Other processes (another stack's `pulumi up`) are not serialized:
+ * adopted is claimed in the provider context's ledger ({@link CreateLedger}) and never a candidate of another
+ * recovery, so a recovery's candidates are its own attempt's copy, or another writer's. Other processes (another stack's `pulumi up`) are not serialized:
  * there the rules above hold as they are (README "Creates under faults").
  *
  * In every case, with no candidate nothing was created and the POST is sent again (up to the retry policy's
@@ -61,63 +61,79 @@ export const CLOCK_SKEW_MS = 120_000;
 /** Default delete timeout of a group, in seconds (5 minutes). */
 export const DEFAULT_DELETE_TIMEOUT_SECONDS = 300;
 
-const recentlyCreated = new Map<string, number>();
+/**
+ * What the creates of one provider context remember between calls (`docs/architecture.md`, "The provider
+ * context"): the consistency windows of the groups they made, the objects they returned or adopted, and the turns
+ * of identical creates. One per context (`ProviderContext.creates`); the plugin process has one context, so one
+ * ledger per engine operation. Nothing here is shared between two ledgers.
+ */
+export class CreateLedger {
+  /** Per group uid this context created, when (epoch ms): its consistency window. */
+  private readonly recentlyCreated = new Map<string, number>();
+  /** uids this context's creates returned or adopted: one entry per object created, for the context's life. */
+  private readonly claimed = new Set<string>();
+  /** Per key, the promise the next taker waits for (the last holder's or waiter's release); removed when none is left. */
+  private readonly queues = new Map<string, Promise<void>>();
 
-/** Records that this process just created `uid` (a group), opening its consistency window. */
-export function noteCreated(uid: string, now = Date.now()): void {
-  recentlyCreated.set(uid, now);
-  if (recentlyCreated.size > 10_000) {
-    for (const [k, t] of recentlyCreated) if (now - t > CONSISTENCY_WINDOW_MS) recentlyCreated.delete(k);
+  /** Records that a create of this context just made `uid` (a group), opening its consistency window. */
+  noteCreated(uid: string, now = Date.now()): void {
+    this.recentlyCreated.set(uid, now);
+    if (this.recentlyCreated.size > 10_000) {
+      for (const [k, t] of this.recentlyCreated) if (now - t > CONSISTENCY_WINDOW_MS) this.recentlyCreated.delete(k);
+    }
+  }
+
+  /** Whether `parentUid` was created by this context less than {@link CONSISTENCY_WINDOW_MS} before `now` (epoch ms). */
+  inWindow(parentUid: string, now = Date.now()): boolean {
+    const t = this.recentlyCreated.get(parentUid);
+    return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
+  }
+
+  /**
+   * Records that a create of this context returned or adopted `uid`: from now on no recovery through this ledger
+   * counts it as a lost copy ({@link candidatesInWindow}, {@link recoverInWindow}).
+   */
+  claim(uid: string): void {
+    this.claimed.add(uid);
+  }
+
+  /** Whether a create of this context returned or adopted `uid` (see {@link CreateLedger.claim}). */
+  isClaimed(uid: string): boolean {
+    return this.claimed.has(uid);
+  }
+
+  /**
+   * Waits until no other holder of `key` in this context is ahead (first come, first served), and takes it.
+   * @returns the release function; calling it again does nothing.
+   */
+  async acquire(key: string): Promise<() => void> {
+    const ahead = this.queues.get(key) ?? Promise.resolve();
+    let free!: () => void;
+    const mine = new Promise<void>((resolve) => (free = resolve));
+    const tail = ahead.then(() => mine);
+    this.queues.set(key, tail);
+    await ahead;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      free();
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    };
+  }
+
+  /** How many keys have holders or waiters (0 when no serialized create is under way). */
+  keysHeld(): number {
+    return this.queues.size;
   }
 }
 
-function inWindow(parentUid: string, now: number): boolean {
-  const t = recentlyCreated.get(parentUid);
-  return t !== undefined && now - t < CONSISTENCY_WINDOW_MS;
-}
-
-/** uids this process's creates returned or adopted: one entry per object created, for the process's life (one engine operation). */
-const claimed = new Set<string>();
-
-/**
- * Records that a create of this process returned or adopted `uid`: from now on no recovery of this process counts
- * it as a lost copy ({@link candidatesInWindow}, {@link recoverInWindow}).
- */
-export function claim(uid: string): void {
-  claimed.add(uid);
-}
-
-/** Whether a create of this process returned or adopted `uid` (see {@link claim}). */
-export function isClaimed(uid: string): boolean {
-  return claimed.has(uid);
-}
-
-/** Per key, the promise the next taker waits for (the last holder's or waiter's release); removed when none is left. */
-const queues = new Map<string, Promise<void>>();
-
-/**
- * Waits until no other holder of `key` in this process is ahead (first come, first served), and takes it.
- * @returns the release function; calling it again does nothing.
- */
-export async function acquire(key: string): Promise<() => void> {
-  const ahead = queues.get(key) ?? Promise.resolve();
-  let free!: () => void;
-  const mine = new Promise<void>((resolve) => (free = resolve));
-  const tail = ahead.then(() => mine);
-  queues.set(key, tail);
-  await ahead;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    free();
-    if (queues.get(key) === tail) queues.delete(key);
-  };
-}
-
-/** How many keys have holders or waiters (0 when no serialized create is under way). */
-export function keysHeld(): number {
-  return queues.size;
+/** What a window-based recovery reads: the server's clock offset (the transport) and this context's claims. */
+export interface RecoveryScope {
+  /** The client's transport, for the server's clock offset. */
+  transport: Pick<Transport, "serverClockOffsetMs">;
+  /** The context's ledger: objects it claimed are never candidates. */
+  creates: Pick<CreateLedger, "isClaimed">;
 }
 
 /** A fresh create token: 16 random lowercase hex characters (64 bits). `check` stores one per resource. */
@@ -211,6 +227,8 @@ export interface SafeCreate<T extends { uid: string }> {
   policy: RetryPolicy;
   /** Progress messages (retries, adoption); default: none. */
   log?: (message: string) => void;
+  /** The provider context's ledger (`ProviderContext.creates`): windows, claims and turns of this context's creates. */
+  creates: CreateLedger;
 }
 
 /**
@@ -228,10 +246,10 @@ export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>):
   };
   return retrying<T>({
     attempt: async () => {
-      if (c.key !== undefined) release = await acquire(c.key);
+      if (c.key !== undefined) release = await c.creates.acquire(c.key);
       started = Date.now();
       const made = await c.post();
-      claim(made.uid);
+      c.creates.claim(made.uid);
       unlock();
       return made;
     },
@@ -248,7 +266,7 @@ export async function createSafely<T extends { uid: string }>(c: SafeCreate<T>):
 /** What follows a failed attempt of {@link createSafely} (see the module comment). */
 async function settle<T extends { uid: string }>(c: SafeCreate<T>, err: unknown, attempt: number, started: number): Promise<RetryDecision<T>> {
   const now = Date.now();
-  const consistency = err instanceof ApiError && (err.code === RpcCode.PERMISSION_DENIED || err.code === RpcCode.NOT_FOUND) && inWindow(c.parentUid, now);
+  const consistency = err instanceof ApiError && (err.code === RpcCode.PERMISSION_DENIED || err.code === RpcCode.NOT_FOUND) && c.creates.inWindow(c.parentUid, now);
   if (consistency) {
     const wait = backoffMs(c.policy, Math.min(attempt, 4));
     c.log?.(`${c.what}: parent ${c.parentUid} is new and not yet visible (${(err as ApiError).code}); retrying in ${wait} ms`);
@@ -267,7 +285,7 @@ async function settle<T extends { uid: string }>(c: SafeCreate<T>, err: unknown,
     throw recoveryErr;
   }
   if ("adopt" in outcome) {
-    claim(outcome.adopt.uid);
+    c.creates.claim(outcome.adopt.uid);
     c.log?.(`${c.what}: the create failed ambiguously (${(err as Error).message}); ${outcome.adopt.uid} is this create's object, adopted`);
     return { result: outcome.adopt };
   }
@@ -304,6 +322,7 @@ function withRecoveryNote(postErr: Error, what: string, lookupErr: unknown): Err
  * this create made by attempts whose answers were lost carry the same marker: all but one are deleted.
  * @param kind for messages, e.g. `group`.
  * @param body the create body; its `description` is replaced by the marked one on the wire.
+ * @param creates the provider context's ledger ({@link SafeCreate.creates}).
  * @returns the object with the declared description (or, when the restoring PATCH kept failing, with the marked
  *   one: the next `pulumi up` then PATCHes it, and the object is never orphaned).
  */
@@ -314,6 +333,7 @@ export async function createNamedSafely<T extends { uid: string; description?: s
   name: string,
   body: { description?: string | undefined; [field: string]: unknown },
   createToken: string,
+  creates: CreateLedger,
   log?: (message: string) => void,
 ): Promise<T> {
   const declared = body.description ?? "";
@@ -321,6 +341,7 @@ export async function createNamedSafely<T extends { uid: string; description?: s
   const created = await createSafely<T>({
     what,
     parentUid,
+    creates,
     policy: collection.retryPolicy,
     ...(log ? { log } : {}),
     post: () => collection.create(parentUid, { ...body, description: markDescription(declared, createToken) }),
@@ -362,17 +383,17 @@ export async function restoreDescription<T extends { uid: string; description?: 
 /**
  * The recovery of a kind with no free-text field (role bindings, group invites): the candidates that match every
  * field of the request and were created inside the attempt's server-time window, less those a create of this
- * process returned or adopted ({@link isClaimed}).
+ * context returned or adopted (`scope.creates`, {@link CreateLedger.isClaimed}).
  */
 export async function candidatesInWindow<T extends { uid: string; createTime?: string | undefined }>(
-  transport: Pick<Transport, "serverClockOffsetMs">,
+  scope: RecoveryScope,
   startedMs: number,
   endedMs: number,
   all: () => Promise<T[]>,
 ): Promise<T[]> {
   const rows = await all(); // first, so the offset comes from this very response when none was known
-  const w = serverWindow(transport, startedMs, endedMs);
-  return rows.filter((x) => !isClaimed(x.uid) && createdWithin(x.createTime, w));
+  const w = serverWindow(scope.transport, startedMs, endedMs);
+  return rows.filter((x) => !scope.creates.isClaimed(x.uid) && createdWithin(x.createTime, w));
 }
 
 /**
@@ -402,14 +423,14 @@ export function adoptOnlyCandidate<T extends { uid: string; createTime?: string 
 export async function recoverInWindow<T extends { uid: string }>(
   what: string,
   parentUid: string,
-  transport: Pick<Transport, "serverClockOffsetMs">,
+  scope: RecoveryScope,
   startedMs: number,
   endedMs: number,
   err: unknown,
   matching: () => Promise<T[]>,
   time: (x: T) => string | undefined = (x) => (x as { createTime?: string | undefined }).createTime,
 ): Promise<Recovery<T>> {
-  const rows = (await matching()).filter((x) => !isClaimed(x.uid)); // first, so the offset comes from this very response when none was known
+  const rows = (await matching()).filter((x) => !scope.creates.isClaimed(x.uid)); // first, so the offset comes from this very response when none was known
   const undated = rows.filter((x) => !time(x));
   if (undated.length > 0) {
     throw new Error(
@@ -418,7 +439,7 @@ export async function recoverInWindow<T extends { uid: string }>(
       { cause: err },
     );
   }
-  const w = serverWindow(transport, startedMs, endedMs);
+  const w = serverWindow(scope.transport, startedMs, endedMs);
   return adoptOnlyCandidate(what, parentUid, rows.filter((x) => createdWithin(time(x), w)) as Array<T & { createTime?: string | undefined }>, err);
 }
 

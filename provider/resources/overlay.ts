@@ -108,17 +108,19 @@ const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
       return d.replaces?.length && olds.name === news.name ? { ...d, deleteBeforeReplace: true } : d;
     },
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("overlay", existing, inputs, ["name", "config"]),
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `overlay "${inputs.name}"`;
       const body = { name: inputs.name, config: { contents: { packages: inputs.config.contents.packages } } };
       return createSafely({
         what,
         parentUid: inputs.parentUid,
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.overlays.create(inputs.parentUid, body),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, () => matching(client, inputs)),
+          recoverInWindow(what, inputs.parentUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
       });
     },
   },

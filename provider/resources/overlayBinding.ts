@@ -91,7 +91,8 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
   hooks: {
     outputs: (o, api) => ({ ...o, overlayUid: api.overlay?.uid ?? "" }),
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("overlay binding", existing, inputs, ["overlay", "tags"]),
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `overlay binding of ${inputs.overlay} to repo ${inputs.repoUid} (tags ${inputs.tags.join(", ")})`;
       return createSafely({
         what,
@@ -99,11 +100,12 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
         // Identical bindings of one program take turns (lifecycle.ts); keyed by repo and tags only, since the same
         // overlay may be given by uid or by name.
         key: JSON.stringify(["OverlayBinding", inputs.repoUid, [...inputs.tags].sort()]),
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.overlayBindings.create(inputs.repoUid, { overlay: inputs.overlay, tags: inputs.tags }),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.repoUid, client.transport, started, ended, err, () => matching(client, inputs)),
+          recoverInWindow(what, inputs.repoUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
       });
     },
   },

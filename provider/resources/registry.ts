@@ -1,12 +1,13 @@
 /**
  * The kind registry: every resource kind this package serves, once, in the order reports list them. Each entry is
- * the kind's declaration (`declare.ts`) and carries what other modules read of it: its provider (the runtime's
- * `providers` table), its collection, its display name, its create-ownership rule (create recovery and
- * `platform-pulumi recover`), how its objects are listed and named under a group and whether they block the
+ * the kind's declaration (`declare.ts`) and carries what other modules read of it: its provider for a provider
+ * context (`providerFor`, which the runtime binds to the process's context), its collection, its display name,
+ * its create-ownership rule (create recovery and `platform-pulumi recover`), how its objects are listed and named under a group and whether they block the
  * group's delete (`unmanaged`, `describeChildren`), and its fields (from which `export` writes it).
  *
  * Adding a kind: see `docs/architecture.md`, "Add a kind". Its line here is the only edit outside its own files.
  */
+import type { ProviderContext } from "../context";
 import type { ProviderImpl } from "./common";
 import type { DeclaredResource } from "./declare";
 import { accountAssociationKind } from "./accountAssociation";
@@ -23,8 +24,14 @@ import type { ResourceKind } from "./shim";
 import { subscriptionKind } from "./subscription";
 import { tagKind } from "./tag";
 
-/** A registry entry: a declared kind with its types erased (each kind's own file keeps them). */
-export type KindEntry = DeclaredResource<object, object, { uid: string }> & { readonly provider: ProviderImpl<object, object> };
+/**
+ * A registry entry: a declared kind with its types erased (each kind's own file keeps them). `providerFor(ctx)`
+ * is its provider bound to a provider context (`context.ts`); `provider`, bound to the process's context.
+ */
+export type KindEntry = DeclaredResource<object, object, { uid: string }> & {
+  readonly provider: ProviderImpl<object, object>;
+  providerFor(ctx: ProviderContext): ProviderImpl<object, object>;
+};
 
 const erase = <I extends object, O extends I, A extends { uid: string }>(k: DeclaredResource<I, O, A>): KindEntry => k as unknown as KindEntry;
 

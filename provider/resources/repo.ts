@@ -19,7 +19,7 @@ import { isUnknown, optionalStringProblem, repoNameProblem, uidpProblem, type Fa
 import { canonical, logInfo } from "./common";
 import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
 import { PlatformResource, type ResourceShape } from "./shim";
-import { getClient } from "../state";
+import { processContext, type ProviderContext } from "../context";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { repoNameProblem } from "../validation";
@@ -245,51 +245,61 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
 });
 
 /**
- * The Repo provider: the declared one, plus the README. Create writes it after the repo exists (a failed write is
- * logged and left for the next `pulumi up`, never orphaning the repo); read returns the server's README when one is
- * declared; update PATCHes it alone when only it changed.
+ * The Repo provider bound to a provider context: the declared one, plus the README. Create writes it after the repo
+ * exists (a failed write is logged and left for the next `pulumi up`, never orphaning the repo); read returns the
+ * server's README when one is declared; update PATCHes it alone when only it changed. README requests go through
+ * `ctx.client()`.
  */
-export const repoProvider: typeof decl.provider = {
-  ...decl.provider,
+function repoProviderFor(ctx: ProviderContext): ReturnType<typeof decl.providerFor> {
+  const base = decl.providerFor(ctx);
+  return {
+    ...base,
 
-  async create(inputs) {
-    const r = await decl.provider.create(inputs);
-    const wanted = inputs.readme;
-    if (wanted !== undefined && inputs.adoptUid) {
-      // An adopted repo already has a README: write the declared one only when it differs (adopting an
-      // org as it is must change nothing), including "" for a README to remove.
-      const { content } = await getClient().repos.getReadme(r.id);
-      if (content === wanted) return { ...r, outs: { ...r.outs!, readme: content } };
-      const readme = await getClient().repos.patchReadme(r.id, wanted);
-      return { ...r, outs: { ...r.outs!, readme: readme.content } };
-    }
-    if (wanted === undefined || wanted === "") return r;
-    try {
-      const readme = await getClient().repos.patchReadme(r.id, wanted);
-      return { ...r, outs: { ...r.outs!, readme: readme.content } };
-    } catch (err) {
-      logInfo(`repo ${r.id}: created, but writing its README failed (${(err as Error).message}); the next \`pulumi up\` writes it`);
-      return { ...r, outs: { ...r.outs!, readme: "" } };
-    }
-  },
+    async create(inputs) {
+      const r = await base.create(inputs);
+      const wanted = inputs.readme;
+      if (wanted !== undefined && inputs.adoptUid) {
+        // An adopted repo already has a README: write the declared one only when it differs (adopting an
+        // org as it is must change nothing), including "" for a README to remove.
+        const { content } = await ctx.client().repos.getReadme(r.id);
+        if (content === wanted) return { ...r, outs: { ...r.outs!, readme: content } };
+        const readme = await ctx.client().repos.patchReadme(r.id, wanted);
+        return { ...r, outs: { ...r.outs!, readme: readme.content } };
+      }
+      if (wanted === undefined || wanted === "") return r;
+      try {
+        const readme = await ctx.client().repos.patchReadme(r.id, wanted);
+        return { ...r, outs: { ...r.outs!, readme: readme.content } };
+      } catch (err) {
+        logInfo(`repo ${r.id}: created, but writing its README failed (${(err as Error).message}); the next \`pulumi up\` writes it`);
+        return { ...r, outs: { ...r.outs!, readme: "" } };
+      }
+    },
 
-  async read(id, props) {
-    const r = await decl.provider.read(id, props);
-    if (!r.id || props?.readme === undefined || r.props?.syncConfig !== undefined) return r;
-    const { content } = await getClient().repos.getReadme(id);
-    return { ...r, props: { ...r.props!, readme: content }, inputs: { ...r.inputs!, readme: content } };
-  },
+    async read(id, props) {
+      const r = await base.read(id, props);
+      if (!r.id || props?.readme === undefined || r.props?.syncConfig !== undefined) return r;
+      const { content } = await ctx.client().repos.getReadme(id);
+      return { ...r, props: { ...r.props!, readme: content }, inputs: { ...r.inputs!, readme: content } };
+    },
 
-  async update(id, olds, news) {
-    const r = await decl.provider.update(id, olds, news);
-    if (news.readme === undefined || canonical(olds.readme) === canonical(news.readme)) return r;
-    const { content } = await getClient().repos.patchReadme(id, news.readme);
-    return { outs: { ...r.outs!, readme: content } };
-  },
-};
+    async update(id, olds, news) {
+      const r = await base.update(id, olds, news);
+      if (news.readme === undefined || canonical(olds.readme) === canonical(news.readme)) return r;
+      const { content } = await ctx.client().repos.patchReadme(id, news.readme);
+      return { outs: { ...r.outs!, readme: content } };
+    },
+  };
+}
 
-/** The Repo kind's declaration, as the kind registry (`registry.ts`) lists it: its provider with the README wrappers. */
-export const repoKind: typeof decl = { ...decl, provider: repoProvider };
+/** The Repo provider bound to the process's context (`processContext()`): what the runtime serves for `Repo`. */
+export const repoProvider: typeof decl.provider = repoProviderFor(processContext());
+
+/**
+ * The Repo kind's declaration, as the kind registry (`registry.ts`) lists it: its provider, for any context and
+ * for the process's, with the README wrappers.
+ */
+export const repoKind: typeof decl = { ...decl, providerFor: repoProviderFor, provider: repoProvider };
 
 /**
  * An image repository.

@@ -80,13 +80,15 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
   server: { createTime: "", identity: undefined, group: undefined, role: undefined },
   hooks: {
     /** No free-text field to mark: the same identity and role under the group, created during the attempt. */
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `role binding of ${inputs.identityUid} to ${inputs.roleUid}`;
       return createSafely({
         what,
         parentUid: inputs.groupUid,
         // Identical bindings of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["RoleBinding", inputs.groupUid, inputs.identityUid, inputs.roleUid]),
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.roleBindings.create(inputs.groupUid, { identityUid: inputs.identityUid, roleUid: inputs.roleUid }),
@@ -94,7 +96,7 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
           adoptOnlyCandidate(
             what,
             inputs.groupUid,
-            await candidatesInWindow(client.transport, started, ended, () => matching(client, inputs)),
+            await candidatesInWindow({ transport: client.transport, creates: ctx.creates }, started, ended, () => matching(client, inputs)),
             err,
           ),
       });

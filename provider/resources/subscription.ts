@@ -66,18 +66,20 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
   server: { createTime: "" },
   hooks: {
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("subscription", existing, inputs, ["sink"]),
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `subscription of group ${inputs.parentUid} to ${inputs.sink}`;
       return createSafely({
         what,
         parentUid: inputs.parentUid,
         // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
         recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, client.transport, started, ended, err, () => matching(client, inputs)),
+          recoverInWindow(what, inputs.parentUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
       });
     },
   },

@@ -98,7 +98,8 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
       return d.replaces?.length && olds.name === news.name ? { ...d, deleteBeforeReplace: true } : d;
     },
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("tag", existing, inputs, FIELDS),
-    async create(inputs, client) {
+    async create(inputs, ctx) {
+      const client = ctx.client();
       const what = `tag "${inputs.name}" of repo ${inputs.repoUid}`;
       const same = (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter((t) => t.name === inputs.name);
       if (same.length > 0) {
@@ -110,6 +111,7 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
       return createSafely({
         what,
         parentUid: inputs.repoUid,
+        creates: ctx.creates,
         policy: client.transport.retry,
         log: logInfo,
         post: () => client.tags.create(inputs.repoUid, body),
@@ -117,7 +119,7 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
           recoverInWindow(
             what,
             inputs.repoUid,
-            client.transport,
+            { transport: client.transport, creates: ctx.creates },
             started,
             ended,
             err,
