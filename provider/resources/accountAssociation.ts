@@ -157,8 +157,24 @@ export class AccountAssociation extends PlatformResource {
   declare readonly uid: pulumi.Output<string>;
   /** uid of the group. */
   declare readonly groupUid: pulumi.Output<string>;
+  /** Name (`""` when none). */
+  declare readonly name: pulumi.Output<string>;
+  /** Description (`""` when none). */
+  declare readonly description: pulumi.Output<string>;
+  /** AWS association as the server holds it, or undefined. */
+  declare readonly amazon: pulumi.Output<Record<string, unknown> | undefined>;
+  /** Google Cloud association as the server holds it, or undefined. */
+  declare readonly google: pulumi.Output<Record<string, unknown> | undefined>;
+  /** Azure association as the server holds it, or undefined. */
+  declare readonly azure: pulumi.Output<Record<string, unknown> | undefined>;
+  /** GitHub app installations as the server holds them, or undefined. */
+  declare readonly github: pulumi.Output<Record<string, unknown> | undefined>;
+  /** Chainguard service bindings as the server holds them, or undefined. */
+  declare readonly chainguard: pulumi.Output<Record<string, unknown> | undefined>;
   /** Creation time, RFC 3339. */
   declare readonly createTime: pulumi.Output<string>;
+  /** Last update time, RFC 3339. */
+  declare readonly updateTime: pulumi.Output<string>;
 
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {

@@ -490,8 +490,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     };
   };
 
-  const defaults = entries.filter(([, f]) => f.default !== undefined).map(([k]) => k);
-  const unset = Object.fromEntries(["uid", ...Object.keys(d.server ?? {}), ...defaults].map((k) => [k, undefined]));
+  // Every declared field and server output is registered (unset when not given), so each has an Output on the
+  // resource: an optional argument left out is still readable (as undefined) from the program.
+  const unset = Object.fromEntries(["uid", ...Object.keys(d.server ?? {}), ...entries.map(([k]) => k)].map((k) => [k, undefined]));
   const secrets = [...entries.filter(([, f]) => f.secret).map(([k]) => k), ...(d.secretOutputs ?? [])];
   const ownership: Ownership<I, A> = d.ownership ?? {
     proof: "marker",

@@ -170,6 +170,18 @@ export class GroupInvite extends PlatformResource {
 
   /** The invite's uid. */
   declare readonly uid: pulumi.Output<string>;
+  /** uid of the group invited into. */
+  declare readonly parentUid: pulumi.Output<string>;
+  /** uid of the role the invitee gets. */
+  declare readonly roleUid: pulumi.Output<string>;
+  /** The validity as the API's Duration, in seconds (`"259200s"`). */
+  declare readonly ttl: pulumi.Output<string>;
+  /** The email that may accept (`""`: anyone with the code). */
+  declare readonly email: pulumi.Output<string>;
+  /** Whether the code works once. */
+  declare readonly singleUse: pulumi.Output<boolean>;
+  /** Creation time, RFC 3339. */
+  declare readonly createTime: pulumi.Output<string>;
   /** The one-time code (secret). */
   declare readonly code: pulumi.Output<string>;
   /** When the invite expires, RFC 3339. */

@@ -142,12 +142,18 @@ export class IdentityProvider extends PlatformResource {
   declare readonly parentUid: pulumi.Output<string>;
   /** Name. */
   declare readonly name: pulumi.Output<string>;
+  /** Description. */
+  declare readonly description: pulumi.Output<string>;
+  /** uid of the role new users get, or undefined. */
+  declare readonly defaultRole: pulumi.Output<string | undefined>;
   /** OIDC settings as the server holds them (never the secret). */
   declare readonly oidc: pulumi.Output<IdentityProviderInputs["oidc"]>;
   /** The client secret, as given (secret). */
   declare readonly clientSecret: pulumi.Output<string>;
   /** Creation time, RFC 3339. */
   declare readonly createTime: pulumi.Output<string>;
+  /** Last update time, RFC 3339. */
+  declare readonly updateTime: pulumi.Output<string>;
 
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {

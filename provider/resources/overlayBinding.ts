@@ -140,6 +140,8 @@ export class OverlayBinding extends PlatformResource {
   declare readonly tags: pulumi.Output<string[]>;
   /** Creation time, RFC 3339 (`""` when the server sends none). */
   declare readonly createTime: pulumi.Output<string>;
+  /** Last update time, RFC 3339 (`""` when the server sends none). */
+  declare readonly updateTime: pulumi.Output<string>;
 
   /** @param name Pulumi resource name. @param args the binding. @param opts resource options. */
   constructor(name: string, args: OverlayBindingArgs, opts?: pulumi.CustomResourceOptions) {
