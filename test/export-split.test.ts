@@ -11,7 +11,6 @@
  * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
  * under it, its `parentUid` read from the root's `groupUids` through a StackReference.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -19,10 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { runEngine } from "../scripts/lib/engine";
-import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { PulumiCli } from "../scripts/lib/pulumi";
+import { runBin as bin } from "./harness/bin";
 import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
 
-const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 
 let emu: Emulator;
 let client: PlatformClient;
@@ -61,18 +60,6 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
   Object.assign(made, { eng: eng!.uid, sec: sec!.uid, ops: ops!.uid, apps: apps.uid, deployer: deployer.uid });
 }
 
-/** Runs the built bin; resolves with its result. */
-function bin(args: readonly string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 /** Every object's `updateTime` (or `createTime`), by collection and uid. */
 function times(): Record<string, string> {

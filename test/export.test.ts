@@ -12,7 +12,6 @@
  * - `platform-pulumi unmanaged` on the stack reports nothing.
  * Also the YAML format: the org file written for this org parses and declares what it says it does.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -21,10 +20,10 @@ import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { changes, engineOk, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { BIN, runBin as bin } from "./harness/bin";
 import { parseOrgFile } from "../provider/org/file";
 import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
 
-const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 const IDP_SECRET = "round-trip-client-secret";
 const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" }] });
 
@@ -110,19 +109,6 @@ async function seed(c: PlatformClient, root: string): Promise<number> {
   return n;
 }
 
-/** Runs the built bin; resolves with its result. */
-function bin(args: readonly string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started }));
-  });
-}
 
 /** Every object's `updateTime` (or `createTime` for kinds without one), by collection and uid. */
 function times(): Record<string, string> {
