@@ -65,6 +65,36 @@ export interface Settings {
   maxPages: number | undefined;
 }
 
+/**
+ * Every environment variable {@link resolveSettings} reads. A value made from these and a stable config lookup
+ * decides the settings, so a caller may keep resolved settings while this key is unchanged
+ * ({@link settingsEnvKey}; the provider context does, as every `read` needs them).
+ */
+export const SETTINGS_ENV: readonly string[] = [
+  "PLATFORM_API_URL",
+  "PLATFORM_TOKEN",
+  "PLATFORM_IDENTITY",
+  "PLATFORM_IDENTITY_TOKEN",
+  "PLATFORM_IDENTITY_TOKEN_FILE",
+  "PLATFORM_API_VERSION",
+  "PLATFORM_AUTH_URL",
+  "PLATFORM_RETRY_MAX_ATTEMPTS",
+  "PLATFORM_RETRY_BASE_DELAY_MS",
+  "PLATFORM_RETRY_MAX_DELAY_MS",
+  "PLATFORM_READ_AHEAD",
+  "PLATFORM_ORG_UID",
+  "PLATFORM_REQUEST_DEADLINE_MS",
+  "PLATFORM_MAX_RESPONSE_BYTES",
+  "PLATFORM_MAX_PAGES",
+];
+
+/** The values of {@link SETTINGS_ENV} in `env` as one string (unset and empty alike): equal keys, equal settings. */
+export function settingsEnvKey(env: NodeJS.ProcessEnv = process.env): string {
+  let key = "";
+  for (const name of SETTINGS_ENV) key += `${env[name] ?? ""}\0`;
+  return key;
+}
+
 /** Reads a fully qualified config key such as `platform:apiUrl`; returns undefined when unset. */
 export type ConfigLookup = (key: string) => string | undefined;
 

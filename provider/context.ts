@@ -9,7 +9,7 @@
  * with `new ProviderContext()` and a kind's `providerFor(ctx)`.
  */
 import type { PlatformClient } from "./client/client";
-import { resolveSettings, type ConfigLookup, type Settings } from "./config";
+import { resolveSettings, settingsEnvKey, type ConfigLookup, type Settings } from "./config";
 import { clientFromSettings } from "./clientFactory";
 import { CreateLedger } from "./resources/lifecycle";
 
@@ -18,12 +18,24 @@ export class ProviderContext {
   /** The ledger of this context's creates: consistency windows, claimed objects, identical creates' turns. */
   readonly creates = new CreateLedger();
   private lookup: ConfigLookup = () => undefined;
+  private stable = false;
+  private resolved: { env: string; settings: Settings } | undefined;
   private current: PlatformClient | undefined;
   private key: string | undefined;
+  /** The settings object {@link key} was last computed from. */
+  private keySettings: Settings | undefined;
 
-  /** Records where settings come from (the provider's `configure` request). Later calls replace earlier ones. */
-  configure(lookup: ConfigLookup): void {
+  /**
+   * Records where settings come from (the provider's `configure` request). Later calls replace earlier ones.
+   * @param stable the lookup answers the same for a key every time (a configure request's config, fixed for the
+   *   plugin's life): the settings are then resolved once and kept until the environment's `PLATFORM_*` values
+   *   change ({@link settingsEnvKey}). Default false: resolved on every call (a lookup over a program's or a test's
+   *   changing config).
+   */
+  configure(lookup: ConfigLookup, stable = false): void {
     this.lookup = lookup;
+    this.stable = stable;
+    this.resolved = undefined;
   }
 
   /**
@@ -32,7 +44,14 @@ export class ProviderContext {
    *   keys and environment variables).
    */
   settings(): Settings {
-    return resolveSettings(this.lookup);
+    if (!this.stable) return resolveSettings(this.lookup);
+    // A refresh reads every resource, and each read needs the settings: resolving them (config lookups, 15
+    // environment reads, checks) was about 2.5% of the plugin's CPU in a 750-resource refresh (docs/performance.md).
+    const env = settingsEnvKey();
+    if (this.resolved?.env === env) return this.resolved.settings;
+    const settings = resolveSettings(this.lookup);
+    this.resolved = { env, settings };
+    return settings;
   }
 
   /**
@@ -51,6 +70,9 @@ export class ProviderContext {
    */
   clientAndSettings(): { client: PlatformClient; settings: Settings } {
     const s = this.settings();
+    // Kept settings are the same object: the client they chose is still the one.
+    if (this.current && s === this.keySettings) return { client: this.current, settings: s };
+    this.keySettings = s;
     const next = JSON.stringify([s.apiUrl, s.apiVersion, s.authUrl, s.token, s.identity, s.identityToken, s.identityTokenFile, s.retry]);
     if (!this.current || next !== this.key) {
       void this.current?.close();
@@ -65,6 +87,7 @@ export class ProviderContext {
     const c = this.current;
     this.current = undefined;
     this.key = undefined;
+    this.keySettings = undefined;
     await c?.close();
   }
 }

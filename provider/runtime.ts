@@ -16,7 +16,8 @@ import { startEngineWatch } from "./engineWatch";
  * context (`context.ts`, {@link processContext}), which every kind's provider here is bound to.
  */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  processContext().configure((key) => req.config.get(key));
+  // A configure request's config is fixed for the process's life: the context may keep what it resolves from it.
+  processContext().configure((key) => req.config.get(key), true);
 }
 
 /**

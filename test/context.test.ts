@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
+import { resolveSettings, SETTINGS_ENV } from "../provider/config";
 import { ProviderContext, processContext } from "../provider/context";
 import { groupKind } from "../provider/resources/group";
 import { identityKind } from "../provider/resources/identity";
@@ -110,5 +111,82 @@ describe("the process's context", () => {
     expect(processContext().creates.inWindow(made.id)).toBe(true);
     const viaExport = await kindEntry("Group")!.provider.create({ parentUid: emu.orgUid, name: "via-export", description: "" });
     expect(processContext().creates.isClaimed(viaExport.id)).toBe(true);
+  });
+});
+
+describe("a context configured with a stable lookup (the runtime's configure request)", () => {
+  /** A context over `config` (a mutable map), stable or not, and a count of the lookups it made. */
+  function counted(config: Record<string, string>, stable: boolean): { ctx: ProviderContext; lookups: () => number } {
+    let n = 0;
+    const ctx = new ProviderContext();
+    ctx.configure((k) => {
+      n++;
+      return config[k];
+    }, stable);
+    contexts.push(ctx);
+    return { ctx, lookups: () => n };
+  }
+
+  it("resolves the settings once, keeps the same client, and asks the config no more", () => {
+    const { ctx, lookups } = counted({ "platform:apiUrl": emu.url, "platform:token": emu.token }, true);
+    const first = ctx.clientAndSettings();
+    const asked = lookups();
+    expect(asked).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) {
+      const again = ctx.clientAndSettings();
+      expect(again.settings).toBe(first.settings);
+      expect(again.client).toBe(first.client);
+    }
+    expect(lookups()).toBe(asked);
+  });
+
+  it("resolves again when a PLATFORM_* environment variable changes, and a changed API URL makes a new client", () => {
+    const { ctx } = counted({ "platform:token": emu.token }, true);
+    const saved = process.env["PLATFORM_API_URL"];
+    try {
+      process.env["PLATFORM_API_URL"] = emu.url;
+      const first = ctx.clientAndSettings();
+      process.env["PLATFORM_API_URL"] = `${emu.url}/`; // the same URL once its trailing slash is cut: a new resolve
+      const second = ctx.clientAndSettings();
+      expect(second.settings).not.toBe(first.settings);
+      expect(second.client).toBe(first.client);
+      process.env["PLATFORM_API_URL"] = "http://127.0.0.1:9";
+      const third = ctx.clientAndSettings();
+      expect(third.settings.apiUrl).toBe("http://127.0.0.1:9");
+      expect(third.client).not.toBe(first.client);
+    } finally {
+      if (saved === undefined) delete process.env["PLATFORM_API_URL"];
+      else process.env["PLATFORM_API_URL"] = saved;
+    }
+  });
+
+  it("is not kept when the lookup is not stable: a changed config is seen at the next call", () => {
+    const config: Record<string, string> = { "platform:apiUrl": emu.url, "platform:token": emu.token };
+    const { ctx } = counted(config, false);
+    expect(ctx.settings().apiUrl).toBe(emu.url);
+    config["platform:apiUrl"] = "http://127.0.0.1:9";
+    expect(ctx.settings().apiUrl).toBe("http://127.0.0.1:9");
+  });
+
+  it("a new configure drops what was kept", () => {
+    const { ctx } = counted({ "platform:apiUrl": emu.url, "platform:token": emu.token }, true);
+    expect(ctx.settings().apiUrl).toBe(emu.url);
+    ctx.configure((k) => ({ "platform:apiUrl": "http://127.0.0.1:9", "platform:token": "t" })[k], true);
+    expect(ctx.settings().apiUrl).toBe("http://127.0.0.1:9");
+  });
+});
+
+describe("SETTINGS_ENV", () => {
+  it("names every environment variable the settings are resolved from", () => {
+    const read = new Set<string>();
+    const env = new Proxy({ PLATFORM_API_URL: "http://127.0.0.1:9", PLATFORM_TOKEN: "t" } as NodeJS.ProcessEnv, {
+      get(target, name) {
+        if (typeof name === "string") read.add(name);
+        return target[name as string];
+      },
+    });
+    resolveSettings(() => undefined, env);
+    expect(read.size).toBeGreaterThan(10);
+    expect([...read].filter((n) => !SETTINGS_ENV.includes(n))).toEqual([]);
   });
 });
