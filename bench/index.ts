@@ -14,6 +14,7 @@
  * | request_overhead_ratio | one GET through the client | a raw undici request on a kept-alive connection | ≤ 1.10 |
  * | provider_bytes_max, state_bytes_per_resource | the largest serialized `__provider`, and state bytes per resource, from a real state file | — | ≤ 1024 |
  * | toolchains.<nodeN>.plugin_start | the dynamic-provider plugin from process start to its first answered `Read` (bench/plugin-start.ts): wall and CPU, this package's runtime (and its plain tsc output, `tsc_output`) | the no-op floor's provider text in the same plugin | ≤ 1.10 |
+ * | toolchains.<nodeN>.program_load | wall and CPU of `require("platform-pulumi")` (the package's main, one bundle) and of tsc's output of the same entry, after `@pulumi/pulumi`'s runtime | — | — |
  * | toolchains.<nodeN>.runtime_load | wall and CPU of loading `platform-pulumi/runtime` (the bundle with the compile cache), the bundle alone and the tsc output, in a process that has loaded what the plugin loads | — | — |
  * | toolchains.<nodeN>.{scale, growth_*, engine_*} | the engine figures above on that Node.js (the `node` first on PATH for the language host and the plugin), with the load average at each pair's start | | |
  *
@@ -28,7 +29,9 @@
  * BENCH_GET_BLOCKS (default 40 blocks of 200 GETs per side), BENCH_ENGINE_PROFILE (a folder: every engine op also
  * writes the `pulumi` engine's Go CPU and memory profiles there with `--profiling`, named `<mode>-<op>-<size>-<round>`;
  * read them with `go tool pprof -top`; profiling slows the engine, so ratios from such a run are not comparable),
- * BENCH_START_PAIRS (plugin-start pairs and runtime-load rounds per toolchain, default 15).
+ * BENCH_START_PAIRS (plugin-start pairs and runtime-load rounds per toolchain, default 15), BENCH_OUT (the results
+ * file, default bench/results.json; another name keeps an opt-in run, such as 3,000 resources, beside the default
+ * run's, e.g. bench/results-3000.json, its chart beside it as .svg).
  * BENCH_SPLIT=1 also runs bench/split.ts (the org as a set of stacks against one stack; its own BENCH_SPLIT_*
  * variables) after the rest, into bench/split-results.json.
  * Run it on an otherwise idle machine.
@@ -400,13 +403,23 @@ async function toolchainBench(tc: Toolchain): Promise<{ results: Record<string, 
       { name: "tsc_output", runtime: path.join(dist, "runtime.js") },
     ],
   });
+  // What a program pays to load the package's main entry (every `preview` and `up` runs the program): the
+  // bundle the package's `main` names against tsc's output of the same sources.
+  const programLoad = await runtimeLoadBench({
+    node: tc.node,
+    rounds: START_PAIRS,
+    variants: [
+      { name: "package_main", runtime: "platform-pulumi" },
+      { name: "tsc_output", runtime: path.join(dist, "index.js") },
+    ],
+  });
   const engines: EngineFigures[] = [];
   for (const size of SIZES) {
     log(`${tc.key}: size ${size}, load average ${loadavg()[0]!.toFixed(2)}`);
     engines.push(await engineBench(size, roundsFor(size), tc.bin));
   }
   return {
-    results: { node: tc.version, load_average_at_start: loadAtStart, plugin_start: start, runtime_load: load, ...engineResults(engines), seconds: Math.round((Date.now() - started) / 1000) },
+    results: { node: tc.version, load_average_at_start: loadAtStart, plugin_start: start, runtime_load: load, program_load: programLoad, ...engineResults(engines), seconds: Math.round((Date.now() - started) / 1000) },
     engines,
     start,
     load,
@@ -448,9 +461,13 @@ async function main(): Promise<void> {
   const svg = await drawScale(
     first.out.engines.flatMap((e) => ops.flatMap((op) => (["real", "noop"] as const).map((side) => ({ size: e.size, op, side: side === "real" ? "platform-pulumi" : "no-op floor", seconds: median(e[op][side]) })))),
   );
-  writeFileSync(path.join(REPO_ROOT, "bench", "scale.svg"), svg);
+  // BENCH_OUT: another results file (an opt-in run, e.g. 3,000 resources, kept beside the default run's); its
+  // chart goes next to it with the extension .svg.
+  const resultsFile = process.env["BENCH_OUT"] ? path.resolve(process.env["BENCH_OUT"]) : path.join(REPO_ROOT, "bench", "results.json");
+  const svgOut = process.env["BENCH_OUT"] ? resultsFile.replace(/(\.json)?$/, ".svg") : path.join(REPO_ROOT, "bench", "scale.svg");
+  writeFileSync(svgOut, svg);
   results.total_seconds = Math.round((Date.now() - started) / 1000);
-  writeFileSync(path.join(REPO_ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 
   const fmt = (s: Spread) => `${s.median} (${s.min}–${s.max})`;
   process.stdout.write(`\nbenchmarks on ${results.cores} cores (${cpus()[0]?.model ?? "?"}), load at start ${results.load_average_at_start.join(" ")}; ratios: median of interleaved pairs (min–max); ${results.total_seconds}s in all\n`);
@@ -460,6 +477,9 @@ async function main(): Promise<void> {
     process.stdout.write(`plugin start, process start to the first Read answered:\n\n${startTable(out.start)}\n\n`);
     process.stdout.write(`the runtime's own load (${out.load.rounds} rounds):\n\n| runtime | modules | wall ms | CPU ms |\n|---|---|---|---|\n`);
     for (const [k, s] of Object.entries(out.load.sides)) process.stdout.write(`| ${k} | ${s.modules} | ${fmt(s.wall_ms)} | ${fmt(s.cpu_ms)} |\n`);
+    const program = (out.results as { program_load: LoadFigures }).program_load;
+    process.stdout.write(`\nthe main entry's load in a program (${program.rounds} rounds):\n\n| main | modules | wall ms | CPU ms |\n|---|---|---|---|\n`);
+    for (const [k, s] of Object.entries(program.sides)) process.stdout.write(`| ${k} | ${s.modules} | ${fmt(s.wall_ms)} | ${fmt(s.cpu_ms)} |\n`);
     process.stdout.write("\n| resources | pairs | load average at each pair | up ratio | refresh ratio | destroy ratio | up s (ours / floor) | requests per resource (up / refresh / destroy) | plugin peak RSS MB |\n|---|---|---|---|---|---|---|---|---|\n");
     for (const [size, s] of Object.entries(r.scale)) {
       const q = s.requests_per_resource as Record<Op, number>;
@@ -478,7 +498,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write("\n| figure | value | baseline (absolute) | target |\n|---|---|---|---|\n");
   for (const [k, v, base, target] of rows) process.stdout.write(`| ${k} | ${v} | ${base} | ${target} |\n`);
-  process.stdout.write(`\nwritten to bench/results.json and bench/scale.svg\n`);
+  process.stdout.write(`\nwritten to ${path.relative(REPO_ROOT, resultsFile)} and ${path.relative(REPO_ROOT, svgOut)}\n`);
   // The split layout (bench/split.ts) takes tens of minutes at 750 resources and more: only when asked.
   if (process.env["BENCH_SPLIT"] === "1") await (await import("./split")).splitBench();
 }

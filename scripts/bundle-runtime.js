@@ -1,10 +1,17 @@
 #!/usr/bin/env node
-// Bundles the provider runtime (provider/runtime.ts and everything it imports) into one file,
-// dist/provider/runtime.bundle.js, with esbuild; `npm run build` runs it after tsc (which type-checks the same
-// sources and emits the declarations). The dynamic-provider plugin loads the runtime once per process through each
-// resource's one-line `__provider` (provider/resources/shim.ts, via dist/provider/runtimeEntry.js); one file
-// instead of about 150 modules (ours, undici's, zod's) is less resolving, reading and compiling at every plugin
-// start. Measured in docs/performance.md ("Plugin start"), as is each choice below:
+// Bundles, with esbuild, each into one file; `npm run build` runs it after tsc (which type-checks the same sources
+// and emits the declarations):
+//
+// - the provider runtime (provider/runtime.ts and everything it imports) into dist/provider/runtime.bundle.js. The
+//   dynamic-provider plugin loads the runtime once per process through each resource's one-line `__provider`
+//   (provider/resources/shim.ts, via dist/provider/runtimeEntry.js); one file instead of about 150 modules (ours,
+//   undici's, zod's) is less resolving, reading and compiling at every plugin start.
+// - the package's main entry (provider/index.ts, what `require("platform-pulumi")` gives a program) into
+//   dist/provider/index.bundle.js, the package's `main`: every `pulumi preview` and `up` runs the program, which
+//   loads it first (about 240 modules with yaml's, jose's and every zod locale). Without the compile cache: turning
+//   it on is process-wide, and a user's program process is not ours to change.
+//
+// Measured in docs/performance.md ("Plugin start", "Program start"), as is each choice below (both bundles):
 //
 // - from the TypeScript sources (ES modules), so esbuild drops what the runtime never uses of zod's ES build;
 // - zod's locale table (`zod/v4/locales/index`) is replaced by its English entry alone: zod's classic API
@@ -40,7 +47,7 @@ const englishOnly = {
   },
 };
 
-/** The build's options (exported, with the zod plugin, for test/runtime-bundle.test.ts). */
+/** The runtime build's options (exported, with the zod plugin, for test/runtime-bundle.test.ts). */
 const options = {
   entryPoints: [path.join(root, "provider", "runtime.ts")],
   outfile: path.join(root, "dist", "provider", "runtime.bundle.js"),
@@ -57,6 +64,13 @@ const options = {
   logLevel: "warning",
 };
 
-module.exports = { options, englishOnly };
+/** The main entry's build: the same options, another entry and file. */
+const mainOptions = {
+  ...options,
+  entryPoints: [path.join(root, "provider", "index.ts")],
+  outfile: path.join(root, "dist", "provider", "index.bundle.js"),
+};
 
-if (require.main === module) esbuild.build(options).catch(() => process.exit(1));
+module.exports = { options, mainOptions, englishOnly };
+
+if (require.main === module) Promise.all([esbuild.build(options), esbuild.build(mainOptions)]).catch(() => process.exit(1));

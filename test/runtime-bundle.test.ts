@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as source from "../provider/runtime";
+import * as mainSource from "../provider/index";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 
 // Resolved from the repository's root, where `platform-pulumi` is linked to itself as a user's project installs it.
@@ -52,6 +53,40 @@ describe("platform-pulumi/runtime", () => {
       expect(ours.failures?.length, kind).toBeGreaterThan(0);
       expect(ours.failures, kind).toEqual(theirs.failures);
     }
+  });
+});
+
+describe("platform-pulumi (the main entry a program loads)", () => {
+  it("is one bundle, not tsc's output: a fresh process that requires it loads none of the package's other files", () => {
+    expect(req.resolve("platform-pulumi")).toBe(path.join(dist, "index.bundle.js"));
+    const script = [
+      'require("@pulumi/pulumi");',
+      "const before = new Set(Object.keys(require.cache));",
+      'const m = require("platform-pulumi");',
+      "const added = Object.keys(require.cache).filter((k) => !before.has(k));",
+      "process.stdout.write(JSON.stringify({ added, group: typeof m.Group }));",
+    ].join("\n");
+    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8" })) as { added: string[]; group: string };
+    expect(out.group).toBe("function");
+    expect(out.added.filter((k) => k.startsWith(path.join(REPO_ROOT, "dist")))).toEqual([path.join(dist, "index.bundle.js")]);
+    // zod, yaml and jose are inside; undici's index only on the rare path the bundle leaves outside (client/http.ts).
+    expect(out.added.filter((k) => /node_modules[/\\](zod|yaml|jose)[/\\]/.test(k))).toEqual([]);
+  });
+
+  it("exports what the sources export, with the same kinds of values", () => {
+    const bundle = req("platform-pulumi") as Record<string, unknown>;
+    const src = mainSource as Record<string, unknown>;
+    expect(Object.keys(bundle).sort()).toEqual(Object.keys(src).sort());
+    for (const k of Object.keys(src)) expect(typeof bundle[k], k).toBe(typeof src[k]);
+  });
+
+  it("checks a lookup's arguments with the same message as the sources", async () => {
+    const bundle = req("platform-pulumi") as typeof mainSource;
+    const bad = { childrenOf: "", nme: "x" } as never;
+    const theirs = await mainSource.getGroups(bad).then(() => "no error", (e: Error) => e.message);
+    const ours = await bundle.getGroups(bad).then(() => "no error", (e: Error) => e.message);
+    expect(theirs).not.toBe("no error");
+    expect(ours).toBe(theirs);
   });
 });
 
