@@ -23,6 +23,9 @@
  * name (`pulumi.getOrganization()`, `pulumi.getStack()`), unless project config `stacks` (an object, project name →
  * fully qualified stack name) says otherwise.
  *
+ * With `--format yaml` ({@link writeSplitOrgFiles}) each project is the org-setup program instead: its org file and
+ * an `index.ts` declaring it with `Org`, the other stacks' objects it refers to given as `Org`'s `outside` uids.
+ *
  * Server text reaches code only as {@link tsString} literals and {@link tsComment} comments; project and folder
  * names are the top-level group's path segment with every character outside `[A-Za-z0-9_-]` replaced.
  */
