@@ -14,6 +14,8 @@ export default defineConfig({
       "test/consumer-types.test.ts",
       "test/ensure-pulumi.test.ts",
       "test/export.test.ts",
+      "test/export-split.test.ts",
+      "test/export-split-yaml.test.ts",
       "test/processes.test.ts",
       "test/workflows.test.ts",
       "test/soak.test.ts",

@@ -48,6 +48,53 @@ export type RoleLookup = (uid: string) => Promise<RoleInfo | undefined>;
 
 let envLookup: RoleLookup | undefined;
 
+/** The environment's API client (no stack config reaches a policy pack), made once; null without settings. */
+let envClient: { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> }; groups: { get(uid: string): Promise<{ name: string }> } } | null | undefined;
+function apiClient(): NonNullable<typeof envClient> | null {
+  if (envClient === undefined) {
+    try {
+      const { resolveSettings } = require("../provider/config") as typeof import("../provider/config");
+      const { clientFromSettings } = require("../provider/clientFactory") as typeof import("../provider/clientFactory");
+      envClient = clientFromSettings(resolveSettings(() => undefined));
+    } catch {
+      envClient = null;
+    }
+  }
+  return envClient;
+}
+
+/** Names a group by uid (for messages); undefined when it cannot. */
+export type GroupLookup = (uid: string) => Promise<string | undefined>;
+
+let envGroupLookup: GroupLookup | undefined;
+
+/**
+ * Reads group names from the API with the provider's settings from the environment, once per uid per run, for
+ * the groups a stack refers to without declaring them (a stack of a split export, README "Export: one stack per
+ * top-level group"). Without settings, or when a read fails, it names nothing (the message shows the uid).
+ */
+export function apiGroupLookup(): GroupLookup {
+  if (envGroupLookup) return envGroupLookup;
+  const cache = new Map<string, Promise<string | undefined>>();
+  envGroupLookup = (uid) => {
+    let hit = cache.get(uid);
+    if (!hit) {
+      hit = (async () => {
+        const client = apiClient();
+        if (!client) return undefined;
+        try {
+          return (await client.groups.get(uid)).name;
+        } catch {
+          return undefined;
+        }
+      })();
+      cache.set(uid, hit);
+    }
+    return hit;
+  };
+  return envGroupLookup;
+}
+
 /**
  * Reads roles from the API with the provider's settings from the environment (no stack config reaches a policy
  * pack), once per uid per run. Without settings, or when a read fails, it describes nothing.
@@ -55,20 +102,11 @@ let envLookup: RoleLookup | undefined;
 export function apiRoleLookup(): RoleLookup {
   if (envLookup) return envLookup;
   const cache = new Map<string, Promise<RoleInfo | undefined>>();
-  let client: { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> } } | null | undefined;
   envLookup = (uid) => {
     let hit = cache.get(uid);
     if (!hit) {
       hit = (async () => {
-        if (client === undefined) {
-          try {
-            const { resolveSettings } = require("../provider/config") as typeof import("../provider/config");
-            const { clientFromSettings } = require("../provider/clientFactory") as typeof import("../provider/clientFactory");
-            client = clientFromSettings(resolveSettings(() => undefined));
-          } catch {
-            client = null;
-          }
-        }
+        const client = apiClient();
         if (!client) return undefined;
         try {
           const r = await client.roles.get(uid);
@@ -301,36 +339,68 @@ function nameOfUrn(urn: string | undefined): string {
   return urn === undefined ? "?" : urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-/** The stack's org, indexed, with the roles it binds described (names for messages) by the environment's API. */
-async function stackIndex(resources: readonly PolicyResource[]): Promise<OrgIndex> {
-  const objs = stackObjects(resources);
-  const roles = await describeRoles(objs, apiRoleLookup());
-  return new OrgIndex(orgFromStack(objs, { role: (u) => roles.get(u) }).org);
+/** What the stack policies read besides the stack: roles and group names the stack refers to without declaring. */
+export interface StackLookups {
+  role: RoleLookup;
+  group: GroupLookup;
 }
+
+/**
+ * The stack's org, indexed, with the roles it binds described and the groups it refers to without declaring named
+ * (for messages: a stack of a split export holds a team's subtree, its top-level group and the root declared by
+ * another stack) by `lookups`. A name changes no verdict: groups are placed by their uids either way.
+ */
+async function stackIndex(resources: readonly PolicyResource[], lookups: StackLookups): Promise<OrgIndex> {
+  const objs = stackObjects(resources);
+  const roles = await describeRoles(objs, lookups.role);
+  const first = orgFromStack(objs, { role: (u) => roles.get(u) }).org;
+  // Groups known by uid only (referenced, not declared): name them when the API can.
+  const unnamed = first.groups.filter((g) => g.name === "" && !g.id.startsWith("urn:") && parentUid(g.id) !== undefined).map((g) => g.id);
+  if (unnamed.length === 0) return new OrgIndex(first);
+  const names = new Map<string, string>();
+  await Promise.all(unnamed.map(async (u) => {
+    const name = await lookups.group(u);
+    if (name) names.set(u, name);
+  }));
+  return new OrgIndex(orgFromStack(objs, { role: (u) => roles.get(u), groupName: (u) => names.get(u) }).org);
+}
+
+const apiLookups = (): StackLookups => ({ role: apiRoleLookup(), group: apiGroupLookup() });
 
 /**
  * `identity-bound-above-its-group` (mandatory): a RoleBinding grants an identity a role at a group strictly above
  * the group the identity lives in. Whoever may update identities in that lower group can rewrite the identity
  * (its claimMatch), assume it, and hold the role at the higher group: the escalation step `assume`. Judged by
  * path when the identity or group is new.
+ *
+ * A stack that declares only part of the org (a stack of a split export) is judged by what it sees: a group,
+ * identity or role it refers to by uid is placed by that uid (a uid names its parent group); a value it cannot see
+ * at all (not known until apply and coming from no resource of this package, e.g. a `StackReference` output of a
+ * stack not yet updated) decides nothing, so it never refuses on a guess. Groups it does not declare are named in
+ * the message through `lookups` (the API, with the environment's settings).
  */
-export const identityBoundAboveItsGroup: StackValidationPolicy = {
-  name: "identity-bound-above-its-group",
-  description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
-  enforcementLevel: "mandatory",
-  validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
-    const ix = await stackIndex(args.resources);
-    ix.org.bindings.forEach((b) => {
-      const own = ix.identities.get(b.identityId)?.groupId;
-      if (own === undefined || own === b.groupId || !ix.within(own, b.groupId)) return;
-      const role = ix.roleName(b.roleId);
-      report(
-        `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
-        b.label,
-      );
-    });
-  },
-};
+export function identityBoundAboveItsGroupWith(lookups: () => StackLookups): StackValidationPolicy {
+  return {
+    name: "identity-bound-above-its-group",
+    description: "An identity is not granted a role on a group above its own group (editors of its group could take the role over).",
+    enforcementLevel: "mandatory",
+    validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
+      const ix = await stackIndex(args.resources, lookups());
+      ix.org.bindings.forEach((b) => {
+        const own = ix.identities.get(b.identityId)?.groupId;
+        if (own === undefined || own === b.groupId || !ix.within(own, b.groupId)) return;
+        const role = ix.roleName(b.roleId);
+        report(
+          `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
+          b.label,
+        );
+      });
+    },
+  };
+}
+
+/** {@link identityBoundAboveItsGroupWith} reading the API with the environment's settings. */
+export const identityBoundAboveItsGroup = identityBoundAboveItsGroupWith(apiLookups);
 
 /**
  * `role-bound-above-its-group` (mandatory): a custom role defined in a group is bound at a group strictly above
@@ -342,7 +412,7 @@ export const roleBoundAboveItsGroup: StackValidationPolicy = {
   description: "A custom role is bound only at its own group or below (owners of its group could otherwise widen it above their reach).",
   enforcementLevel: "mandatory",
   validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
-    const ix = await stackIndex(args.resources);
+    const ix = await stackIndex(args.resources, apiLookups());
     ix.org.bindings.forEach((b) => {
       const role = ix.roles.get(b.roleId);
       if (role?.groupId === undefined || role.groupId === b.groupId || !ix.within(role.groupId, b.groupId)) return;

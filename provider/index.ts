@@ -74,6 +74,8 @@ export {
   parseOrgFile,
   checkOrgSpec,
   type OrgArgs,
+  type OrgOutside,
+  type OrgOutsidePaths,
   type OrgCounts,
   type OrgSpec,
   type OrgGroup,

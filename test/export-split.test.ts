@@ -6,6 +6,9 @@
  * - `pulumi up` of the root, then the children, then cross adopts every object: no POST, no DELETE, no PATCH, no
  *   object's `updateTime` moves;
  * - each stack's `preview --expect-no-changes` passes and `platform-pulumi drift` finds nothing;
+ * - `gate` on a child stack judges what it sees as one stack would: the root's grant to the security team's identity,
+ *   moved into the team's stack, is refused there (a real escalation), its message naming the groups by path;
+ *   the operations stack, a root identity bound in the team, passes;
  * - `platform-pulumi unmanaged` on the root stack reports the children's objects until given the other stacks with
  *   `--with`, then nothing; an object made behind the set's back in a team's subtree is reported.
  * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
@@ -209,12 +212,25 @@ describe("platform-pulumi export --layout split", () => {
     }
   }, 600_000);
 
-  it("gate previews a child stack with the shipped policy pack: the root's grant to the team's identity is in that stack, and refused there", async () => {
+  it("gate previews a child stack with the shipped policy pack: the root's grant to the team's identity is in that stack, and refused there as in one stack", async () => {
     const cli = clis.get("org.security")!;
     const g = await bin(["gate", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
     expect(g.code, tail(g)).toBe(1);
-    const report = JSON.parse(g.stdout) as { violations: Array<{ level: string; policy: string; resource: string }> };
-    expect(report.violations.filter((v) => v.level === "mandatory").map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::security/scanner@/#auditor"]);
+    const report = JSON.parse(g.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
+    const mandatory = report.violations.filter((v) => v.level === "mandatory");
+    expect(mandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::security/scanner@/#auditor"]);
+    // A real escalation (scanner lives in /security, granted at / above it), judged as the one-stack program would:
+    // the groups this stack does not declare (its top-level group, the root) are named from the API, not left as uids.
+    expect(mandatory[0]!.message).toMatch(/^role binding "security\/scanner@\/#auditor": identity \/security\/scanner lives in group \/security but is granted role auditor at \/, above it/);
+    // Operations holds a root identity bound in the team and team-own grants: nothing above, nothing refused.
+    const ops = await bin(["gate", "--stack", "dev", "--cwd", clis.get("org.operations")!.opts.cwd, "--format", "json"], cli.env());
+    expect(ops.code, tail(ops)).toBe(0);
+    // Engineering's grant of its role at engineering to an identity of engineering/apps is above that identity too.
+    const eng = await bin(["gate", "--stack", "dev", "--cwd", clis.get("org.engineering")!.opts.cwd, "--format", "json"], cli.env());
+    const engReport = JSON.parse(eng.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
+    const engMandatory = engReport.violations.filter((v) => v.level === "mandatory");
+    expect(engMandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::engineering/apps/deployer@engineering#engineering/releaser"]);
+    expect(engMandatory[0]!.message).toMatch(/identity \/engineering\/apps\/deployer lives in group \/engineering\/apps but is granted role releaser at \/engineering, above it/);
   }, 600_000);
 
   it("unmanaged on the root stack: the children's objects until given the other stacks, then nothing; a stray object is found", async () => {

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { describe, expect, it } from "vitest";
-import { groupInviteNarrowWith, identityProviderDefaultRoleWith, noNewAccessWith, noOwnerAtRootWith, type RoleLookup } from "../policies/access";
+import { groupInviteNarrowWith, identityBoundAboveItsGroupWith, identityProviderDefaultRoleWith, noNewAccessWith, noOwnerAtRootWith, type RoleLookup } from "../policies/access";
 import {
   allowedIssuers,
   customRoleNoEscalation,
@@ -255,6 +255,45 @@ describe("identity-bound-above-its-group (stack policy, judged by path)", () => 
     expect(v).toMatch(/^role binding "ci-owner": identity \/payments\/payments-ci lives in group \/payments but is granted role 3{40} at \/, above it/);
     const inTeam: Res = { ...b, props: { roleUid: ROLE_UID["owner"] }, unknown: ["identityUid", "groupUid", "uid", "role"], deps: { identityUid: ci, groupUid: team } };
     expect(await stackViolations(identityBoundAboveItsGroup, [team, ci, inTeam])).toEqual([]);
+  });
+});
+
+describe("identity-bound-above-its-group in a stack of a split export (README \"Export: one stack per top-level group\")", () => {
+  // The security team's stack: its identity lives in its top-level group, which the root's stack declares (its uid
+  // read through a StackReference, known at preview); the root's grant of a root role to that identity was moved
+  // here by the split. The root group and the role are referred to by uid only.
+  const SEC = `${ROOT}/5555555555555555`;
+  const ENG = `${ROOT}/6666666666666666`;
+  const APPS = `${ENG}/7777777777777777`;
+  const INFRA = `${ROOT}/8888888888888888/9999999999999999`;
+  const AUDITOR = `${ROOT}/aaaaaaaaaaaaaaaa`;
+  const scanner: Res = { kind: "Identity", name: "security/scanner", props: { uid: `${SEC}/1111111111111111`, name: "scanner", parentUid: SEC } };
+  const atRoot: Res = { kind: "RoleBinding", name: "security/scanner@/#auditor", props: { identityUid: `${SEC}/1111111111111111`, groupUid: ROOT, roleUid: AUDITOR } };
+  const names: Record<string, string> = { [SEC]: "security", [ENG]: "engineering", [APPS]: "apps" };
+  const named = identityBoundAboveItsGroupWith(() => ({ role: noLookup, group: async (u) => names[u] }));
+  const unnamed = identityBoundAboveItsGroupWith(() => ({ role: noLookup, group: async () => undefined }));
+  const expected = `role binding "security/scanner@/#auditor": identity /security/scanner lives in group /security but is granted role ${AUDITOR} at /, above it: anyone who may update identities in /security can rewrite this identity (its claimMatch) and assume that role at /; bind it at its own group or move the identity to /`;
+
+  it("refuses the root's grant to a team's identity in the team's stack, as the one stack of the whole org does, naming the groups it does not declare", async () => {
+    const secGroup: Res = { kind: "Group", name: "security", props: { uid: SEC, name: "security", parentUid: ROOT } };
+    const oneStack = await stackViolations(unnamed, [secGroup, scanner, atRoot]);
+    expect(oneStack).toEqual([expected]);
+    expect(await stackViolations(named, [scanner, atRoot])).toEqual(oneStack);
+    // Without the API to name the group, the same verdict, the group shown by its uid.
+    expect(await stackViolations(unnamed, [scanner, atRoot])).toEqual([expected.replaceAll("/security", SEC)]);
+  });
+
+  it("refuses nothing it cannot see, and nothing that is not above: a root identity in a team, one team's identity in another's", async () => {
+    const rootBot: Res = { kind: "RoleBinding", name: "/root-bot@security#viewer", props: { identityUid: `${ROOT}/2222222222222222`, groupUid: SEC, roleUid: ROLE_UID["viewer"] } };
+    const across: Res = { kind: "RoleBinding", name: "engineering/apps/deployer@operations/infra#viewer", props: { identityUid: `${APPS}/3333333333333333`, groupUid: INFRA, roleUid: ROLE_UID["viewer"] } };
+    const ownGroup: Res = { kind: "RoleBinding", name: "security/scanner@security#viewer", props: { identityUid: `${SEC}/1111111111111111`, groupUid: SEC, roleUid: ROLE_UID["viewer"] } };
+    expect(await stackViolations(named, [scanner, rootBot, across, ownGroup])).toEqual([]);
+    // An identity whose group comes from another stack's output not known at preview (no resource of this stack
+    // declares it): nothing to judge it by, so no refusal on a guess.
+    const ref: Res = { kind: "StackReference", name: "org", props: {} };
+    const pending: Res = { kind: "Identity", name: "security/new-bot", props: { name: "new-bot" }, unknown: ["uid", "parentUid"], deps: { parentUid: ref } };
+    const grant: Res = { kind: "RoleBinding", name: "security/new-bot@/#viewer", props: { groupUid: ROOT, roleUid: ROLE_UID["viewer"] }, unknown: ["identityUid", "uid"], deps: { identityUid: pending } };
+    expect(await stackViolations(named, [ref, pending, grant])).toEqual([]);
   });
 });
 

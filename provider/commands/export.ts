@@ -19,7 +19,7 @@ import { buildModel, type OrgModel, type Skipped } from "../export/model";
 import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
-import { splitModel, writeSplitProjects } from "../export/split";
+import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 
 /** The `export` subcommand's usage. */
@@ -32,13 +32,14 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
   --under <uid>     export only what lives under this group of the org (default: the whole org)
   --out <dir>       the folder to write (created if needed; the export's files in it are replaced) (required)
   --format ts|yaml  ts (default): a Pulumi TypeScript project (Pulumi.yaml, package.json, tsconfig.json,
-                    index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids
-  --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts only)
+                    index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids;
+                    with --layout split, each project is the org-setup program with its org file
+  --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts, or split)
   --project <name>  the Pulumi project name (default: the --out folder's name)
   --layout one|split  one (default): one project; split: a root project (what lives in the root group, and the
                     top-level groups), one project per top-level group (what is under it), and <project>-cross when
-                    objects refer across two of them, wired through stack references (ts only; README.md and
-                    layout.json in --out say the order to run them)
+                    objects refer across two of them, wired through stack references (README.md and layout.json
+                    in --out say the order to run them)
   --children <n>    with --layout split: at most n child projects, top-level groups dealt out by size`;
 
 const ROOT_UID = /^[0-9a-f]{40}$/;
@@ -93,10 +94,9 @@ export function checkExportOptions(o: { org?: string | undefined; under?: string
   if (o.out === undefined || o.out === "") throw new ExportUsageError("--out", undefined, "the folder to write the export to");
   if (o.format !== undefined && o.format !== "ts" && o.format !== "yaml") throw new ExportUsageError("--format", o.format, "ts or yaml");
   if (o.stack !== undefined && !STACK.test(o.stack)) throw new ExportUsageError("--stack", o.stack, "a stack name: letters, digits, _, . and -");
-  if (o.stack !== undefined && o.format === "yaml") throw new ExportUsageError("--stack", o.stack, "only with --format ts (the org-setup program has its own stacks)");
+  if (o.stack !== undefined && o.format === "yaml" && o.layout !== "split") throw new ExportUsageError("--stack", o.stack, "only with --format ts or --layout split (the one org file has no program of its own)");
   if (o.project !== undefined && !PROJECT.test(o.project)) throw new ExportUsageError("--project", o.project, "a project name: letters, digits, _, . and -");
   if (o.layout !== undefined && o.layout !== "one" && o.layout !== "split") throw new ExportUsageError("--layout", o.layout, "one or split");
-  if (o.layout === "split" && o.format === "yaml") throw new ExportUsageError("--layout", o.layout, "split only with --format ts (the org file is one program's)");
   if (o.children !== undefined && o.layout !== "split") throw new ExportUsageError("--children", o.children, "only with --layout split");
   if (o.children !== undefined && !/^[1-9][0-9]{0,3}$/.test(o.children)) throw new ExportUsageError("--children", o.children, "a whole number from 1 to 9999");
 }
@@ -228,14 +228,26 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   let files: GeneratedFile[];
   let counts: Record<string, number>;
   let skipped: Skipped[];
-  if (o.format === "yaml") {
+  const project = () => o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org");
+  if (o.format === "yaml" && o.layout === "split") {
+    const y = writeSplitOrgFiles(model, {
+      project: project(),
+      children: o.children,
+      stack: o.stack,
+      apiUrl: settings.apiUrl,
+      packageRange: (folder) => ownDependencySpec(path.join(o.out, folder)),
+      pulumiRange: pulumiRangeFor(process.versions.node),
+    });
+    files = y.files;
+    counts = y.counts;
+    skipped = y.skipped;
+  } else if (o.format === "yaml") {
     const y = writeOrgFile(model);
     files = [{ path: "org.yaml", text: y.text }];
     counts = y.counts;
     skipped = y.skipped;
   } else if (o.layout === "split") {
-    const project = o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org");
-    const layout = splitModel(model, { project, children: o.children });
+    const layout = splitModel(model, { project: project(), children: o.children });
     files = writeSplitProjects(layout, {
       stack: o.stack,
       apiUrl: settings.apiUrl,
@@ -246,7 +258,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     skipped = model.skipped;
   } else {
     files = writeTypeScriptProject(model, {
-      project: o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org"),
+      project: project(),
       stack: o.stack,
       apiUrl: settings.apiUrl,
       packageRange: ownDependencySpec(o.out),

@@ -23,12 +23,16 @@
  * name (`pulumi.getOrganization()`, `pulumi.getStack()`), unless project config `stacks` (an object, project name →
  * fully qualified stack name) says otherwise.
  *
+ * With `--format yaml` ({@link writeSplitOrgFiles}) each project is the org-setup program instead: its org file and
+ * an `index.ts` declaring it with `Org`, the other stacks' objects it refers to given as `Org`'s `outside` uids.
+ *
  * Server text reaches code only as {@link tsString} literals and {@link tsComment} comments; project and folder
  * names are the top-level group's path segment with every character outside `[A-Za-z0-9_-]` replaced.
  */
 import { tsComment, tsString } from "./escape";
-import type { GroupNode, OrgModel, Ref } from "./model";
+import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
 import { writeIndex, writeTypeScriptProject, type GeneratedFile, type TypeScriptProjectOptions } from "./typescript";
+import { writeOrgFile } from "./yaml";
 
 /** One stack of the set. */
 export interface SplitStack {
@@ -229,25 +233,33 @@ export function splitModel(m: OrgModel, o: SplitOptions): SplitLayout {
   return { stacks, tiers };
 }
 
+/**
+ * The lines that define `_uid(project, name)`: the uid `name` of the `uids` output of project `project`'s stack
+ * (`<org>/<project>/<this stack's name>`, or project config `stacks`), failing when that stack has none.
+ */
+function stackReferencePrelude(stacks: number): string[] {
+  return [
+    `// This stack is one of a set of ${stacks} (see ../README.md). What the others declare is read from their`,
+    "// `uids` output: `<org>/<project>/<this stack's name>`, or project config `stacks` (project → stack).",
+    'const _stacks: Record<string, string> = new pulumi.Config().getObject<Record<string, string>>("stacks") ?? {};',
+    "const _refs = new Map<string, pulumi.StackReference>();",
+    "const _uid = (project: string, name: string): pulumi.Output<string> => {",
+    "    const stack = _stacks[project] ?? `${pulumi.getOrganization()}/${project}/${pulumi.getStack()}`;",
+    "    if (!_refs.has(stack)) _refs.set(stack, new pulumi.StackReference(stack));",
+    "    return _refs.get(stack)!.requireOutput(\"uids\").apply((uids: Record<string, unknown>) => {",
+    "        const uid = uids[name];",
+    "        if (typeof uid !== \"string\") throw new Error(`stack ${stack} has no uid ${name} in its uids output: run pulumi up there first`);",
+    "        return uid;",
+    "    });",
+    "};",
+  ];
+}
+
 /** The `index.ts` of one stack of the set. */
 export function writeSplitIndex(s: SplitStack, all: SplitLayout): string {
   const prelude: string[] = [];
   if (s.imported.length) {
-    prelude.push(
-      `// This stack is one of a set of ${all.stacks.length} (see ../README.md). What the others declare is read from their`,
-      "// `uids` output: `<org>/<project>/<this stack's name>`, or project config `stacks` (project → stack).",
-      'const _stacks: Record<string, string> = new pulumi.Config().getObject<Record<string, string>>("stacks") ?? {};',
-      "const _refs = new Map<string, pulumi.StackReference>();",
-      "const _uid = (project: string, name: string): pulumi.Output<string> => {",
-      "    const stack = _stacks[project] ?? `${pulumi.getOrganization()}/${project}/${pulumi.getStack()}`;",
-      "    if (!_refs.has(stack)) _refs.set(stack, new pulumi.StackReference(stack));",
-      "    return _refs.get(stack)!.requireOutput(\"uids\").apply((uids: Record<string, unknown>) => {",
-      "        const uid = uids[name];",
-      "        if (typeof uid !== \"string\") throw new Error(`stack ${stack} has no uid ${name} in its uids output: run pulumi up there first`);",
-      "        return uid;",
-      "    });",
-      "};",
-    );
+    prelude.push(...stackReferencePrelude(all.stacks.length));
     for (const i of s.imported) prelude.push(`const ${i.varName} = { uid: _uid(${tsString(i.project)}, ${tsString(i.varName)}) };`);
   }
   const epilogue: string[] = [];
@@ -273,7 +285,14 @@ export function writeSplitProjects(layout: SplitLayout, o: SplitProjectOptions):
       files.push({ path: `${s.project}/${f.path}`, text: f.path === "index.ts" ? writeSplitIndex(s, layout) : f.text });
     }
   }
-  const stack = o.stack ?? "<stack>";
+  files.push(...setFiles(layout, o.stack));
+  return files;
+}
+
+/** The set's README.md (the order to run the projects) and layout.json (the tiers). */
+function setFiles(layout: SplitLayout, stackName: string | undefined): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  const stack = stackName ?? "<stack>";
   const root = layout.stacks[0]!.model.snapshot;
   const lines = [
     `# ${layout.tiers[0]![0]} (split)`,
@@ -302,4 +321,151 @@ export function writeSplitProjects(layout: SplitLayout, o: SplitProjectOptions):
   files.push({ path: "README.md", text: lines.join("\n") });
   files.push({ path: "layout.json", text: `${JSON.stringify({ tiers: layout.tiers }, null, 2)}\n` });
   return files;
+}
+
+/** What {@link writeSplitOrgFiles} wrote: the files, the objects by kind, and what the org files cannot hold. */
+export interface SplitOrgFilesExport {
+  files: GeneratedFile[];
+  counts: Record<string, number>;
+  skipped: Skipped[];
+  layout: SplitLayout;
+}
+
+/**
+ * The split layout as org-setup programs (`--layout split --format yaml`): each project of the set holds an org
+ * file (`org.yaml`) and an `index.ts` that declares it with the `Org` component (provider/org); what the project refers to
+ * in another stack (the top-level groups a child's file places its groups under, an identity or custom role a
+ * binding names) is an `outside` group of the file, or an `outside` identity or role of the program, its uid read
+ * from that stack's `uids` output (a `pulumi.StackReference`). The set holds exactly what the one-stack org file
+ * holds (`writeOrgFile` of the whole model): what it cannot hold is skipped, as there.
+ */
+export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOptions): SplitOrgFilesExport {
+  const one = writeOrgFile(m);
+  const w = one.written;
+  const keep = <T extends { uid: string }>(xs: readonly T[]) => xs.filter((x) => w.has(x.uid));
+  // The org with only what the org file holds, laid out: placement then follows the file's references only.
+  const held: OrgModel = {
+    ...m,
+    topGroups: keep(m.topGroups),
+    groups: keep(m.groups),
+    identities: keep(m.identities),
+    roles: keep(m.roles),
+    roleBindings: keep(m.roleBindings),
+    // The file gives a sync source as the server's text, so it refers to no object of the set.
+    repos: keep(m.repos).map((r) => ({ ...r, syncSource: undefined })),
+    subscriptions: keep(m.subscriptions),
+    identityProviders: [],
+    accountAssociations: [],
+    tags: [],
+    overlays: [],
+    overlayBindings: [],
+  };
+  const layout = splitModel(held, o);
+  const groupByUid = new Map(held.groups.map((g) => [g.uid, g]));
+  const home = new Map<string, string>();
+  const key = new Map<string, string>();
+  for (const s of layout.stacks) {
+    for (const x of [...s.model.groups, ...s.model.identities, ...s.model.roles]) {
+      home.set(x.uid, s.project);
+      key.set(x.uid, x.varName);
+    }
+  }
+  const under = m.snapshot.anchor.uid !== m.snapshot.rootUid;
+  // Per stack: its org file, and what it reads from (imports) and gives to (exports) the others.
+  const perStack = layout.stacks.map((s) => {
+    const own = new Set(s.model.groups.map((g) => g.uid));
+    const needed = new Set<string>();
+    const need = (g: GroupNode | undefined) => {
+      for (let x = g; x && !needed.has(x.uid); x = x.parent.to === "declared" ? (x.parent.node as GroupNode) : undefined) needed.add(x.uid);
+    };
+    const groupOf = (r: Ref) => (r.to === "declared" && r.node.kind === "Group" ? groupByUid.get(r.node.uid) : undefined);
+    for (const g of s.model.groups) need(g);
+    for (const x of [...s.model.identities, ...s.model.roles, ...s.model.roleBindings, ...s.model.repos, ...s.model.subscriptions]) need(groupOf(x.parent));
+    const mine = new Set([...s.model.identities, ...s.model.roles].map((x) => x.uid));
+    const outsideObjects = new Set<string>();
+    for (const b of s.model.roleBindings) {
+      for (const r of [b.identity, b.role]) if (r.to === "declared" && !mine.has(r.node.uid)) outsideObjects.add(r.node.uid);
+    }
+    const file = writeOrgFile(s.model, {
+      tree: held.topGroups,
+      groups: needed,
+      outsideGroups: new Set([...needed].filter((u) => !own.has(u))),
+      outsideObjects,
+      header: [
+        `# One project of a split export (\`platform-pulumi export --layout split --format yaml\`, see ../README.md): the`,
+        "# org-setup program's org file, with the uid of each existing object, which the program adopts (adoptUid).",
+        ...(s.role === "root" ? [] : ["# A group marked `outside` is declared by another project; index.ts reads its uid from that project's stack."]),
+      ],
+    });
+    return { s, file };
+  });
+  const exports = new Map<string, Map<string, { kind: "groups" | "identities" | "roles"; path: string }>>();
+  for (const { file } of perStack) {
+    for (const kind of ["groups", "identities", "roles"] as const) {
+      for (const [p, uid] of file.outside[kind]) {
+        const from = home.get(uid)!;
+        if (!exports.has(from)) exports.set(from, new Map());
+        exports.get(from)!.set(key.get(uid)!, { kind, path: p });
+      }
+    }
+  }
+
+  const files: GeneratedFile[] = [];
+  for (const { s, file } of perStack) {
+    const lines = [
+      "// One project of a split export (`platform-pulumi export --layout split --format yaml`, see ../README.md): the",
+      "// org-setup program, declaring org.yaml with the Org component. Every object there has a uid, which the",
+      "// program adopts (adoptUid): the first `pulumi up` creates nothing, deletes nothing and changes nothing.",
+      'import * as pulumi from "@pulumi/pulumi";',
+      'import { Org } from "platform-pulumi";',
+      "",
+    ];
+    const declaresTop = held.topGroups.some((t) => s.model.groups.some((g) => g.uid === t.uid));
+    if (declaresTop) {
+      lines.push('const orgUid = new pulumi.Config("platform").require("orgUid");');
+      if (under) lines.push(`// The top-level groups live under group "${tsComment(m.snapshot.anchor.name)}", which this program reads but does not manage.`, `const underUid = orgUid + ${tsString(m.snapshot.anchor.uid.slice(m.snapshot.rootUid.length))};`);
+    }
+    const outsides = (["groups", "identities", "roles"] as const).filter((k) => file.outside[k].size > 0);
+    if (outsides.length) lines.push(...stackReferencePrelude(layout.stacks.length), "");
+    lines.push('const org = new Org("org", {');
+    if (declaresTop) lines.push(`    parentUid: ${under ? "underUid" : "orgUid"},`);
+    lines.push('    file: "org.yaml",');
+    if (outsides.length) {
+      lines.push("    outside: {");
+      for (const k of outsides) {
+        lines.push(`        ${k}: {`);
+        for (const [p, uid] of [...file.outside[k]].sort((a, b) => (a[0] < b[0] ? -1 : 1))) lines.push(`            ${tsString(p)}: _uid(${tsString(home.get(uid)!)}, ${tsString(key.get(uid)!)}),`);
+        lines.push("        },");
+      }
+      lines.push("    },");
+    }
+    lines.push("});", "", "export const counts = org.counts;");
+    const ex = exports.get(s.project);
+    if (ex?.size) {
+      const output = { groups: "groupUids", identities: "identityUids", roles: "roleUids" } as const;
+      lines.push("// The uids the other stacks of the set read (see ../README.md).", "export const uids = {");
+      for (const [k, e] of [...ex].sort((a, b) => (a[0] < b[0] ? -1 : 1))) lines.push(`    ${k}: org.${output[e.kind]}.apply((u) => u[${tsString(e.path)}]),`);
+      lines.push("};");
+    }
+    lines.push("");
+    const base = writeTypeScriptProject(s.model, { ...o, project: s.project, packageRange: o.packageRange(s.project) }).filter((f) => f.path !== "index.ts" && f.path !== "README.md");
+    const readme = [
+      `# ${s.project}`,
+      "",
+      `One project of a split export (see ../README.md for the order to run them): \`org.yaml\` holds ${Object.entries(file.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ") || "nothing"},`,
+      "each with the uid it stands for; `index.ts` declares it with the `Org` component.",
+      "",
+      "```sh",
+      "npm install",
+      o.stack ? `pulumi stack select --create ${o.stack}` : "pulumi stack init <stack>",
+      ...(declaresTop && !o.stack ? [`pulumi config set platform:orgUid ${tsComment(m.snapshot.rootUid)}`] : []),
+      "pulumi up      # adopts every object: creates nothing, deletes nothing, changes nothing",
+      "pulumi preview --expect-no-changes",
+      "```",
+      "",
+    ];
+    for (const f of [...base, { path: "index.ts", text: lines.join("\n") }, { path: "org.yaml", text: file.text }, { path: "README.md", text: readme.join("\n") }]) files.push({ path: `${s.project}/${f.path}`, text: f.text });
+  }
+  files.push(...setFiles(layout, o.stack));
+  return { files, counts: one.counts, skipped: one.skipped, layout };
 }

@@ -19,10 +19,11 @@ import { declaredCounts } from "./typescript";
 /** The kinds the org file holds (its sections); the export skips every other kind, saying so. */
 const ORG_FILE_KINDS: ReadonlySet<string> = new Set(["Group", "Identity", "Role", "RoleBinding", "Repo", "Subscription", "GroupInvite"]);
 
-/** An org file group with its uid. */
+/** An org file group with its uid (none for an outside group). */
 interface YamlGroup {
   name: string;
-  uid: string;
+  uid?: string;
+  outside?: true;
   description?: string;
   groups?: YamlGroup[];
 }
@@ -33,10 +34,32 @@ export interface OrgFileExport {
   /** Counts written, by kind. */
   counts: Record<string, number>;
   skipped: Skipped[];
+  /** The uids of the objects the file declares. */
+  written: Set<string>;
+  /** What the file refers to outside itself (only with {@link OrgFileOptions}): uid by path, per kind. */
+  outside: { groups: Map<string, string>; identities: Map<string, string>; roles: Map<string, string> };
 }
 
-/** Writes the model as an org file. */
-export function writeOrgFile(m: OrgModel): OrgFileExport {
+/**
+ * Options of {@link writeOrgFile} for one stack of the split layout (`split.ts`): the file holds some groups of the
+ * org's tree, declared or outside, and its bindings may name identities and roles another stack declares.
+ */
+export interface OrgFileOptions {
+  /** The org's whole tree of groups (the model's own `topGroups` are one stack's). */
+  tree: readonly GroupNode[];
+  /** The groups the file holds (uids): its own and, above and around them, the outside ones. */
+  groups: ReadonlySet<string>;
+  /** Of those, the groups another stack declares (written `outside: true`, without uid). */
+  outsideGroups: ReadonlySet<string>;
+  /** Identities and roles another stack declares that the file's bindings may name (uids). */
+  outsideObjects: ReadonlySet<string>;
+  /** The header comment lines (default: the one-stack export's). */
+  header?: readonly string[];
+}
+
+/** Writes the model as an org file; `o` for one stack of a split layout. */
+export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
+  const outside = { groups: new Map<string, string>(), identities: new Map<string, string>(), roles: new Map<string, string>() };
   const skipped: Skipped[] = [...m.skipped];
   const skip = (kind: string, count: number, why: string) => {
     if (count > 0) skipped.push({ kind, count, why });
@@ -45,6 +68,13 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
   const inFile = new Set<string>();
   let dupGroups = 0;
   const walk = (g: GroupNode): YamlGroup | undefined => {
+    if (o && !o.groups.has(g.uid)) return undefined;
+    if (o?.outsideGroups.has(g.uid)) {
+      inFile.add(g.uid);
+      outside.groups.set(g.path, g.uid);
+      const kids = g.children.map(walk).filter((x): x is YamlGroup => x !== undefined);
+      return { name: g.api.name, outside: true, ...(kids.length ? { groups: kids } : {}) };
+    }
     if (g.path.split("/").pop() !== g.api.name) {
       const count = (n: GroupNode): number => 1 + n.children.reduce((a, c) => a + count(c), 0);
       dupGroups += count(g);
@@ -54,7 +84,7 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
     const kids = g.children.map(walk).filter((x): x is YamlGroup => x !== undefined);
     return { name: g.api.name, uid: g.uid, ...(g.api.description ? { description: g.api.description } : {}), ...(kids.length ? { groups: kids } : {}) };
   };
-  const groups = m.topGroups.map(walk).filter((x): x is YamlGroup => x !== undefined);
+  const groups = (o?.tree ?? m.topGroups).map(walk).filter((x): x is YamlGroup => x !== undefined);
   skip("Group", dupGroups, "a sibling has the same name, and the org file refers to groups by their path of names (with what is under them)");
 
   const identities: Array<Record<string, unknown>> = [];
@@ -98,6 +128,14 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
   const resolves = (name: string, group: string) =>
     fileRoles.filter((r) => r.name === name && (group === r.group || group.startsWith(`${r.group}/`))).sort((a, b) => b.group.length - a.group.length)[0]?.uid;
 
+  // Identities and roles of another stack the bindings name: by path, as the program gives them (`outside`).
+  for (const b of m.roleBindings) {
+    if (b.identity.to === "declared" && o?.outsideObjects.has(b.identity.node.uid)) identityPath.set(b.identity.node.uid, b.identity.node.path);
+    const r = b.role.to === "declared" ? b.role.node : undefined;
+    if (r?.kind === "Role" && o?.outsideObjects.has(r.uid) && r.parent.to === "declared" && !fileRoles.some((f) => f.uid === r.uid)) {
+      fileRoles.push({ uid: r.uid, name: r.api.name, group: r.parent.node.path });
+    }
+  }
   const bindings: Array<Record<string, unknown>> = [];
   let unbindable = 0;
   for (const b of m.roleBindings) {
@@ -109,7 +147,12 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
       : b.role.to === "declared" && b.role.node.kind === "Role" && resolves(b.role.node.api.name, group) === b.role.node.uid ? b.role.node.api.name
       : undefined;
     if (identity === undefined || group === undefined || role === undefined) unbindable++;
-    else bindings.push({ identity, group, role, uid: b.uid });
+    else {
+      bindings.push({ identity, group, role, uid: b.uid });
+      if (b.identity.to === "declared" && o?.outsideObjects.has(b.identity.node.uid)) outside.identities.set(identity, b.identity.node.uid);
+      const r = b.role.to === "declared" ? b.role.node : undefined;
+      if (r && o?.outsideObjects.has(r.uid)) outside.roles.set(`${fileRoles.find((f) => f.uid === r.uid)!.group}/${role}`, r.uid);
+    }
   }
   skip("RoleBinding", unbindable, "the org file binds its own identities, at its own groups, to built-in roles or its own roles by name");
 
@@ -140,13 +183,17 @@ export function writeOrgFile(m: OrgModel): OrgFileExport {
   const declared = declaredCounts(m);
   for (const k of KINDS) if (!ORG_FILE_KINDS.has(k.kind)) skip(k.kind, declared[k.kind] ?? 0, `the org file has no ${k.what}s (use --format ts)`);
 
-  const header = [
+  const header = o?.header ?? [
     "# Exported by `platform-pulumi export --format yaml`: the org-setup program's org file, with the uid of each",
     "# existing object, which the program adopts (adoptUid) instead of creating it.",
   ];
-  const count = (gs: YamlGroup[]): number => gs.reduce((a, g) => a + 1 + count(g.groups ?? []), 0);
+  const count = (gs: YamlGroup[]): number => gs.reduce((a, g) => a + (g.outside ? 0 : 1) + count(g.groups ?? []), 0);
+  const written = new Set<string>([...inFile].filter((u) => !o?.outsideGroups.has(u)));
+  for (const list of [identities, roles, bindings, repos, subscriptions]) for (const x of list) written.add(x["uid"] as string);
   return {
     text: `${header.join("\n")}\n${stringify({ groups, identities, roles, bindings, repos, subscriptions }, { lineWidth: 0 })}`,
+    written,
+    outside,
     counts: { Group: count(groups), Identity: identities.length, Role: roles.length, RoleBinding: bindings.length, Repo: repos.length, Subscription: subscriptions.length },
     skipped,
   };

@@ -4,7 +4,7 @@
  * malformed file fails with the line and path of every problem and creates nothing.
  *
  * ```yaml
- * groups:        [{ name, description?, uid?, groups?: [ ...same shape, nested ] }]
+ * groups:        [{ name, description?, uid?, outside?, groups?: [ ...same shape, nested ] }]
  * identities:    [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
  * roles:         [{ name, group: "<group path>", description?, uid?, capabilities: ["<dotted or CAP_ name>", ...] }]  # optional
  * bindings:      [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
@@ -14,6 +14,11 @@
  *
  * A binding's role is a built-in role's name or a role of this file, which must be defined at the binding's group
  * or above it. A repo with a `syncConfig` takes its README from the source, so it may not give one.
+ *
+ * A group with `outside: true` is declared elsewhere (another stack): the file names it only to place what is under
+ * it, and the program gives its uid (`OrgArgs.outside.groups`, by path); it holds only `name` and `groups`, and
+ * only at the top or under another outside group. Identities and roles declared elsewhere are not in the file:
+ * the program names them by path ({@link OrgOutsidePaths}), and bindings may then refer to them.
  *
  * `uid` names an existing object for the program to adopt (`adoptUid`) instead of creating one; `platform-pulumi
  * export --format yaml` writes it for every object (README, "Exporting an existing org").
@@ -37,8 +42,23 @@ export interface OrgGroup {
   description?: string | undefined;
   /** An existing group to adopt instead of creating one. */
   uid?: string | undefined;
+  /**
+   * Declared elsewhere (another stack): the file names the group only to place groups and objects under it; its
+   * uid comes from the program (`OrgArgs.outside.groups`, by path). Holds only `name` and `groups`. Default false.
+   */
+  outside?: boolean | undefined;
   /** Its child groups, same shape. */
   groups?: OrgGroup[] | undefined;
+}
+
+/**
+ * Objects the org refers to but another stack declares, by path, for the checks: identities
+ * (`<group path>/<name>`) bindings may name, and custom roles (`<group path>/<name>`, visible at that group and
+ * below) bindings may name like the file's own. Outside groups are marked in the file (`outside: true`).
+ */
+export interface OrgOutsidePaths {
+  identities?: Iterable<string> | undefined;
+  roles?: Iterable<string> | undefined;
 }
 
 /** A workload identity of the org file: an OIDC issuer and subject, under a group. */
@@ -115,6 +135,7 @@ const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
     name: z.string(),
     description: z.string().optional(),
     uid: z.string().optional(),
+    outside: z.boolean().optional(),
     groups: z.array(OrgGroupSchema).optional(),
   }),
 );
@@ -163,6 +184,8 @@ export interface FlatGroup {
   description: string | undefined;
   /** An existing group to adopt, when the file gives one. */
   uid: string | undefined;
+  /** Present (true) for a group declared elsewhere (`outside: true` in the file): not declared, its uid given. */
+  outside?: true;
 }
 
 /** The org file, checked and flattened for declaring resources. */
@@ -217,7 +240,7 @@ type Locate = (path: Array<string | number>) => string;
  * @throws OrgFileError listing every problem (YAML syntax, unknown or missing fields, bad names, duplicate or
  *   unknown group and identity paths, unknown roles), each with its line.
  */
-export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: ReadonlySet<string>): OrgLayout {
+export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: ReadonlySet<string>, outside?: OrgOutsidePaths): OrgLayout {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -229,7 +252,7 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
       }),
     );
   }
-  return check(doc.toJS() ?? {}, file, (p) => location(doc, lc, file, p), knownRoles);
+  return check(doc.toJS() ?? {}, file, (p) => location(doc, lc, file, p), knownRoles, outside);
 }
 
 /**
@@ -237,17 +260,19 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
  * {@link parseOrgFile}; problems are placed by path, after `source`.
  * @throws OrgFileError listing every problem.
  */
-export function checkOrgSpec(spec: OrgSpec, source = "spec", knownRoles?: ReadonlySet<string>): OrgLayout {
-  return check(spec, source, () => source, knownRoles);
+export function checkOrgSpec(spec: OrgSpec, source = "spec", knownRoles?: ReadonlySet<string>, outside?: OrgOutsidePaths): OrgLayout {
+  return check(spec, source, () => source, knownRoles, outside);
 }
 
 /**
  * The built-in role names an org refers to, for checking them against the API before anything is declared: the
- * bindings' roles that are not a custom role of the same org. Lenient: an org that does not parse gives what it can.
+ * bindings' roles that are not a custom role of the same org (nor one of `outsideRoles`, role paths
+ * `<group path>/<name>` another stack declares). Lenient: an org that does not parse gives what it can.
  */
-export function builtinRoleNames(spec: unknown): string[] {
+export function builtinRoleNames(spec: unknown, outsideRoles: Iterable<string> = []): string[] {
   const o = (spec ?? {}) as { roles?: unknown; bindings?: unknown };
   const own = new Set(Array.isArray(o.roles) ? o.roles.map((r: { name?: unknown }) => r?.name).filter((n): n is string => typeof n === "string") : []);
+  for (const p of outsideRoles) own.add(p.slice(p.lastIndexOf("/") + 1));
   const used = Array.isArray(o.bindings) ? o.bindings.map((b: { role?: unknown }) => b?.role).filter((n): n is string => typeof n === "string") : [];
   return [...new Set(used.filter((r) => !own.has(r)))];
 }
@@ -258,7 +283,7 @@ export function orgFileData(text: string): unknown {
   return doc.errors.length > 0 ? undefined : doc.toJS();
 }
 
-function check(data: unknown, file: string, locate: Locate, knownRoles: ReadonlySet<string> | undefined): OrgLayout {
+function check(data: unknown, file: string, locate: Locate, knownRoles: ReadonlySet<string> | undefined, outside: OrgOutsidePaths | undefined): OrgLayout {
   const parsed = OrgFileSchema.safeParse(data ?? {});
   if (!parsed.success) {
     throw new OrgFileError(
@@ -272,7 +297,7 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
 
   const groups: FlatGroup[] = [];
   const groupPaths = new Set<string>();
-  const walk = (list: OrgGroup[], parentPath: string | undefined, yamlPath: Array<string | number>) => {
+  const walk = (list: OrgGroup[], parentPath: string | undefined, parentOutside: boolean, yamlPath: Array<string | number>) => {
     list.forEach((g, i) => {
       const here = [...yamlPath, i];
       const bad = nameProblem(g.name);
@@ -280,11 +305,16 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
       const path = parentPath === undefined ? g.name : `${parentPath}/${g.name}`;
       if (groupPaths.has(path)) at([...here, "name"], `duplicate group path "${path}" (paths must be unique to be referenced)`);
       groupPaths.add(path);
-      groups.push({ path, parentPath, name: g.name, description: g.description, uid: g.uid });
-      if (g.groups) walk(g.groups, path, [...here, "groups"]);
+      if (g.outside) {
+        // Declared elsewhere: only placed here, so it carries nothing of its own, and stacks refer one way only.
+        for (const k of ["description", "uid"] as const) if (g[k] !== undefined) at([...here, k], `an outside group is declared elsewhere; it holds only name and groups, got ${k} ${JSON.stringify(g[k])}`);
+        if (!parentOutside) at([...here, "outside"], `group "${path}" is outside but its parent "${parentPath}" is declared here; an outside group is allowed at the top or under another outside group`);
+      }
+      groups.push({ path, parentPath, name: g.name, description: g.description, uid: g.uid, ...(g.outside ? { outside: true as const } : {}) });
+      if (g.groups) walk(g.groups, path, g.outside === true, [...here, "groups"]);
     });
   };
-  walk(org.groups, undefined, ["groups"]);
+  walk(org.groups, undefined, true, ["groups"]);
 
   const known = (paths: Set<string>) => [...paths].slice(0, 20).join(", ") + (paths.size > 20 ? ", ..." : "");
   const identityPaths = new Set<string>();
@@ -323,8 +353,13 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
     return { ...r, capabilities: [...new Set(wire)].sort(), path };
   });
 
+  const outsideIdentities = new Set(outside?.identities ?? []);
+  for (const p of outside?.roles ?? []) {
+    const cut = p.lastIndexOf("/");
+    fileRoles.set(p.slice(cut + 1), [...(fileRoles.get(p.slice(cut + 1)) ?? []), p.slice(0, Math.max(cut, 0))]);
+  }
   org.bindings.forEach((b, i) => {
-    if (!identityPaths.has(b.identity)) at(["bindings", i, "identity"], `no identity at path "${b.identity}"; known: ${known(identityPaths)}`);
+    if (!identityPaths.has(b.identity) && !outsideIdentities.has(b.identity)) at(["bindings", i, "identity"], `no identity at path "${b.identity}"; known: ${known(new Set([...identityPaths, ...outsideIdentities]))}`);
     groupRef(["bindings", i, "group"], b.group);
     const definedAt = fileRoles.get(b.role);
     if (definedAt) {

@@ -14,17 +14,39 @@ import { Repo, type SyncConfigArgs } from "../resources/repo";
 import { Role } from "../resources/role";
 import { RoleBinding } from "../resources/roleBinding";
 import { Subscription } from "../resources/subscription";
-import { builtinRoleNames, checkOrgSpec, orgFileData, parseOrgFile, type OrgLayout, type OrgSpec } from "./file";
+import { builtinRoleNames, checkOrgSpec, orgFileData, parseOrgFile, type OrgLayout, type OrgOutsidePaths, type OrgSpec } from "./file";
 
-export { OrgFileError, parseOrgFile, checkOrgSpec, type OrgSpec, type OrgGroup, type OrgIdentity, type OrgRole, type OrgBinding, type OrgRepo, type OrgSubscription, type OrgLayout, type FlatGroup } from "./file";
+export { OrgFileError, parseOrgFile, checkOrgSpec, type OrgOutsidePaths, type OrgSpec, type OrgGroup, type OrgIdentity, type OrgRole, type OrgBinding, type OrgRepo, type OrgSubscription, type OrgLayout, type FlatGroup } from "./file";
 
 /** The component's type token. */
 export const ORG_TYPE = "platform:index:Org";
 
+/**
+ * Objects the org refers to that another stack declares (README, "`Org` in a split layout"), each by its path in
+ * the org file with its uid: typically read from that stack's outputs through a `pulumi.StackReference`.
+ */
+export interface OrgOutside {
+  /**
+   * Every group the file marks `outside: true`, by path (`engineering`, `engineering/platform`): what the file
+   * places under it is declared under this uid. Exactly the file's outside groups, no more, no fewer.
+   */
+  groups?: Record<string, pulumi.Input<string>>;
+  /** Identities bindings of the file may name, by path (`<group path>/<identity name>`). */
+  identities?: Record<string, pulumi.Input<string>>;
+  /**
+   * Custom roles bindings of the file may name, by path (`<group path>/<role name>`); like the file's own roles,
+   * visible at their group and below, the nearest one above a binding's group taken first.
+   */
+  roles?: Record<string, pulumi.Input<string>>;
+}
+
 /** Arguments of {@link Org}: the root group, and the org as a file or as data (exactly one of `file` and `spec`). */
 export interface OrgArgs {
-  /** The uid of the group the org's top-level groups are created under (usually the org's root group). */
-  parentUid: pulumi.Input<string>;
+  /**
+   * The uid of the group the org's top-level groups are created under (usually the org's root group). Required
+   * unless every top-level group of the file is `outside` (declared in another stack, its uid in `outside.groups`).
+   */
+  parentUid?: pulumi.Input<string>;
   /**
    * The org file (YAML; format in the README's "Declarative org setup"), read when the program runs; a relative
    * path is taken from the Pulumi project's folder (where Pulumi.yaml is). Problems are reported with
@@ -38,6 +60,8 @@ export interface OrgArgs {
    * names a role the org does not define). Default: the program's client (`platform:*` config, then `PLATFORM_*`).
    */
   client?: PlatformClient;
+  /** Groups, identities and custom roles another stack declares that the file refers to, with their uids. */
+  outside?: OrgOutside;
 }
 
 /** How many objects of each kind the org declares. */
@@ -54,6 +78,7 @@ export interface OrgCounts {
 interface OrgData {
   groupUids: Record<string, pulumi.Output<string>>;
   identityUids: Record<string, pulumi.Output<string>>;
+  roleUids: Record<string, pulumi.Output<string>>;
   repoUids: Record<string, pulumi.Output<string>>;
   counts: OrgCounts;
 }
@@ -76,10 +101,12 @@ interface OrgData {
  * export const groupUids = org.groupUids;
  */
 export class Org extends pulumi.ComponentResource<OrgData> {
-  /** The uid of each group, by its path (`engineering/platform`). */
+  /** The uid of each group the org declares (not its `outside` groups), by its path (`engineering/platform`). */
   readonly groupUids: pulumi.Output<Record<string, string>>;
   /** The uid of each identity, by its path (`engineering/platform/ci-cd/ci-bot`). */
   readonly identityUids: pulumi.Output<Record<string, string>>;
+  /** The uid of each custom role, by its path (`engineering/releaser`). */
+  readonly roleUids: pulumi.Output<Record<string, string>>;
   /** The uid of each repo, by its path (`engineering/containers/app`). */
   readonly repoUids: pulumi.Output<Record<string, string>>;
   /** How many objects of each kind the org declares. */
@@ -89,20 +116,31 @@ export class Org extends pulumi.ComponentResource<OrgData> {
    * Declares the org. The file is read and checked here, synchronously: a problem throws at once, before anything
    * is declared. The built-in roles the bindings name are then checked against the API (one List of roles) before
    * any child is declared; an unknown one fails the update the same way.
-   * @throws TypeError when neither or both of `file` and `spec` are given, or `parentUid` is missing;
+   * @throws TypeError when neither or both of `file` and `spec` are given, when `parentUid` is missing while the
+   *   file declares a top-level group, or when `outside.groups` does not name exactly the file's outside groups;
    *   OrgFileError with every problem of the org; Error when the file cannot be read.
    */
   constructor(name: string, args: OrgArgs, opts: pulumi.ComponentResourceOptions = {}) {
     if ((args.file === undefined) === (args.spec === undefined)) {
       throw markReported(new TypeError(`Org "${name}": give exactly one of file (a path to the org file) and spec (the org as an object); got ${args.file === undefined ? "neither" : "both"}`));
     }
-    if (args.parentUid === undefined || args.parentUid === "") throw markReported(new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org under), got ${JSON.stringify(args.parentUid)}`));
     const source = readSource(args);
-    const init: OrgInit = { orgName: name, parentUid: args.parentUid, source, layout: checkSource(source), ...(args.client ? { client: args.client } : {}) };
+    const outside = outsidePaths(args.outside);
+    const layout = checkSource(source, undefined, outside);
+    checkOutside(name, args, layout);
+    const init: OrgInit = {
+      orgName: name,
+      parentUid: args.parentUid ?? "",
+      source,
+      layout,
+      outside: { groups: args.outside?.groups ?? {}, identities: args.outside?.identities ?? {}, roles: args.outside?.roles ?? {} },
+      ...(args.client ? { client: args.client } : {}),
+    };
     super(ORG_TYPE, name, init as unknown as pulumi.Inputs, opts);
     const data = pulumi.output(this.getData());
     this.groupUids = data.apply((d) => d.groupUids);
     this.identityUids = data.apply((d) => d.identityUids);
+    this.roleUids = data.apply((d) => d.roleUids);
     this.repoUids = data.apply((d) => d.repoUids);
     this.counts = data.apply((d) => d.counts);
   }
@@ -111,8 +149,8 @@ export class Org extends pulumi.ComponentResource<OrgData> {
   protected override async initialize(raw: pulumi.Inputs): Promise<OrgData> {
     const init = raw as unknown as OrgInit;
     const builtinRoles = await checkBuiltinRoles(init);
-    const data = declareOrg(this, init.orgName, init.parentUid, init.layout, builtinRoles);
-    this.registerOutputs({ groupUids: data.groupUids, identityUids: data.identityUids, repoUids: data.repoUids, counts: data.counts });
+    const data = declareOrg(this, init.orgName, init.parentUid, init.layout, builtinRoles, init.outside);
+    this.registerOutputs({ groupUids: data.groupUids, identityUids: data.identityUids, roleUids: data.roleUids, repoUids: data.repoUids, counts: data.counts });
     return data;
   }
 
@@ -129,7 +167,38 @@ interface OrgInit {
   source: OrgSource;
   /** The org, checked but for the built-in roles' existence. */
   layout: OrgLayout;
+  outside: Required<OrgOutside>;
   client?: PlatformClient;
+}
+
+/** The paths of `outside`'s identities and roles, for the file's checks. */
+function outsidePaths(o: OrgOutside | undefined): OrgOutsidePaths {
+  return { identities: Object.keys(o?.identities ?? {}), roles: Object.keys(o?.roles ?? {}) };
+}
+
+/**
+ * `parentUid` is given when the file declares a top-level group, and `outside.groups` names exactly the file's
+ * outside groups, each with a uid. @throws TypeError naming the field, its value and what is allowed.
+ */
+function checkOutside(name: string, args: OrgArgs, layout: OrgLayout): void {
+  const declaredTop = layout.groups.find((g) => g.parentPath === undefined && !g.outside);
+  if (declaredTop && (args.parentUid === undefined || args.parentUid === "")) {
+    throw markReported(new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org's top-level groups under, such as "${declaredTop.path}"), got ${JSON.stringify(args.parentUid)}`));
+  }
+  const marked = layout.groups.filter((g) => g.outside).map((g) => g.path);
+  const given = args.outside?.groups ?? {};
+  for (const [p, uid] of Object.entries(given)) {
+    if (!marked.includes(p)) throw markReported(new TypeError(`Org "${name}": outside.groups[${JSON.stringify(p)}] is not allowed: the org has no group marked outside at that path; outside groups: ${marked.length ? marked.join(", ") : "none"}`));
+    if (uid === undefined || uid === "") throw markReported(new TypeError(`Org "${name}": outside.groups[${JSON.stringify(p)}] ${JSON.stringify(uid)} is not allowed: the group's uid`));
+  }
+  for (const p of marked) {
+    if (!(p in given)) throw markReported(new TypeError(`Org "${name}": outside.groups[${JSON.stringify(p)}] is required: the org file marks group "${p}" outside (declared in another stack), so its uid comes from here`));
+  }
+  for (const kind of ["identities", "roles"] as const) {
+    for (const [p, uid] of Object.entries(args.outside?.[kind] ?? {})) {
+      if (uid === undefined || uid === "") throw markReported(new TypeError(`Org "${name}": outside.${kind}[${JSON.stringify(p)}] ${JSON.stringify(uid)} is not allowed: the uid of the ${kind === "roles" ? "role" : "identity"} at that path`));
+    }
+  }
 }
 
 /** The org as given: the file's text and name, or the spec. */
@@ -152,8 +221,8 @@ function projectRoot(): string {
 }
 
 /** Every check that needs no API. @throws OrgFileError with every problem. */
-function checkSource(src: OrgSource, knownRoles?: ReadonlySet<string>): OrgLayout {
-  return "text" in src ? parseOrgFile(src.text, src.file, knownRoles) : checkOrgSpec(src.spec, "spec", knownRoles);
+function checkSource(src: OrgSource, knownRoles: ReadonlySet<string> | undefined, outside: OrgOutsidePaths): OrgLayout {
+  return "text" in src ? parseOrgFile(src.text, src.file, knownRoles, outside) : checkOrgSpec(src.spec, "spec", knownRoles, outside);
 }
 
 /**
@@ -163,24 +232,34 @@ function checkSource(src: OrgSource, knownRoles?: ReadonlySet<string>): OrgLayou
 async function checkBuiltinRoles(init: OrgInit): Promise<ReadonlyMap<string, string>> {
   const builtinRoles = new Map<string, string>();
   const data = "text" in init.source ? orgFileData(init.source.text) : init.source.spec;
-  if (builtinRoleNames(data).length === 0) return builtinRoles;
+  const outside = outsidePaths(init.outside);
+  if (builtinRoleNames(data, outside.roles).length === 0) return builtinRoles;
   // Built-in roles by name: their uid is one segment (a custom role's is its group's uid and its own).
   for (const r of await getRoles({}, init.client)) if (!r.uid.includes("/") && !builtinRoles.has(r.name)) builtinRoles.set(r.name, r.uid);
-  checkSource(init.source, new Set(builtinRoles.keys()));
+  checkSource(init.source, new Set(builtinRoles.keys()), outside);
   return builtinRoles;
 }
 
 /** Declares the children of `parent` for a checked layout. */
-function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input<string>, org: OrgLayout, builtinRoles: ReadonlyMap<string, string>): OrgData {
+function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input<string>, org: OrgLayout, builtinRoles: ReadonlyMap<string, string>, outside: Required<OrgOutside>): OrgData {
   const opts: pulumi.CustomResourceOptions = { parent };
   const n = (p: string) => `${name}/${p}`;
-  const groups = new Map<string, Group>();
+  // Every group's uid by path, the outside ones' as given; the declared ones also as resources.
+  const groups = new Map<string, { uid: pulumi.Input<string> }>();
+  const declaredGroups = new Map<string, Group>();
   for (const g of org.groups) {
+    if (g.outside) {
+      groups.set(g.path, { uid: outside.groups[g.path]! });
+      continue;
+    }
     const parentUid = g.parentPath === undefined ? rootUid : groups.get(g.parentPath)!.uid;
-    groups.set(g.path, new Group(n(g.path), { parentUid, name: g.name, description: g.description ?? "", ...(g.uid ? { adoptUid: g.uid } : {}) }, opts));
+    const group = new Group(n(g.path), { parentUid, name: g.name, description: g.description ?? "", ...(g.uid ? { adoptUid: g.uid } : {}) }, opts);
+    groups.set(g.path, group);
+    declaredGroups.set(g.path, group);
   }
 
   const identities = new Map<string, Identity>();
+  const identityUid = (p: string): pulumi.Input<string> => identities.get(p)?.uid ?? outside.identities[p]!;
   for (const id of org.identities) {
     identities.set(
       id.path,
@@ -193,21 +272,28 @@ function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input
   }
 
   // Custom roles by name, each at its group; a binding takes the one nearest above its group.
-  const customRoles = new Map<string, Array<{ group: string; role: Role }>>();
+  const customRoles = new Map<string, Array<{ group: string; uid: pulumi.Input<string> }>>();
+  const roles = new Map<string, Role>();
   for (const r of org.roles) {
     const role = new Role(n(r.path), { parentUid: groups.get(r.group)!.uid, name: r.name, description: r.description ?? "", capabilities: r.capabilities, ...(r.uid ? { adoptUid: r.uid } : {}) }, opts);
-    customRoles.set(r.name, [...(customRoles.get(r.name) ?? []), { group: r.group, role }]);
+    roles.set(r.path, role);
+    customRoles.set(r.name, [...(customRoles.get(r.name) ?? []), { group: r.group, uid: role.uid }]);
+  }
+  for (const [p, uid] of Object.entries(outside.roles)) {
+    const cut = p.lastIndexOf("/");
+    const roleName = p.slice(cut + 1);
+    customRoles.set(roleName, [...(customRoles.get(roleName) ?? []), { group: p.slice(0, Math.max(cut, 0)), uid }]);
   }
   // A custom role of the org nearest above the binding's group, else the built-in role (the check proved it exists).
   const roleFor = (roleName: string, group: string): pulumi.Input<string> => {
     const near = (customRoles.get(roleName) ?? []).filter((c) => group === c.group || group.startsWith(`${c.group}/`)).sort((a, b) => b.group.length - a.group.length)[0];
-    return near ? near.role.uid : builtinRoles.get(roleName)!;
+    return near ? near.uid : builtinRoles.get(roleName)!;
   };
 
   for (const b of org.bindings) {
     new RoleBinding(
       n(`${b.identity}@${b.group}#${b.role}`),
-      { groupUid: groups.get(b.group)!.uid, identityUid: identities.get(b.identity)!.uid, roleUid: roleFor(b.role, b.group), ...(b.uid ? { adoptUid: b.uid } : {}) },
+      { groupUid: groups.get(b.group)!.uid, identityUid: identityUid(b.identity), roleUid: roleFor(b.role, b.group), ...(b.uid ? { adoptUid: b.uid } : {}) },
       opts,
     );
   }
@@ -237,9 +323,10 @@ function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input
   }
 
   return {
-    groupUids: Object.fromEntries([...groups].map(([p, g]) => [p, g.uid])),
+    groupUids: Object.fromEntries([...declaredGroups].map(([p, g]) => [p, g.uid])),
     identityUids: Object.fromEntries([...identities].map(([p, i]) => [p, i.uid])),
+    roleUids: Object.fromEntries([...roles].map(([p, r]) => [p, r.uid])),
     repoUids: Object.fromEntries([...repos].map(([p, r]) => [p, r.uid])),
-    counts: { groups: org.groups.length, identities: org.identities.length, roles: org.roles.length, bindings: org.bindings.length, repos: org.repos.length, subscriptions: org.subscriptions.length },
+    counts: { groups: declaredGroups.size, identities: org.identities.length, roles: org.roles.length, bindings: org.bindings.length, repos: org.repos.length, subscriptions: org.subscriptions.length },
   };
 }
