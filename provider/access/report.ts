@@ -7,6 +7,7 @@ import { RE2JS } from "re2js";
 import { dottedName, wireName } from "../capabilities";
 import { OrgIndex, type Grant } from "./model";
 import type { StackOrg } from "./stack";
+import { mdCode, mdText, printable } from "../text";
 
 /** An identity in a report: its name, its path (group path then name), and its uid (null until it exists). */
 export interface ReportIdentity {
@@ -118,8 +119,6 @@ function merged<T extends ReportGrant>(rows: readonly T[], key: (r: T) => string
   return [...out.values()];
 }
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
 /**
  * A Markdown report for a pull request: one table, rows grouped by identity (gains first), capabilities that share
  * identity, group and reason on one row. `rows` are changes or (with `--current`) grants.
@@ -134,10 +133,11 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
   for (const group of byIdentity.values()) {
     group.sort((x, y) => ("change" in x && "change" in y && x.change !== y.change ? (x.change === "gained" ? -1 : 1) : 0));
     group.forEach((r, i) => {
-      const who = i === 0 ? `**${cell(r.identity.name)}** \`${cell(r.identity.path)}\`` : "";
+      // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
+      const who = i === 0 ? `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}` : "";
       const caps = r.capabilities.map((c) => `\`${c}\``).join(", ");
-      const via = r.via.map((v) => cell(viaText(v))).join("<br>");
-      lines.push(current ? `| ${who} | ${caps} | \`${r.group}\` | ${via} |` : `| ${who} | ${"change" in r && r.change === "gained" ? "+ gained" : "- lost"} | ${caps} | \`${r.group}\` | ${via} |`);
+      const via = r.via.map((v) => mdText(viaText(v))).join("<br>");
+      lines.push(current ? `| ${who} | ${caps} | ${mdCode(r.group)} | ${via} |` : `| ${who} | ${"change" in r && r.change === "gained" ? "+ gained" : "- lost"} | ${caps} | ${mdCode(r.group)} | ${via} |`);
     });
   }
   return `${lines.join("\n")}\n`;
@@ -170,8 +170,8 @@ export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, curre
     const sign = current ? "" : "change" in r && r.change === "gained" ? "+ " : "- ";
     const v = r.via[0]!;
     const why = v.kind === "binding" ? `${v.role} bound at ${v.boundAt}` : `escalation to ${v.role} at ${v.boundAt}`;
-    out.push(`${sign}${r.identity.path}  at ${r.group}  (${why})`);
-    v.steps.forEach((step, i) => out.push(`    ${i + 1}. ${step}`));
+    out.push(printable(`${sign}${r.identity.path}  at ${r.group}  (${why})`));
+    v.steps.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
     out.push(...wrap(r.capabilities, "    "));
   }
   return `${out.join("\n")}\n`;

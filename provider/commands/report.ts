@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import type { StackRef } from "./stack";
+import { mdText } from "../text";
 
 /** How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a pull request or a CI step summary. */
 export type ReportFormat = "table" | "json" | "markdown";
@@ -65,9 +66,9 @@ export async function runReportCommand(name: string, argv: readonly string[], us
   }
 }
 
-/** A cell of a Markdown table: `|` escaped, line breaks as spaces. */
+/** A cell of a Markdown table: the text as text, one line, no markup ({@link mdText}: `|` and links escaped). */
 export function mdCell(s: string): string {
-  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return mdText(s);
 }
 
 /** A Markdown table: header row, the `---` rule, then the rows (each cell through {@link mdCell}). */

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { PlatformClient } from "../client/client";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings, type ConfigLookup } from "../config";
+import { printable } from "../text";
 
 /** The type token prefix of this package's resources. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
@@ -221,7 +222,9 @@ export async function stackNames(ref: StackRef): Promise<string[]> {
 }
 
 /** A fixed-width text table: a header row, a rule, then the rows. */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+export function table(header: readonly string[], rawRows: ReadonlyArray<readonly string[]>): string {
+  // Cells hold server text (names, descriptions): printed as text, one line each (`text.ts`).
+  const rows = rawRows.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
