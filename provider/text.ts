@@ -7,8 +7,8 @@
  *   cursor, a line break that forges a row) and the Unicode bidirectional overrides (text that reads in another
  *   order than it is stored) are shown as `\u` escapes.
  * - {@link mdText}: for Markdown (a table cell, a line). Also one line, and every character Markdown could read as
- *   markup (a link, an image, an HTML tag, emphasis, a code span, a table's `|`, an autolink's `:`) is
- *   backslash-escaped, which CommonMark allows for any ASCII punctuation; it renders as the text itself.
+ *   markup (a link, an image, an HTML tag, an entity, emphasis, a code span, a table's `|`; an autolink's `://`)
+ *   is backslash-escaped, which CommonMark allows for any ASCII punctuation; it renders as the text itself.
  * - {@link mdCode}: an identifier as a Markdown code span, whatever backticks it holds.
  */
 
@@ -25,16 +25,24 @@ export function printable(s: string): string {
   return s.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** What Markdown (CommonMark with GitHub's tables and autolinks) could read as markup in running text. */
-const MARKUP = /[\\`*_{}[\]()<>#!|~&@:]/g;
+/**
+ * What Markdown (CommonMark with GitHub's tables) could read as markup inside a line: a link or image (`[`, `]`),
+ * HTML (`<`, `>`), an entity (`&`, which could spell a direction override), a code span, emphasis, a table's `|`,
+ * and the backslash itself. `(`, `)`, `!`, `#` and the like mean nothing without these.
+ */
+const MARKUP = /[\\`*_[\]<>|~&]/g;
 
 /**
- * `s` as Markdown text that renders as `s`: one line ({@link printable}) and every markup character escaped with a
- * backslash (`[x](u)` stays text, `<img>` is not HTML, `|` does not end a table cell, `https:` is not an autolink).
- * @example mdText("[a](http://x)|b") // "\\[a\\]\\(http\\://x\\)\\|b"
+ * `s` as Markdown text that renders as `s`: one line ({@link printable}), every {@link MARKUP} character escaped
+ * with a backslash, and `://` and `www.` broken with one so that GitHub makes no autolink of them (`[x](u)` stays
+ * text, `<img>` is not HTML, `|` does not end a table cell, `https://x` is not a link).
+ * @example mdText("[a](http://x)|b") // "\\[a\\](http\\://x)\\|b"
  */
 export function mdText(s: string): string {
-  return printable(s).replace(MARKUP, (c) => `\\${c}`);
+  return printable(s)
+    .replace(MARKUP, (c) => `\\${c}`)
+    .replace(/:\/\//g, "\\://")
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`);
 }
 
 /**

@@ -22,6 +22,8 @@ const HOSTILE = [
   "`code` and ``more``",
   "**bold** _em_ ~~strike~~",
   "https://evil.example/autolink",
+  "www.evil.example/autolink",
+  "&#8238;reversed &lt;b&gt;",
   "line one\nline two\r\n| forged | row |",
   "\u001b[2J\u001b[31mred",
   "abc\u202edcba",
@@ -62,9 +64,9 @@ describe("mdText and mdCode in a rendered Markdown table", () => {
   });
 
   it("mdText is one line and escapes every markup character", () => {
-    const out = mdText("[a](http://x)|b\nc");
-    expect(out).toBe("\\[a\\]\\(http\\://x\\)\\|b\\\\u000ac");
-    expect(textOf(md.renderInline(out))).toBe("[a](http://x)|b\\u000ac");
+    const out = mdText("[a](http://x)|b\nc www.x.dev");
+    expect(out).toBe("\\[a\\](http\\://x)\\|b\\\\u000ac www\\.x.dev");
+    expect(textOf(md.renderInline(out))).toBe("[a](http://x)|b\\u000ac www.x.dev");
   });
 
   it("mdCode fences past the text's longest run of backticks", () => {
