@@ -19,7 +19,8 @@
  * Environment: BENCH_SPLIT_SIZES (resources, multiples of 15, default 750), BENCH_SPLIT_SIDES (default
  * split,floor,ours), BENCH_SPLIT_CHILDREN (child stacks; top group i goes to child i % n; default 8; `top` for one
  * per top group, what the export writes by default), BENCH_SPLIT_PARALLEL (stacks at a time, default 2, this
- * machine's cores), BENCH_SPLIT_ROUNDS (default 1). Results go to bench/split-results.json, with the load average
+ * machine's cores), BENCH_SPLIT_ROUNDS (default 1). Results go to bench/split-results.json (sizes not run keep their
+ * earlier figures; each size's `run` says when and how it was measured), with the load average
  * at the start of each size. Target: split ≤ 0.5 × floor at 3,000 resources for every op.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -177,6 +178,7 @@ export async function splitBench(): Promise<void> {
       }
     }
     (results["sizes"] as Record<string, unknown>)[size] = {
+      run: `${new Date(started).toISOString()}, ${ROUNDS} round(s), sides ${SIDES.join(",")}, load average ${f.load_average_at_start.join(" ")} at the start`,
       children: f.children,
       load_average_at_start: f.load_average_at_start,
       ...ratios,
@@ -186,7 +188,16 @@ export async function splitBench(): Promise<void> {
     };
     // Written after each size, so a long run keeps what it measured.
     results["total_seconds"] = Math.round((Date.now() - started) / 1000);
-    writeFileSync(path.join(REPO_ROOT, "bench", "split-results.json"), `${JSON.stringify(results, null, 2)}\n`);
+    // Sizes this run did not measure keep their figures from earlier runs (each size says its own `run`).
+    const file = path.join(REPO_ROOT, "bench", "split-results.json");
+    let earlier: Record<string, unknown> = {};
+    try {
+      earlier = ((JSON.parse(readFileSync(file, "utf8")) as { sizes?: Record<string, unknown> }).sizes ?? {});
+    } catch {
+      // No earlier file, or not JSON: this run's sizes alone.
+    }
+    const sizes = { ...earlier, ...(results["sizes"] as Record<string, unknown>) };
+    writeFileSync(file, `${JSON.stringify({ ...results, sizes }, null, 2)}\n`);
     process.stdout.write(`\nsize ${size}, ${f.children} child stacks, load at start ${f.load_average_at_start.join(" ")}\n| op | ${Object.keys(f.seconds).map((s) => `${s} s`).join(" | ")} | split / floor | ours / floor |\n|---|${Object.keys(f.seconds).map(() => "---|").join("")}---|---|\n`);
     for (const op of OPS) {
       const r = ratios as Record<string, { median: number } | undefined>;
