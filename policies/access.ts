@@ -46,8 +46,6 @@ export function known(obj: unknown, key: string): unknown {
 /** Describes a role by uid; undefined when it cannot. */
 export type RoleLookup = (uid: string) => Promise<RoleInfo | undefined>;
 
-let envLookup: RoleLookup | undefined;
-
 /** The environment's API client (no stack config reaches a policy pack), made once; null without settings. */
 let envClient: { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> }; groups: { get(uid: string): Promise<{ name: string }> } } | null | undefined;
 function apiClient(): NonNullable<typeof envClient> | null {
@@ -66,6 +64,31 @@ function apiClient(): NonNullable<typeof envClient> | null {
 /** Names a group by uid (for messages); undefined when it cannot. */
 export type GroupLookup = (uid: string) => Promise<string | undefined>;
 
+/**
+ * A lookup by uid through the environment's API client ({@link apiClient}), each uid read once per run (the
+ * promise is kept, so concurrent policies share one request). Without settings, or when a read fails, it gives
+ * undefined.
+ */
+function cachedApiLookup<T>(read: (client: NonNullable<typeof envClient>, uid: string) => Promise<T>): (uid: string) => Promise<T | undefined> {
+  const cache = new Map<string, Promise<T | undefined>>();
+  return (uid) => {
+    let hit = cache.get(uid);
+    if (!hit) {
+      hit = (async () => {
+        const client = apiClient();
+        if (!client) return undefined;
+        try {
+          return await read(client, uid);
+        } catch {
+          return undefined;
+        }
+      })();
+      cache.set(uid, hit);
+    }
+    return hit;
+  };
+}
+
 let envGroupLookup: GroupLookup | undefined;
 
 /**
@@ -74,52 +97,20 @@ let envGroupLookup: GroupLookup | undefined;
  * top-level group"). Without settings, or when a read fails, it names nothing (the message shows the uid).
  */
 export function apiGroupLookup(): GroupLookup {
-  if (envGroupLookup) return envGroupLookup;
-  const cache = new Map<string, Promise<string | undefined>>();
-  envGroupLookup = (uid) => {
-    let hit = cache.get(uid);
-    if (!hit) {
-      hit = (async () => {
-        const client = apiClient();
-        if (!client) return undefined;
-        try {
-          return (await client.groups.get(uid)).name;
-        } catch {
-          return undefined;
-        }
-      })();
-      cache.set(uid, hit);
-    }
-    return hit;
-  };
-  return envGroupLookup;
+  return (envGroupLookup ??= cachedApiLookup(async (client, uid) => (await client.groups.get(uid)).name));
 }
+
+let envLookup: RoleLookup | undefined;
 
 /**
  * Reads roles from the API with the provider's settings from the environment (no stack config reaches a policy
  * pack), once per uid per run. Without settings, or when a read fails, it describes nothing.
  */
 export function apiRoleLookup(): RoleLookup {
-  if (envLookup) return envLookup;
-  const cache = new Map<string, Promise<RoleInfo | undefined>>();
-  envLookup = (uid) => {
-    let hit = cache.get(uid);
-    if (!hit) {
-      hit = (async () => {
-        const client = apiClient();
-        if (!client) return undefined;
-        try {
-          const r = await client.roles.get(uid);
-          return { name: r.name, capabilities: r.capabilities ?? [] };
-        } catch {
-          return undefined;
-        }
-      })();
-      cache.set(uid, hit);
-    }
-    return hit;
-  };
-  return envLookup;
+  return (envLookup ??= cachedApiLookup(async (client, uid) => {
+    const r = await client.roles.get(uid);
+    return { name: r.name, capabilities: r.capabilities ?? [] };
+  }));
 }
 
 /**

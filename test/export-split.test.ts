@@ -20,10 +20,10 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
-import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
-import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
+import { installSet, upTiers } from "./harness/splitSet";
+import { cleanEnv, packTarball, tail } from "./consumer/toolchain";
 
 
 let emu: Emulator;
@@ -142,30 +142,13 @@ describe("platform-pulumi export --layout split", () => {
   }, 120_000);
 
   it("installs the projects against the packed tarball", async () => {
-    const first = path.join(out(), projects()[0]!);
-    const r = await run("npm", ["install", await tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: first, env: cleanEnv(), timeoutMs: 600_000 });
-    expect(r.code, tail(r)).toBe(0);
-    // One install serves the set: the same dependencies in every project.
-    for (const p of projects().slice(1)) symlinkSync(path.join(first, "node_modules"), path.join(out(), p, "node_modules"), "dir");
-    mkdirSync(path.join(work, "state"));
-    for (const p of projects()) {
-      const cli = new PulumiCli({ cwd: path.join(out(), p), backendDir: path.join(work, "state"), stack: "dev", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } });
-      await cli.initStack();
-      clis.set(p, cli);
-    }
+    for (const [p, cli] of await installSet({ tarball: await tarball, out: out(), projects: projects(), work, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } })) clis.set(p, cli);
   }, 600_000);
 
   it("pulumi up of the set, root, then children, then cross, adopts everything: no POST, PATCH or DELETE, no updateTime moved", async () => {
     const before = times();
     const mark = emu.requests.length;
-    for (const tier of tiers) {
-      const ups = await Promise.all(tier.map((p) => runEngine(clis.get(p)!, "up", ["--yes"])));
-      ups.forEach((up, i) => {
-        if (up.code !== 0) keep = true;
-        expect(up.code, `${tier[i]}: ${tail(up, 60)}`).toBe(0);
-        expect(up.summary, tier[i]).toMatchObject({ update: 0, delete: 0, replace: 0 });
-      });
-    }
+    if (!(await upTiers(tiers, clis))) keep = true;
     const writes = emu.requests.slice(mark).filter((r) => r.method !== "GET");
     expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(times()).toEqual(before);
