@@ -12,6 +12,7 @@ import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { capabilitySeverity } from "../provider/access/severity";
 import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
 
 const builtins: AccessRole[] = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
@@ -165,6 +166,7 @@ describe("a preview's plan: objects not created yet are named by path", () => {
       identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
       capability: grants[0]!.capability,
       group: "/payments",
+      severity: capabilitySeverity(grants[0]!.capability),
       via: [{ kind: "binding", role: "editor", boundAt: "/payments", steps: [] }],
     });
   });

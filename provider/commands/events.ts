@@ -276,8 +276,8 @@ export interface EngineCliRun extends EngineRun {
  * environment's, as for any `pulumi` command.
  * @throws StackCommandError when the CLI cannot be started.
  */
-export async function runEngineEvents(ref: StackRef, command: EngineCommand, args: readonly string[] = []): Promise<EngineCliRun> {
-  return withEventLog((file) => runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { PULUMI_DEBUG_COMMANDS: "true" }));
+export async function runEngineEvents(ref: StackRef, command: EngineCommand, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<EngineCliRun> {
+  return withEventLog((file) => runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { ...env, PULUMI_DEBUG_COMMANDS: "true" }));
 }
 
 /**
