@@ -294,9 +294,12 @@ const FIELDS: Record<string, readonly string[]> = {
 
 /**
  * A stack policy's resources as {@link StackObject}s: known values as they are; an unknown one followed to the
- * resource its property dependencies name.
+ * resource its property dependencies name. A resource the baseline (the stack before the change, `change.ts`)
+ * holds keeps its uid while a preview does not know it (a dynamic provider's update shows its outputs unknown), so
+ * an updated group is still the group its identities and bindings name.
  */
 export function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
+  const known0 = new Map((loadBaseline()?.objects ?? []).filter((o) => typeof o.props["uid"] === "string").map((o) => [o.urn, o.props["uid"] as string]));
   const out: StackObject[] = [];
   for (const r of resources) {
     if (!r.type.startsWith(TYPE_PREFIX)) continue;
@@ -314,6 +317,7 @@ export function stackObjects(resources: readonly PolicyResource[]): StackObject[
         if (deps.length === 1) refs[f] = deps[0]!.urn;
       } else if (v !== undefined) props[f] = f === "role" ? { name: known(v, "name") === UNKNOWN ? undefined : known(v, "name") } : v;
     }
+    if (props["uid"] === undefined && known0.has(r.urn)) props["uid"] = known0.get(r.urn);
     out.push({ kind, urn: r.urn, name: r.name, props, refs });
   }
   return out;

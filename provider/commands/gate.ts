@@ -181,8 +181,9 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // The engine adds "preview failed" (or the like) after mandatory violations: not an error of its own.
     const other = errors.filter((e) => !/preview failed/.test(e));
     const broken = other.length > 0 || (r.code !== 0 && !mandatory);
-    const exitCode = broken ? 2 : failing.length > 0 ? 1 : 0;
-    const why = other.length ? other : broken ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
+    // A failing finding decides (the preview's own errors are still reported); otherwise a broken preview is 2.
+    const exitCode = failing.length > 0 ? 1 : broken ? 2 : 0;
+    const why = other.length ? other : broken && failing.length === 0 ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
     return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, exitCode };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -225,7 +226,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   const parts: string[] = [];
   if (format === "markdown") {
     parts.push(`### Policy gate of stack ${mdCode(r.stack)}`, "", `**${verdict}**`, "");
-    if (exitCode === 2) parts.push("The preview could not run:", "", "```", ...r.errors.map((e) => e.replace(/```/g, "ˋˋˋ")), "```", "");
+    if (r.errors.length) parts.push(exitCode === 2 ? "The preview could not run:" : "The preview also reported errors:", "", "```", ...r.errors.map((e) => e.replace(/```/g, "ˋˋˋ")), "```", "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? mdTable(header, fresh.map(row)) : "No new policy findings.", "");
     if (r.access) {
       parts.push(
@@ -240,7 +241,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
     if (present.length) parts.push(`<details><summary>${present.length} finding(s) already present before this change${r.all ? "" : " (they do not fail the gate; --all judges the whole stack)"}</summary>`, "", mdTable(header, present.map(row)), "", "</details>", "");
     if (skipped.length) parts.push("Not evaluated until apply (a value the policy reads is unknown during the preview):", "", mdTable(["policy", "resource", "message"], skipped), "");
   } else {
-    if (exitCode === 2) parts.push(`the preview could not run:`, ...r.errors.map((e) => `  ${e}`), "");
+    if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${e}`), "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
     if (r.access) parts.push(gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
     if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
