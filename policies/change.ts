@@ -45,7 +45,7 @@ export function loadBaseline(): BaselineFile | undefined {
   try {
     file = JSON.parse(readFileSync(p, "utf8")) as BaselineFile;
   } catch (err) {
-    throw new Error(`${BASELINE_ENV}=${p}: not a readable baseline (${(err as Error).message})`);
+    throw new Error(`${BASELINE_ENV}=${p}: not a readable baseline (${(err as Error).message})`, { cause: err });
   }
   if (!Array.isArray(file.objects)) throw new Error(`${BASELINE_ENV}=${p}: not a baseline (no "objects" array)`);
   cached = { path: p, file };
