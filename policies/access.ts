@@ -479,7 +479,7 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       );
       for (const r of compactRows(rows)) {
         const how = r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`;
-        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${allowed.size ? "; it is not in no-new-access's allowedIdentities" : ""}`));
+        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}`));
       }
     },
   };

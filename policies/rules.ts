@@ -11,6 +11,9 @@
 import type { PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { RE2JS } from "re2js";
 import { isTrustworthyIssuer } from "../provider/validation";
+import { outsideWorkloads } from "../provider/access/claims";
+import { claimMatchOf } from "../provider/access/sources";
+import { tagged } from "./change";
 import {
   FOREIGN_PROBES,
   TYPE_PREFIX,
@@ -145,6 +148,10 @@ export const identitySubjectNotWildcard: ResourceValidationPolicy = {
       const hit = foreignMatch(pattern, probes);
       if (hit !== undefined) report(`${field} "${pattern}" matches what a foreign workload presents (${JSON.stringify(hit)}): a workload outside yours could assume this identity; pin the owner, repository or namespace`);
     }
+    // A well-known issuer's subject format says who else presents a matching token (provider/access/claims.ts).
+    const cm = props["claimMatch"] as Props | undefined;
+    const outside = outsideWorkloads(claimMatchOf(cm));
+    if (outside.length) report(tagged("high", `claimMatch.subjectPattern "${String(cm?.["subjectPattern"])}" admits tokens of ${outside.join("; ")}: each can assume this identity and act with its grants; pin the repository and ref (or environment)`));
   }),
 };
 
