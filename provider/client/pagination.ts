@@ -99,7 +99,8 @@ export interface WalkBounds {
  * Keeps count of one walk and says when it must stop. A server that always answers with a fresh `nextPageToken`
  * would otherwise be followed forever; the walk ends with a {@link PaginationError} when it has read `maxPages`
  * pages, more rows than the largest `totalCount` the server announced, {@link MAX_EMPTY_PAGES} empty pages in a
- * row, or a token it already followed.
+ * row, or a token it already followed; and with a {@link ListingTooLargeError} when the page bodies it and the
+ * walks sharing its ledger read pass the byte budget (checked as each body arrives, before it is parsed).
  */
 class Walk {
   pages = 0;
@@ -108,6 +109,8 @@ class Walk {
   bytes = 0;
   /** Page bodies counted by {@link charge} (with prefetching, one may be ahead of {@link pages}). */
   private charged = 0;
+  /** Set by {@link release}: later bodies (a prefetch in flight when the walk ended) are not counted. */
+  private ended = false;
   private empty = 0;
   private total: number | undefined;
   private readonly seen = new Set<string>();
@@ -126,6 +129,8 @@ class Walk {
    * @throws ListingTooLargeError when the walks sharing the ledger would hold more than the budget.
    */
   readonly charge: OnPageBytes = (bytes) => {
+    // A page prefetched before the walk ended (on an error) arrives after it: its rows are never used.
+    if (this.ended) return;
     this.bytes += bytes;
     this.charged++;
     this.ledger.held += bytes;
@@ -139,6 +144,7 @@ class Walk {
   release(): void {
     if (!this.ledger.keep) this.ledger.held -= this.bytes;
     this.bytes = 0;
+    this.ended = true;
   }
 
   /** Whether `token` was already followed in this walk. */
