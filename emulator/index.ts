@@ -169,6 +169,8 @@ export interface Emulator {
 const API_PATH = /^\/(iam|registry|events|vulnerabilities)(\/|$)/;
 /** The control surface's paths, tested the same way. */
 const CONTROL_PATH = /^\/_emulator(\/|$)/;
+/** The test issuer and the token exchange, which mint tokens: loopback `Host` and `Origin` only, as the control surface. */
+const ISSUER_PATH = /^\/(oidc|sts)(\/|$)/;
 
 /** Whether `host` is a loopback address (or `localhost`), reachable from this machine only. */
 export function isLoopbackHost(host: string): boolean {
@@ -215,11 +217,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       reply.header("x-request-id", req.id);
       // The path the router matches, decoded: the token check must see what the handlers serve.
       const path = routedPath(req.url);
-      if (CONTROL_PATH.test(path)) {
-        const refused = controlRefusal({ method: req.method, host: req.headers.host, origin: req.headers.origin, contentType: req.headers["content-type"] }, bindHost);
+      const toControl = CONTROL_PATH.test(path);
+      if (toControl || ISSUER_PATH.test(path)) {
+        const refused = controlRefusal(
+          { method: req.method, host: req.headers.host, origin: req.headers.origin, contentType: req.headers["content-type"] },
+          { anyHost: !isLoopbackHost(bindHost), jsonOnly: toControl },
+        );
         if (refused?.field === "content-type") throw invalidArgument([refused]);
         if (refused) throw permissionDenied(`${refused.field}: ${refused.description}`);
-        return undefined;
+        if (toControl) return undefined;
       }
       const api = API_PATH.test(path);
       if (!api && path !== "/sts/exchange") return;

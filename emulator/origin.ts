@@ -9,10 +9,11 @@
  * The control surface has no authentication (it is a test tool), so it must not be reachable from a web page a
  * developer happens to open: a page may send "simple" cross-site requests (a `text/plain` or form POST) without a
  * preflight, and through DNS rebinding it may even read the answers under its own host name.
- * {@link controlRefusal} admits only requests whose `Host` names a loopback address (or the address the emulator
- * was told to bind), whose `Origin`, when sent, is such a host too, and whose POST body is declared
- * `application/json` (which a page can only send after a CORS preflight, which the emulator never grants: it sends
- * no CORS headers at all).
+ * {@link controlRefusal} admits only requests whose `Host` names a loopback address, whose `Origin`, when sent, is
+ * such a host too, and whose POST body is declared `application/json` (which a page can only send after a CORS
+ * preflight, which the emulator never grants: it sends no CORS headers at all). The test issuer's token endpoint
+ * and the token exchange get the same `Host` and `Origin` checks (they take form posts, as OAuth endpoints do), so
+ * a rebound page cannot mint itself an API token either.
  */
 
 /** Most rounds of percent-decoding {@link routedPath} applies (`%2569` is two rounds). */
@@ -62,15 +63,25 @@ export interface ControlRequest {
   contentType: string | undefined;
 }
 
+/** Options of {@link controlRefusal}. */
+export interface RefusalOptions {
+  /**
+   * Accept any `Host` and `Origin`: the emulator listens on a non-loopback address because it was started with
+   * `allowUnauthenticatedRemote`, whose callers use whatever name reaches it (they were told it answers anyone).
+   */
+  anyHost: boolean;
+  /** Require an `application/json` body on requests other than GET and HEAD (the control surface); default true. */
+  jsonOnly?: boolean;
+}
+
 /**
- * Why a request to the control surface is refused, or undefined when it may be served.
- * @param bindHost the address the emulator listens on; besides loopback names, a `Host` naming it is accepted (it
- *   differs from loopback only when the emulator was started with `allowUnauthenticatedRemote`).
+ * Why a request to the control surface (or the test issuer, without `jsonOnly`) is refused, or undefined when it
+ * may be served.
  * @returns `{ field, description }` for the google.rpc.Status: `host` or `origin` (PERMISSION_DENIED), or
  *   `content-type` (INVALID_ARGUMENT).
  */
-export function controlRefusal(req: ControlRequest, bindHost: string): { field: "host" | "origin" | "content-type"; description: string } | undefined {
-  const allowed = (h: string | undefined) => h !== undefined && (isLoopbackName(h) || h.replace(/^\[|\]$/g, "").toLowerCase() === bindHost.replace(/^\[|\]$/g, "").toLowerCase());
+export function controlRefusal(req: ControlRequest, o: RefusalOptions): { field: "host" | "origin" | "content-type"; description: string } | undefined {
+  const allowed = (h: string | undefined) => o.anyHost || (h !== undefined && isLoopbackName(h));
   const host = req.host === undefined ? undefined : hostOfHeader(req.host);
   if (!allowed(host)) {
     return { field: "host", description: `the control surface answers only requests addressed to a loopback host (127.0.0.0/8, localhost, [::1]), got Host ${JSON.stringify(req.host ?? "")}` };
@@ -84,7 +95,7 @@ export function controlRefusal(req: ControlRequest, bindHost: string): { field: 
     }
     if (!allowed(originHost)) return { field: "origin", description: `the control surface refuses requests from web pages; got Origin ${JSON.stringify(req.origin)}` };
   }
-  if (req.method !== "GET" && req.method !== "HEAD") {
+  if ((o.jsonOnly ?? true) && req.method !== "GET" && req.method !== "HEAD") {
     const type = (req.contentType ?? "").split(";", 1)[0]!.trim().toLowerCase();
     if (type !== "application/json") {
       return { field: "content-type", description: `the control surface takes only application/json bodies, got ${JSON.stringify(req.contentType ?? "")}` };

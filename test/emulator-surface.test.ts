@@ -6,7 +6,8 @@
  * - Every API prefix, with any of its letters percent-encoded (upper or lower hex, or encoded twice), needs a
  *   token: 401 UNAUTHENTICATED as a google.rpc.Status, never a handler's answer.
  * - `/_emulator/` answers only a loopback `Host`, no foreign `Origin`, and POST bodies declared
- *   `application/json`; no answer carries a CORS header.
+ *   `application/json`; the test issuer and the token exchange only a loopback `Host` and no foreign `Origin`; no
+ *   answer carries a CORS header.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isStatusBody, rawRequest, type RawRes } from "./conformance/raw";
@@ -150,6 +151,20 @@ describe("the control surface refuses cross-site requests", () => {
       expect(r.status, `${host}: ${r.text}`).toBe(200);
       expect(typeof (r.json as { token?: unknown }).token).toBe("string");
     }
+  });
+
+  it("the test issuer and the token exchange (which mint tokens) refuse a foreign Host or Origin too, and serve loopback", async () => {
+    const mint = (headers: Record<string, string>) => send("POST", "/oidc/token", { "Content-Type": "application/x-www-form-urlencoded", ...headers }, "subject=repo:evil");
+    for (const headers of [{ Host: `evil.example:${port}` }, { Origin: "http://evil.example" }]) {
+      const r = await mint(headers);
+      expect({ headers, status: r.status, code: (r.json as { code?: number }).code }).toEqual({ headers, status: 403, code: 7 });
+      expect(r.text).not.toContain("id_token");
+      const x = await send("GET", `/sts/exchange?aud=${encodeURIComponent(url)}&identity=${emu.env.PLATFORM_ORG_UID}`, { Authorization: "Bearer x", ...headers });
+      expect({ headers, status: x.status, code: (x.json as { code?: number }).code }).toEqual({ headers, status: 403, code: 7 });
+    }
+    const ok = await mint({});
+    expect(ok.status, ok.text).toBe(200);
+    expect(typeof (ok.json as { id_token?: unknown }).id_token).toBe("string");
   });
 
   it("no answer carries a CORS header, a preflight included", async () => {
