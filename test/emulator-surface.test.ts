@@ -10,6 +10,7 @@
  *   answer carries a CORS header.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { controlRefusal, routedPath } from "../emulator/origin";
 import { isStatusBody, rawRequest, type RawRes } from "./conformance/raw";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
@@ -174,5 +175,25 @@ describe("the control surface refuses cross-site requests", () => {
       await send("POST", "/_emulator/reset", { "Content-Type": "text/plain", Origin: "http://evil.example" }, "{}"),
     ];
     for (const r of answers) expect(Object.keys(r.headers).filter((h) => h.startsWith("access-control-"))).toEqual([]);
+  });
+});
+
+describe("the rules behind it", () => {
+  it("an emulator deliberately remote (allowUnauthenticatedRemote on another address) accepts any Host and Origin, still JSON only", () => {
+    const req = { method: "POST", host: "emulator.ci.internal:8080", origin: "http://emulator.ci.internal:8080", contentType: "application/json" };
+    expect(controlRefusal(req, { anyHost: true })).toBeUndefined();
+    expect(controlRefusal(req, { anyHost: false })?.field).toBe("host");
+    expect(controlRefusal({ ...req, contentType: "text/plain" }, { anyHost: true })?.field).toBe("content-type");
+    expect(controlRefusal({ ...req, contentType: "text/plain" }, { anyHost: true, jsonOnly: false })).toBeUndefined();
+  });
+
+  it("the routed path is decoded until stable, slashes collapsed, lower-cased", () => {
+    expect(["/%69am/v2beta1/roles", "/%2569AM/v2beta1/roles?x", "//IAM//v2beta1/roles", "/iam%2Fv2beta1%2Froles", "/%zz/iam"].map(routedPath)).toEqual([
+      "/iam/v2beta1/roles",
+      "/iam/v2beta1/roles",
+      "/iam/v2beta1/roles",
+      "/iam/v2beta1/roles",
+      "/%zz/iam",
+    ]);
   });
 });
