@@ -27,8 +27,8 @@
 import { readFile } from "node:fs/promises";
 import { decodeJwt } from "jose";
 import type { Dispatcher } from "undici";
-import { deadline, readBody, request } from "./client/http";
-import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
+import { deadline, parseBody, readBody, request } from "./client/http";
+import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooDeepError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
 import { retrying } from "./client/retry";
 import { RawToken, Status } from "./client/schemas";
@@ -343,9 +343,10 @@ class WorkloadIdentitySource implements TokenSource {
     }
     let json: unknown;
     try {
-      json = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
+      json = parseBody(text, info, res.statusCode, undefined);
+    } catch (err) {
+      if (err instanceof ResponseTooDeepError) throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${err.message}`, { cause: err }), false);
+      throw err;
     }
     const http = res.statusCode;
     if (http < 200 || http > 299) {

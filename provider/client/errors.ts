@@ -308,6 +308,24 @@ export class ResponseTooLargeError extends ResponseShapeError {
 }
 
 /**
+ * A response body nested arrays and objects deeper than the client parses ({@link MAX_RESPONSE_DEPTH}): no API
+ * answer nests beyond a handful of levels, and deeper JSON would only drive recursive code (validation, cloning,
+ * Pulumi's serialization) to the end of the stack. Refused before it is parsed, for any HTTP status; never
+ * retried.
+ */
+export class ResponseTooDeepError extends ResponseShapeError {
+  /** The most levels the client parses. */
+  readonly maxDepth: number;
+  constructor(request: RequestInfo, httpStatus: number, maxDepth: number) {
+    super(request, httpStatus, `the JSON body nests arrays and objects deeper than the ${maxDepth} levels the client parses (no API answer nests that deep)`);
+    this.maxDepth = maxDepth;
+  }
+}
+
+/** The deepest nesting of arrays and objects a response body may have ({@link ResponseTooDeepError}). */
+export const MAX_RESPONSE_DEPTH = 64;
+
+/**
  * A List's pages did not end within the walk's bounds (`pagination.ts`): the server kept sending a next page
  * token after the most pages one walk reads, after more rows than its own `totalCount`, after several empty pages
  * in a row, or sent a token it had sent before. The rows read so far are dropped: a listing is whole or an error.
@@ -324,6 +342,38 @@ export class PaginationError extends PlatformError {
     this.request = request;
     this.pagesRead = pagesRead;
     this.itemsRead = itemsRead;
+  }
+}
+
+/**
+ * A List walk read more bytes of page bodies than the client holds (client option `maxWalkBytes`, setting
+ * `platform:maxWalkBytes`): a server can send valid pages, each under the response cap, with fresh page tokens
+ * and no `totalCount`, until memory runs out. The walk stops before parsing the page over the budget; the rows
+ * read are dropped, as for a {@link PaginationError}.
+ */
+export class ListingTooLargeError extends PlatformError {
+  /** Method and path of the List (which collection). */
+  readonly request: RequestInfo;
+  /** Pages read, the one over the budget included (read, not parsed). */
+  readonly pagesRead: number;
+  /** Rows of the pages parsed before the walk stopped. */
+  readonly itemsRead: number;
+  /** Bytes of page bodies this walk read. */
+  readonly bytesRead: number;
+  /** The budget, in bytes. */
+  readonly maxBytes: number;
+  /** @param shared how the walks sharing the budget add up, e.g. `, 300000000 bytes with the other Lists of this command`, or "". */
+  constructor(request: RequestInfo, pagesRead: number, itemsRead: number, bytesRead: number, maxBytes: number, shared: string) {
+    super(
+      redact(
+        `${request.method} ${request.path}: the listing is larger than the client holds: ${pagesRead} pages of ${bytesRead} bytes${shared}, over the ${maxBytes} bytes of setting platform:maxWalkBytes (PLATFORM_MAX_WALK_BYTES); stopped after ${pagesRead} pages and ${itemsRead} rows`,
+      ),
+    );
+    this.request = request;
+    this.pagesRead = pagesRead;
+    this.itemsRead = itemsRead;
+    this.bytesRead = bytesRead;
+    this.maxBytes = maxBytes;
   }
 }
 

@@ -216,7 +216,8 @@ export function summary(counts: Record<string, number>, skipped: readonly Skippe
 export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   const started = Date.now();
   const settings = resolveSettings(() => undefined);
-  const client = clientFromSettings(settings);
+  // The export keeps every row it lists until it has written them: its Lists share one byte budget.
+  const client = clientFromSettings(settings, { walkBytesPerCommand: true });
   const progress = o.progress ?? stderrProgress();
   let model: OrgModel;
   try {

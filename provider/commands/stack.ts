@@ -184,10 +184,14 @@ export async function stackConfig(ref: StackRef): Promise<Record<string, string>
   return out;
 }
 
-/** An API client from the stack's `platform:*` config, then the environment (the provider's own settings). */
+/**
+ * An API client from the stack's `platform:*` config, then the environment (the provider's own settings), for a
+ * command: every List it reads counts against one byte budget (`platform:maxWalkBytes`), as a report keeps the
+ * rows it listed until it prints.
+ */
 export function clientFor(config: Record<string, string>): PlatformClient {
   const lookup: ConfigLookup = (key) => config[key];
-  return clientFromSettings(resolveSettings(lookup));
+  return clientFromSettings(resolveSettings(lookup), { walkBytesPerCommand: true });
 }
 
 /** The root group uid a stack's programs use: `platform:orgUid`, then `PLATFORM_ORG_UID`; undefined when neither. */
