@@ -19,6 +19,7 @@ import type { Dispatcher } from "undici";
 import { Agent, deadline, readBody, request } from "./http";
 import { ApiError, ConnectionError, DeadlineExceededError, ResponseShapeError, ResponseTooLargeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
+import { printable } from "../text";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
 import { DEFAULT_MAX_PAGES, Paginator, type ListParams, type Page } from "./pagination";
 
@@ -107,7 +108,7 @@ const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
  */
 function pathUid(uid: string, what: string): string {
   if (!UID_SAFE.test(uid) || uid.split("/").some((seg) => seg === "." || seg === "..")) {
-    throw new TypeError(`${what} ${JSON.stringify(uid)} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
+    throw new TypeError(`${what} ${printable(JSON.stringify(uid))} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
   }
   return uid;
 }
