@@ -30,6 +30,7 @@ import type { Dispatcher } from "undici";
 import { deadline, parseBody, readBody, request } from "./client/http";
 import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooDeepError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
+import { printable } from "./text";
 import { retrying } from "./client/retry";
 import { RawToken, Status } from "./client/schemas";
 
@@ -359,7 +360,7 @@ class WorkloadIdentitySource implements TokenSource {
       const api = ApiError.from({ ...st.data, message: redact(message) }, http, info);
       const name = RPC_CODE_NAMES[code] ?? "code";
       throw new AttemptError(
-        new TokenExchangeError(`token exchange for ${this.where} failed: HTTP ${http}, ${name} (code ${code}): ${redact(message)}${hint(code)}`, {
+        new TokenExchangeError(`token exchange for ${this.where} failed: HTTP ${http}, ${name} (code ${code}): ${printable(redact(message))}${hint(code)}`, {
           httpStatus: http,
           code,
           cause: api,
@@ -370,7 +371,7 @@ class WorkloadIdentitySource implements TokenSource {
     const parsed = RawToken.safeParse(json);
     if (!parsed.success) {
       const why = json === undefined ? "body is not JSON" : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-      throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): ${redact(why)}`, { httpStatus: http }), false);
+      throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): ${printable(redact(why))}`, { httpStatus: http }), false);
     }
     if (parsed.data.token === "") {
       throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): token is empty`, { httpStatus: http }), false);

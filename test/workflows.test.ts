@@ -54,7 +54,7 @@ describe("policy pack and policy gate", () => {
   // (provider/text.ts) removed.
   const gate = async (args: string[] = ["--format", "markdown"]) => {
     const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
-    return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:.])/g, "$1") } : r;
+    return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1") } : r;
   };
 
   it("passes the deployed program unchanged", async () => {

@@ -19,6 +19,7 @@ import type { Dispatcher } from "undici";
 import { Agent, deadline, parseBody, readBody, request } from "./http";
 import { ApiError, ConnectionError, DeadlineExceededError, ResponseShapeError, ResponseTooLargeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
+import { printable } from "../text";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
 import { DEFAULT_MAX_PAGES, DEFAULT_MAX_WALK_BYTES, Paginator, type ListParams, type OnPageBytes, type Page, type WalkLedger } from "./pagination";
 
@@ -120,7 +121,7 @@ const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
  */
 function pathUid(uid: string, what: string): string {
   if (!UID_SAFE.test(uid) || uid.split("/").some((seg) => seg === "." || seg === "..")) {
-    throw new TypeError(`${what} ${JSON.stringify(uid)} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
+    throw new TypeError(`${what} ${printable(JSON.stringify(uid))} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
   }
   return uid;
 }
@@ -369,6 +370,13 @@ export interface OverlayBindingListParams extends ListParams {
 export type ExtraQuery<P> = (params: P) => Record<string, string | readonly string[] | undefined>;
 
 /**
+ * One row of {@link ReadableCollection.listRows}: the object (`value`), or, for a row that does not have the
+ * object's shape, what is wrong with it (`problem`, naming the fields; server text, print it inert) and its uid
+ * when the row has a string one.
+ */
+export type ListedRow<T> = { value: T; problem?: undefined; uid?: undefined } | { value?: undefined; problem: string; uid?: string };
+
+/**
  * List and get on one collection of objects of type `T` (e.g. {@link Api.ApiGroup}); `P` is the collection's
  * List parameters (the common {@link ListParams} plus its own filters, e.g. {@link TagListParams}).
  */
@@ -387,7 +395,7 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
     api: string,
     collection: string,
     protected readonly schema: Parser<T>,
-    plural: string = collection,
+    private readonly plural: string = collection,
     private readonly extraQuery?: ExtraQuery<P>,
   ) {
     this.path = transport.base(api, collection);
@@ -414,6 +422,39 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
         },
       },
       { request: { method: "GET", path: this.path }, maxPages: this.transport.maxPages, maxBytes: this.transport.maxWalkBytes, ledger: this.transport.walkLedger },
+    );
+  }
+
+  /**
+   * Lists matching objects like {@link list}, but checks each row on its own: a row that fails the object's
+   * schema is a {@link ListedRow} with `problem` (its uid when it has a string one) instead of failing its whole
+   * page, so a report can name it and list the rest (`platform-pulumi unmanaged`). The envelope itself is still
+   * checked (a page that is not one fails the walk), as are the walk's bounds.
+   */
+  listRows(params: P = {} as P): Paginator<ListedRow<T>> {
+    const extra = this.extraQuery?.(params) ?? {};
+    const query = (token: string | undefined) => ({ query: { ...listQuery(params, token), ...extra } });
+    const schema = this.schema;
+    const row: Parser<ListedRow<T>> = {
+      safeParse(value) {
+        const r = schema.safeParse(value);
+        if (r.success) return { success: true, data: { value: r.data } };
+        const uid = (value as { uid?: unknown } | null)?.uid;
+        const problem = r.error.issues.map((i) => `${i.path.join(".") || "(row)"}: ${i.message}`).join("; ");
+        return { success: true, data: { problem, ...(typeof uid === "string" ? { uid } : {}) } };
+      },
+    };
+    const envelope = S.listEnvelope(this.plural, row);
+    return new Paginator(
+      async (token) => {
+        const raw = await this.transport.send("GET", this.path, ANY_JSON, query(token));
+        const r = envelope.safeParse(raw);
+        if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+        return r.data;
+      },
+      params,
+      undefined,
+      { request: { method: "GET", path: this.path }, maxPages: this.transport.maxPages },
     );
   }
 

@@ -38,6 +38,8 @@
  */
 import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
+import { printable } from "../text";
+import { TIMEOUT_USAGE, holdDeadline } from "./failure";
 import { canonical } from "../resources/common";
 import { markerToken, stripMarker } from "../resources/lifecycle";
 import { kindEntry } from "../resources/registry";
@@ -248,6 +250,7 @@ async function stateEntry(r: StateResource, uid: string, config: Record<string, 
 
 /** Applies a plan: adopts or deletes, then writes the state without its pending operations. */
 async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClient, config: Record<string, string>, deleteInstead: boolean, out: (s: string) => void): Promise<void> {
+  holdDeadline(); // from the first write on, --timeout does not stop it halfway (./failure.ts)
   const added: StateResource[] = [];
   const byUrn = new Map((plan.state.deployment.pending_operations ?? []).map((op) => [op.resource.urn, op] as const));
   for (const row of plan.rows) {
@@ -260,7 +263,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
-        out(`deleted ${row.kind} ${uid} (${row.name})\n`);
+        out(`deleted ${row.kind} ${printable(uid)} (${printable(row.name)})\n`);
       }
       continue;
     }
@@ -268,7 +271,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
     const [keep, ...extra] = row.uids;
     for (const uid of extra) {
       await coll!.delete(uid); // a second copy carrying the same create's marker: provably this create's
-      out(`deleted ${row.kind} ${uid} (${row.name}): a second copy made by the same create\n`);
+      out(`deleted ${row.kind} ${printable(uid)} (${printable(row.name)}): a second copy made by the same create\n`);
     }
     const obj = (await coll!.get(keep!)) as { description?: string };
     const declared = str(op.resource.inputs?.["description"]);
@@ -277,7 +280,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
       await coll.patch(keep!, { description: declared }, ["description"]);
     }
     added.push(await stateEntry(op.resource, keep!, config));
-    out(`adopted ${row.kind} ${keep} as ${row.urn}\n`);
+    out(`adopted ${row.kind} ${printable(keep!)} as ${printable(row.urn)}\n`);
   }
   const next: StackExport = {
     ...plan.state,
@@ -323,7 +326,7 @@ export async function recover(opts: RecoverOptions): Promise<number> {
     );
     const refused = plan.rows.filter((r) => r.action === "refuse");
     if (refused.length > 0) {
-      out(`\n${refused.length} pending operation(s) this command cannot settle (${refused.map((r) => r.name).join(", ")}): settle them first (e.g. \`pulumi refresh\`), then run recover again. Nothing changed.\n`);
+      out(`\n${refused.length} pending operation(s) this command cannot settle (${refused.map((r) => printable(r.name)).join(", ")}): settle them first (e.g. \`pulumi refresh\`), then run recover again. Nothing changed.\n`);
       return 1;
     }
     if (!opts.yes) {
@@ -339,13 +342,16 @@ export async function recover(opts: RecoverOptions): Promise<number> {
 }
 
 /** The `recover` subcommand's usage. */
-export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]
+export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--timeout <d>]
   Settles the creates an interrupted \`pulumi up\` left pending (pulumi on PATH; settings from the stack's
   platform:* config, then PLATFORM_* variables).
   --stack <name>   the stack (required)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
   --yes            apply the plan (default: print it, change nothing)
-  --delete         delete the objects found instead of adopting them`;
+  --delete         delete the objects found instead of adopting them
+${TIMEOUT_USAGE}
+                    (with --yes: up to the first write; from there it runs to the end)
+  Exit code: 0 nothing to do, planned or applied; 1 a pending operation it cannot settle; 2 it could not run.`;
 
 /**
  * `platform-pulumi recover …`: parses `argv` (the arguments after `recover`) and runs {@link recover}.
