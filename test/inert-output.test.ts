@@ -115,10 +115,11 @@ describe("every output path of the bin is inert against a hostile server", () =>
       if (json) {
         const listed = JSON.parse(r.stdout) as Array<{ kind: string; uid: string; problem?: string }>;
         const bad = listed.filter((o) => o.problem !== undefined);
-        expect(bad.map((o) => o.kind)).toEqual(["Identity"]);
+        expect(bad.length).toBeGreaterThan(0);
+        expect(new Set(bad.map((o) => o.kind))).toEqual(new Set(["Identity"]));
         // The server's JSON key, quoted by the client's shape check, escaped.
         expect(bad[0]!.problem).toContain("claimMatch.claims.evil\\u001b[2J\\u000d\\u000a::error title=x::owned\\u000a\\u009b31m\\u202edcba");
-      } else expect(r.stdout).toMatch(/1 row\(s\) the server sent that could not be read/);
+      } else expect(r.stdout).toMatch(/[1-9]\d* row\(s\) the server sent that could not be read/); // the proxy spoils one row per identities List
     }
   }, LONG);
 
@@ -171,9 +172,7 @@ describe("every output path of the bin is inert against a hostile server", () =>
   }, LONG);
 
   it("access --current on a stack with identities, a custom role and bindings: table and markdown, and every format on a server that rejects the token", async () => {
-    // access's own --format json (provider/commands/access.ts) still prints JSON.stringify's raw U+202E and U+009B:
-    // left out here until it prints through jsonText (provider/text.ts).
-    for (const [api, format] of [[rows, "table"], [rows, "markdown"], [deny, "table"], [deny, "json"], [deny, "markdown"]] as const) {
+    for (const [api, format] of [[rows, "table"], [rows, "json"], [rows, "markdown"], [deny, "table"], [deny, "json"], [deny, "markdown"]] as const) {
       const r = await runBin(["access", "--stack", "inert-org", "--cwd", orgProgram, "--current", "--format", format], envFor(api, { ORG_FILE: path.join(orgProgram, "org.yaml") }));
       expectInert(r, `access --current --format ${format}${api === deny ? " (rejected)" : ""}`);
       if (api === deny) expect(r.code, r.stderr).toBe(2);

@@ -20,7 +20,8 @@ import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "..
 import { DEFAULT_FAIL_SEVERITIES, parseSeverities, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
-import { runReportCommand, type ReportOptions } from "./report";
+import { TIMEOUT_USAGE, runReportCommand, type ReportOptions } from "./report";
+import { jsonText } from "../text";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
@@ -40,6 +41,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
                           critical,high; with --current: none; none: never)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+${TIMEOUT_USAGE}
 
 exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
 
@@ -246,7 +248,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   const hits = match ? held.filter((r) => match(r.capability)) : [];
   const severities = opts.failSeverities ?? (opts.current ? [] : DEFAULT_FAIL_SEVERITIES);
   const severe = held.filter((r) => severities.includes(r.severity));
-  const json = `${JSON.stringify(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows }, null, 2)}\n`;
+  const json = `${jsonText(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows })}\n`;
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;

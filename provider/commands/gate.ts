@@ -22,10 +22,11 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { markdown as accessMarkdown, textTable as accessText, type ReportChange } from "../access/report";
 import { DEFAULT_FAIL_SEVERITIES, parseSeverities, SEVERITIES, type Severity } from "../access/severity";
-import { mdCode } from "../text";
+import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
+import { hintsFor } from "./failure";
 import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
-import { mdTable, runReportCommand, type ReportFormat } from "./report";
+import { TIMEOUT_USAGE, mdTable, runReportCommand, type ReportFormat } from "./report";
 import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
@@ -204,7 +205,7 @@ export interface GateFormatOptions {
  * already present, folded) or `table`.
  */
 export function formatGate(r: GateReport, format: ReportFormat, exitCode: number, opts: GateFormatOptions = {}): string {
-  if (format === "json") return `${JSON.stringify(r, null, 2)}\n`;
+  if (format === "json") return `${jsonText(r)}\n`;
   const sev = r.failSeverities.length ? r.failSeverities.join(" or ") : "no severity";
   const failing = r.violations.filter((v) => fails(v, r.failSeverities, r.all));
   const count = (rows: readonly Violation[]) => SEVERITIES.map((s) => [s, rows.filter((v) => v.severity === s).length] as const).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ");
@@ -218,7 +219,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
       ? `policy gate: passed (${fresh.length} new finding(s) below ${sev} or advisory${present.length ? `, ${present.length} already present before this change` : ""}${r.notEvaluated.length ? `, ${r.notEvaluated.length} not evaluated until apply` : ""})`
       : exitCode === 1
         ? `policy gate: FAILED: ${failing.length} ${r.all ? "" : "new "}mandatory finding(s) at ${sev} (${count(failing)})`
-        : `policy gate: FAILED: the preview did not complete: ${r.errors.join(" ").split("\n")[0] ?? ""}`;
+        : `policy gate: FAILED: the preview did not complete: ${printable(r.errors.join(" ").split("\n")[0] ?? "")}`;
   const header = ["severity", "level", "policy", "resource", "message"];
   const row = (v: Violation) => [v.severity, v.level, v.policy, v.resource, v.message];
   const skipped = r.notEvaluated.map((v) => [v.policy, v.resource, v.message]);
@@ -226,7 +227,11 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   const parts: string[] = [];
   if (format === "markdown") {
     parts.push(`### Policy gate of stack ${mdCode(r.stack)}`, "", `**${verdict}**`, "");
-    if (r.errors.length) parts.push(exitCode === 2 ? "The preview could not run:" : "The preview also reported errors:", "", "```", ...r.errors.map((e) => e.replace(/```/g, "ˋˋˋ")), "```", "");
+    if (r.errors.length) {
+      parts.push(exitCode === 2 ? "The preview could not run:" : "The preview also reported errors:", "", "```", ...r.errors.map((e) => inertLines(e).replace(/```/g, "ˋˋˋ")), "```", "");
+      const hints = hintsFor(r.errors.join("\n"));
+      if (hints.length) parts.push(`What to do: ${hints.map(mdText).join(" ")}`, "");
+    }
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? mdTable(header, fresh.map(row)) : "No new policy findings.", "");
     if (r.access) {
       parts.push(
@@ -241,7 +246,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
     if (present.length) parts.push(`<details><summary>${present.length} finding(s) already present before this change${r.all ? "" : " (they do not fail the gate; --all judges the whole stack)"}</summary>`, "", mdTable(header, present.map(row)), "", "</details>", "");
     if (skipped.length) parts.push("Not evaluated until apply (a value the policy reads is unknown during the preview):", "", mdTable(["policy", "resource", "message"], skipped), "");
   } else {
-    if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${e}`), "");
+    if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${inertLines(e).replace(/\n/g, "\n  ")}`), ...hintsFor(r.errors.join("\n")).map((h) => `  what to do: ${printable(h)}`), "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
     if (r.access) parts.push(gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
     if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
@@ -267,6 +272,7 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
   --all                   findings already present before the change fail too (judge the whole stack)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+${TIMEOUT_USAGE}
   Exit code: 0 passed, 1 a new mandatory finding at a failing severity, 2 the preview failed otherwise.`;
 
 /**
@@ -299,9 +305,10 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
     });
     const { exitCode, ...report } = r;
     const jsonFile = typeof values["json-out"] === "string" ? values["json-out"] : undefined;
-    if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+    if (jsonFile) writeFileSync(jsonFile, `${jsonText(report)}\n`);
     process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
-    for (const e of report.errors) process.stderr.write(`${e}\n`);
+    for (const e of report.errors) process.stderr.write(`${inertLines(e)}\n`);
+    for (const h of hintsFor(report.errors.join("\n"))) process.stderr.write(`what to do: ${printable(h)}\n`);
     return exitCode;
   });
 }
