@@ -62,7 +62,7 @@ describe("policy pack and policy gate", () => {
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
     expect(r.out).not.toMatch(/not evaluated/);
-    expect(r.out).toContain("policy gate: passed (0 new finding(s)");
+    expect(r.out).toContain("policy gate: passed (nothing new at critical or high)");
     expect(r.out).toContain("No access gained or lost.");
   }, LONG);
 
@@ -72,7 +72,7 @@ describe("policy pack and policy gate", () => {
     await cli.ok(["config", "rm", "teamName"]);
     expect(bad.code, bad.out).toBe(1);
     expect(bad.out).toMatch(/\| high \| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
-    expect(bad.out).toMatch(/policy gate: FAILED: \d+ new mandatory finding\(s\) at critical or high/);
+    expect(bad.out).toMatch(/policy gate: FAILED: 1 new mandatory finding\(s\)( and \d+ access gain\(s\))? at critical or high/);
 
     // A rule only the pack enforces: the provider accepts an unanchored issuerPattern.
     await cli.ok(["config", "set", "issuerPattern", "https://.*\\.example\\.com"]);
@@ -91,7 +91,7 @@ describe("policy pack and policy gate", () => {
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\| \w+ \| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
     expect(r.out).toMatch(/\| low \| advisory \| description-required \| Group::team \|/);
-    expect(r.out).toContain("policy gate: passed (2 new finding(s) below critical or high or advisory)");
+    expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 2 new finding(s) below it or advisory)");
   }, LONG);
 
   it("--format json prints one object: findings with severity and status, the policies not evaluated apart, access changes, errors", async () => {

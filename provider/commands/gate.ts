@@ -214,11 +214,13 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   const findings = r.violations.filter((v) => !(shownAccess && v.policy === "no-new-access"));
   const fresh = findings.filter((v) => v.status === "new");
   const present = findings.filter((v) => v.status === "already present");
+  const failingAccess = failing.filter((v) => shownAccess && v.policy === "no-new-access").length;
+  const failingPolicy = failing.length - failingAccess;
   const verdict =
     exitCode === 0
-      ? `policy gate: passed (${fresh.length} new finding(s) below ${sev} or advisory${present.length ? `, ${present.length} already present before this change` : ""}${r.notEvaluated.length ? `, ${r.notEvaluated.length} not evaluated until apply` : ""})`
+      ? `policy gate: passed (nothing new at ${sev}${fresh.length ? `; ${fresh.length} new finding(s) below it or advisory` : ""}${present.length ? `; ${present.length} already present before this change` : ""}${r.notEvaluated.length ? `; ${r.notEvaluated.length} not evaluated until apply` : ""})`
       : exitCode === 1
-        ? `policy gate: FAILED: ${failing.length} ${r.all ? "" : "new "}mandatory finding(s) at ${sev} (${count(failing)})`
+        ? `policy gate: FAILED: ${[failingPolicy ? `${failingPolicy} ${r.all ? "" : "new "}mandatory finding(s)` : "", failingAccess ? `${failingAccess} access gain(s)` : ""].filter(Boolean).join(" and ")} at ${sev} (${count(failing)})`
         : `policy gate: FAILED: the preview did not complete: ${printable(r.errors.join(" ").split("\n")[0] ?? "")}`;
   const header = ["severity", "level", "policy", "resource", "message"];
   const row = (v: Violation) => [v.severity, v.level, v.policy, v.resource, v.message];
