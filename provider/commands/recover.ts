@@ -33,8 +33,10 @@
  * Without `--yes` it prints the plan as a table and changes nothing. With `--yes` it writes each proven object
  * into the state as the resource it belongs to (id = uid, outputs read from the API with the provider's own
  * read, the resource's serialized provider kept) and removes the pending operations, through `pulumi stack
- * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
- * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
+ * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. While any update holds
+ * the stack's lock (a live one, or a killed one not yet released with `pulumi cancel`), it reads and writes
+ * nothing and says which update holds it (`lock.ts`; file and PostgreSQL backends; on others it warns that it
+ * cannot tell). A damaged file backend gets a message saying what happened and what to run.
  */
 import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
@@ -45,6 +47,7 @@ import { markerToken, stripMarker } from "../resources/lifecycle";
 import { kindEntry } from "../resources/registry";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
+import { refuseWhileLocked } from "./lock";
 import {
   TYPE_PREFIX,
   runStackCommand,
@@ -304,11 +307,17 @@ export interface RecoverOptions extends StackRef {
  * Prints the recovery plan for a stack's pending operations and, with `yes`, applies it.
  * @returns the exit code: 0 when there was nothing to do, the plan was printed, or it was applied; 1 when a
  *   pending operation cannot be settled by this command (a foreign resource type), nothing changed then.
- * @throws StackCommandError (with what to run) when the state cannot be read or written; SettingsError when the
- *   API settings are missing.
+ * @throws StackCommandError (with what to run) when an update holds the stack's lock, or the state cannot be read
+ *   or written; SettingsError when the API settings are missing.
  */
 export async function recover(opts: RecoverOptions): Promise<number> {
   const out = opts.out ?? ((s: string) => void process.stdout.write(s));
+  // A live update's in-flight creates are pending operations too: while any update holds the stack, recover
+  // neither plans (it would call them interrupted) nor writes (`lock.ts`).
+  const lock = await refuseWhileLocked(opts, "recover");
+  if (!lock.checked) {
+    process.stderr.write(`platform-pulumi recover: the stack's lock was not read (${printable(lock.why ?? lock.backend)}): run this command only when no update of stack ${opts.stack} is running.\n`);
+  }
   const config = await stackConfig(opts);
   const client = clientFor(config);
   try {
@@ -333,6 +342,8 @@ export async function recover(opts: RecoverOptions): Promise<number> {
       out(`\nNothing changed. Run again with --yes to apply this plan${opts.delete ? "" : " (or --yes --delete to delete the objects instead of adopting them)"}.\n`);
       return 0;
     }
+    // Planning took a while: an update may have started meanwhile.
+    await refuseWhileLocked(opts, "recover");
     await applyPlan(opts, plan, client, config, opts.delete ?? false, out);
     out(`\nstack ${opts.stack}: ${plan.rows.length} pending operation(s) settled; the next \`pulumi up\` neither duplicates nor orphans them.\n`);
     return 0;
