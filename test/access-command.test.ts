@@ -85,20 +85,27 @@ describe("platform-pulumi access", () => {
 
   it("a change that binds a CI identity editor at a mid-level group shows exactly the gained capabilities at that subtree, plus the escalations it opens", async () => {
     const r = await access(["--format", "json"]);
-    expect(r.code, r.err).toBe(0);
+    expect(r.code, r.err).toBe(1); // critical gains fail by default (--fail-severity critical,high)
+    expect((await access(["--format", "json", "--fail-severity", "none"])).code).toBe(0);
     const json = JSON.parse(r.out) as AccessJson;
     const changes = json.changes!;
     expect(new Set(changes.map((c) => `${c.change} ${c.identity.path} ${c.group}`))).toEqual(new Set(["gained /engineering/platform/ci-cd/gitlab-release /engineering/platform"]));
     const byBinding = changes.filter((c) => c.via[0]!.kind === "binding");
     expect(byBinding.map((c) => c.capability).sort()).toEqual(dotted(BUILTIN_ROLE_CAPABILITIES.editor));
     for (const c of byBinding) expect(c.via[0]).toEqual({ kind: "binding", role: "editor", boundAt: "/engineering/platform", steps: [] });
-    // The escalations editor opens there: every other capability a role can give, through an owner invite
-    // (or an identity provider) at the same group, and nothing outside it.
+    expect(byBinding.find((c) => c.capability === "identity.update")?.severity).toBe("critical");
+    expect(byBinding.find((c) => c.capability === "groups.list")?.severity).toBe("low");
+    // The escalations editor opens there: every other capability, through an owner invite at the same group (and
+    // a custom role it then creates, for those no built-in role holds), and nothing outside it.
     const escalated = changes.filter((c) => c.via[0]!.kind === "escalation");
     const ownerOnly = BUILTIN_ROLE_CAPABILITIES.owner.filter((c) => !BUILTIN_ROLE_CAPABILITIES.editor.includes(c));
-    expect(escalated.map((c) => c.capability).sort()).toEqual([...dotted(ownerOnly), "repo_blobs.get"].sort());
+    const builtin = new Set(Object.values(BUILTIN_ROLE_CAPABILITIES).flat().map(dottedName));
+    expect(escalated.filter((c) => builtin.has(c.capability)).map((c) => c.capability).sort()).toEqual([...dotted(ownerOnly), "repo_blobs.get"].sort());
+    const created = escalated.filter((c) => !builtin.has(c.capability));
+    expect(created.map((c) => c.capability)).toContain("scim.manage");
+    for (const c of created) expect(c.via[0]!.steps.at(-1)).toMatch(/"gitlab-release" creates a custom role at \/engineering\/platform with .* \(roles.create\) and binds itself to it at \/engineering\/platform/);
     const del = escalated.find((c) => c.capability === "groups.delete")!;
-    expect(del.via[0]).toEqual({
+    expect(del.via[0]).toMatchObject({
       kind: "escalation",
       role: "owner",
       boundAt: "/engineering/platform",
@@ -111,19 +118,24 @@ describe("platform-pulumi access", () => {
     const hit = await access(["--fail-on", "iam.role_bindings.*,*.delete"]);
     expect(hit.code, hit.err).toBe(1);
     expect(hit.out).toMatch(/--fail-on iam\.role_bindings\.\*,\*\.delete: gained .*groups\.delete.*role_bindings\.create/);
-    const miss = await access(["--fail-on", "advisories.approve"]);
+    const miss = await access(["--fail-on", "iam.nothing.*", "--fail-severity", "none"]);
     expect(miss.code, miss.err).toBe(0);
-    expect(miss.out).toContain("--fail-on advisories.approve: nothing matched");
+    expect(miss.out).toContain("--fail-on iam.nothing.*: nothing matched");
   }, LONG);
 
-  it("--format markdown is one compact table grouped by identity, gains first", async () => {
+  it("--format markdown is one compact table grouped by identity, most severe first, capabilities said with roles", async () => {
     const r = await access(["--format", "markdown"]);
-    expect(r.code, r.err).toBe(0);
+    expect(r.code, r.err).toBe(1);
     const lines = r.out.trim().split("\n");
     expect(lines[0]).toBe(`### Access changes: stack \`${STACK}\``);
-    expect(lines[2]).toBe("| identity | change | capabilities | group | via |");
-    expect(lines[4]).toMatch(/^\| \*\*gitlab-release\*\* `\/engineering\/platform\/ci-cd\/gitlab-release` \| \+ gained \| `account_associations.create`, .*`groups.update`.* \| `\/engineering\/platform` \| editor bound at \/engineering\/platform \|$/);
-    expect(lines.slice(5).every((l) => l.startsWith("|  | + gained |"))).toBe(true);
+    expect(lines[2]).toBe("**61 capability grant(s) gained by 1 identity (10 critical, 33 high, 18 low), 0 lost**");
+    expect(lines[4]).toBe("| severity | identity | change | gains or loses | at | how |");
+    expect(lines[6]).toMatch(/^\| critical \| \*\*gitlab-release\*\* `\/engineering\/platform\/ci-cd\/gitlab-release` \| \+ gained \| editor \| `\/engineering\/platform` \| editor bound at \/engineering\/platform \|$/);
+    const rows = lines.slice(7).filter((l) => l.startsWith("|"));
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.every((l) => /^\| (critical|high|low) \|  \| \+ gained \|/.test(l))).toBe(true);
+    expect(r.out).toContain("--fail-severity critical,high: 43 capability grant(s) gained by 1 identity");
+    expect(r.out.length).toBeLessThan(3_000);
   }, LONG);
 
   it("exits 2 when it cannot run: bad arguments, an unknown stack", async () => {
@@ -187,7 +199,7 @@ describe("no-new-access inside `pulumi preview --policy-pack` gives the command'
     const found = preview.policies.filter((p) => p.policyName === "no-new-access");
     expect(found.map((p) => p.enforcementLevel)).toEqual(["mandatory"]);
     expect(found[0]!.message).toContain(
-      'identity /payments/payments-ci would hold groups.delete at /payments (escalation: "payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create))',
+      'identity /payments/payments-ci would hold groups.delete at /payments (escalation: 1. "payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create))',
     );
     expect(preview.policies.filter((p) => /can't run policy/.test(p.message))).toEqual([]);
 
