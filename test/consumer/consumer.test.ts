@@ -440,7 +440,7 @@ function describeToolchain(tc: Toolchain): void {
       expect(converged.stdout).toContain("stack prod: 0 drifted, 0 pending, 0 unmanaged");
     });
 
-    step("the installed bin's gate, with the pack it ships: exit 0 with advisories only, 1 on a mandatory violation", async () => {
+    step("the installed bin's gate, with the pack it ships: exit 0 with advisories only, 1 on a mandatory finding (--all: judging the whole stack)", async () => {
       const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
       // ci-bot is bound one group above its own: the mandatory identity-bound-above-its-group, lowered to advisory
       // here so that the run has advisories only.
@@ -454,10 +454,13 @@ function describeToolchain(tc: Toolchain): void {
       // The example config the package ships allows GitHub's and GitLab's issuers; one allowing only GitLab's fails.
       expect(existsSync(path.join(dir, "node_modules", PKG.name, "policies", "config.example.json"))).toBe(true);
       writeFileSync(path.join(dir, "gitlab-only.json"), JSON.stringify({ ...lenient, "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
-      const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json"], { cwd: dir, env: cli.env() });
+      // The deployed identity already trusts that issuer: the change does not introduce it (exit 0); --all judges the stack.
+      const present = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json"], { cwd: dir, env: cli.env() });
+      expect(present.code, tail(present)).toBe(0);
+      const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json", "--all"], { cwd: dir, env: cli.env() });
       expect(strict.code, tail(strict)).toBe(1);
-      expect(strict.stdout).toMatch(/mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
-      expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory violation(s)");
+      expect(strict.stdout).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
+      expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
     });
 
     step("the README's CI snippets run as written in the project (`npx platform-pulumi …`)", async () => {
