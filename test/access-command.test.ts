@@ -138,6 +138,27 @@ describe("platform-pulumi access", () => {
     expect(r.out.length).toBeLessThan(3_000);
   }, LONG);
 
+  it("the repository's example org passes the repository's gate unchanged; the pull request above fails it", async () => {
+    const gate = (orgFile: string) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "gate", "--stack", STACK, "--cwd", REPO_ROOT, "--format", "json"], {
+          cwd: REPO_ROOT,
+          env: { ...process.env, ...env, ORG_FILE: orgFile },
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d));
+        child.on("close", (code) => resolve({ code: code ?? -1, out }));
+      });
+    const same = await gate(path.join(REPO_ROOT, "examples", "org-setup", "org.yaml"));
+    expect(same.code, same.out).toBe(0);
+    const report = JSON.parse(same.out) as { violations: Array<{ policy: string; severity: string; status: string }> };
+    // ci-bot (editor above its group) and scanner (viewer above its group) were there before: listed, not failing.
+    expect(report.violations.filter((v) => v.policy === "identity-bound-above-its-group").map((v) => `${v.severity} ${v.status}`).sort()).toEqual(["critical already present", "low already present"]);
+    const pr = await gate(changed);
+    expect(pr.code, pr.out).toBe(1);
+  }, LONG);
+
   it("exits 2 when it cannot run: bad arguments, an unknown stack", async () => {
     expect((await access(["--format", "yaml"])).code).toBe(2);
     expect((await access(["--fail-on", ","])).code).toBe(2);

@@ -213,8 +213,11 @@ describe("the gate judges the change", () => {
     try {
       const current = await bin("access", file, ["--current", "--format", "json"], root);
       expect(current.code, current.stderr).toBe(0);
-      const grants = (JSON.parse(current.stdout) as { grants: Array<{ identity: { path: string }; capability: string; group: string }> }).grants;
+      const grants = (JSON.parse(current.stdout) as { grants: Array<{ identity: { path: string }; capability: string; group: string; via: Array<{ kind: string }> }> }).grants;
       expect(grants.some((g) => g.identity.path === "/platform/ci-cd/gha-pr-checks" && g.capability === "groups.delete" && g.group === "/")).toBe(true);
+      // The deployer's direct grant (editor at /platform) is still listed beside the escalation to owner at /.
+      const upd = grants.filter((g) => g.identity.path === "/platform/ci-cd/gha-deployer" && g.capability === "groups.update").map((g) => `${g.group} ${g.via[0]!.kind}`);
+      expect(upd.sort()).toEqual(["/ escalation", "/platform binding"]);
       const release = (await call("GET", `/iam/v2beta1/identities?${new URLSearchParams({ "uidp.children_of": emu.env.PLATFORM_ORG_UID, name: "release" })}`, emu.env.PLATFORM_TOKEN)).body["identities"] as Array<{ uid: string }>;
       const asRelease = await exchange("repo:my-org/app:pull_request", release[0]!.uid);
       expect(asRelease.status, JSON.stringify(asRelease.body)).toBe(200);
