@@ -135,7 +135,7 @@ describe("every List walk is bounded in bytes", () => {
       PLATFORM_MAX_PAGES: "20",
       NODE_OPTIONS: `--require ${preload}`,
     });
-    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.code, r.stderr.slice(-2000)).toBe(2);
     expect(r.stderr).toMatch(/platform-pulumi export: GET \/iam\/v2beta1\/groups: the listing is larger than the client holds: \d+ pages of \d+ bytes.*over the 268435456 bytes of setting platform:maxWalkBytes \(PLATFORM_MAX_WALK_BYTES\)/);
     const rss = Number(readFileSync(rssFile, "utf8"));
     // Measured 1.0 GB on Node 20 (README "Against a misbehaving server"); before the budget, 4.1 GB and no end.
@@ -177,7 +177,7 @@ describe("parsing is bounded in depth", () => {
     await client.close();
   });
 
-  it("platform-pulumi export against 20,000-deep JSON (in a List row, and in an error Status) exits 1 naming the request and the limit", async () => {
+  it("platform-pulumi export against 20,000-deep JSON (in a List row, and in an error Status) exits 2 naming the request and the limit", async () => {
     for (const [status, body] of [
       [200, (p: string) => (p === "/iam/v2beta1/groups" ? `{"groups":[{"uid":"${ROOT}/0000000000000001","name":"grp","x":${deepObject}}]}` : p.startsWith("/iam/v2beta1/groups/") ? `{"uid":"${ROOT}","name":"root"}` : "{}")],
       [503, () => `{"code":14,"message":"x","details":[{"@type":"t","x":${deepObject}}]}`],
@@ -190,7 +190,7 @@ describe("parsing is bounded in depth", () => {
         PLATFORM_TOKEN: TOKEN,
         PLATFORM_RETRY_MAX_ATTEMPTS: "1",
       });
-      expect(r.code, r.stderr).toBe(1);
+      expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).not.toContain("Maximum call stack size exceeded");
       expect(r.stderr).toMatch(new RegExp(`platform-pulumi export: GET /[a-z]+/v2beta1/[A-Za-z/0-9]+: unexpected response \\(HTTP ${status}\\): the JSON body nests arrays and objects deeper than the ${MAX_RESPONSE_DEPTH} levels the client parses`));
     }

@@ -149,9 +149,9 @@ export function hintsFor(text: string): string[] {
 }
 
 /**
- * The reason `err` gives, inert: its first line as the message; as reasons, its `reasons` (a StackCommandError's
- * preview errors) or else its further lines (an OrgFileError's `file:line:col` problems, a hint), blank lines
- * left out; the hints {@link hintsFor} finds in all of it.
+ * The reason `err` gives, inert: its first line as the message; as reasons, its further lines (an OrgFileError's
+ * `file:line:col` problems, a lock's holders, a hint), then its own `reasons` (a StackCommandError's preview
+ * errors), blank lines left out; the hints {@link hintsFor} finds in all of it.
  */
 export function couldNotRunOf(err: unknown): CouldNotRun {
   const text = err instanceof Error ? err.message : String(err);
@@ -160,7 +160,9 @@ export function couldNotRunOf(err: unknown): CouldNotRun {
     .map((l) => l.trim())
     .filter((l) => l !== "");
   const own = (err as { reasons?: unknown }).reasons;
-  const reasons = Array.isArray(own) ? own.flatMap((r) => inertLines(String(r)).split("\n")).map((l) => l.trimEnd()).filter((l) => l.trim() !== "") : lines.slice(1);
+  // The message's further lines (a lock's holders, a hint) and then the error's own reasons (a preview's errors).
+  const ownLines = Array.isArray(own) ? own.flatMap((r) => inertLines(String(r)).split("\n")).map((l) => l.trimEnd()).filter((l) => l.trim() !== "") : [];
+  const reasons = [...lines.slice(1), ...ownLines];
   const message = lines[0] ?? "failed";
   return { message, reasons, hints: hintsFor([text, ...reasons].join("\n")).filter((h) => !text.includes(h)) };
 }
