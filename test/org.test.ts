@@ -143,7 +143,7 @@ describe("Org component", () => {
     const seen = emu.requests.length;
     const r = await cli.run(["up", "--yes", "--skip-preview"]);
     expect(r.code).not.toBe(0);
-    expect(`${r.stdout}\n${r.stderr}`).toMatch(/role\.yaml:8:\d+: bindings\[0\]\.role: no role named "admin"; roles: /);
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(/role\.yaml:8:\d+: bindings\[0\]\.role: no role named "admin"; roles at "team": /);
     expect(writes(seen)).toEqual([]);
   }, LONG);
 
