@@ -5,7 +5,7 @@
  * it describes (no POST, no DELETE, then no changes).
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,6 +118,50 @@ describe("Org component", () => {
     const r = await cli.run(["preview"]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/\+ 15 to create/); // the stack, the component and its 13 children
+  }, LONG);
+
+  it("export --format yaml --under a group: the README's snippet adopts the file under that group; a different parentUid fails the preview", async () => {
+    // The README's Org snippet, as written (no parentUid: the file's, else platform:orgUid).
+    const snippet = 'const org = new Org("org", { file: "org.yaml" });';
+    expect(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8")).toContain(snippet);
+    const anchor = await client.groups.create(emu.orgUid, { name: "under-anchor" });
+    const team = await client.groups.create(anchor.uid, { name: "team-a", description: "Team A" });
+    await client.groups.create(team.uid, { name: "svc" });
+    const exported = path.join(work, "under");
+    const r = await bin(["export", "--org", emu.orgUid, "--under", anchor.uid, "--out", exported, "--format", "yaml"], env);
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(path.join(exported, "org.yaml"), "utf8")).toContain(`parentUid: ${anchor.uid}\n`);
+
+    const project = path.join(work, "under-project");
+    mkdirSync(project, { recursive: true });
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(project, "node_modules"), "dir");
+    copyFileSync(path.join(exported, "org.yaml"), path.join(project, "org.yaml"));
+    writeFileSync(path.join(project, "Pulumi.yaml"), "name: under-project\nruntime: nodejs\nmain: index.js\n");
+    writeFileSync(
+      path.join(project, "index.js"),
+      [
+        'const { Org, orgUid } = require("platform-pulumi");',
+        `if (process.env.GIVE_ROOT) new Org("org", { parentUid: orgUid(), file: "org.yaml" }); else { ${snippet} module.exports = { groupUids: org.groupUids }; }`,
+        "",
+      ].join("\n"),
+    );
+    // platform:orgUid is the root, as the README's setup says: the file's parentUid must win over it.
+    const { PLATFORM_ORG_UID: _root, ...noOrgEnv } = env;
+    const cli = new PulumiCli({ cwd: project, backendDir: backend, stack: "under", env: noOrgEnv });
+    await cli.initStack();
+    await cli.ok(["config", "set", "platform:orgUid", emu.orgUid]);
+
+    const wrong = new PulumiCli({ cwd: project, backendDir: backend, stack: "under", env: { ...noOrgEnv, GIVE_ROOT: "1" } });
+    const seen = emu.requests.length;
+    const refused = await wrong.run(["preview"]);
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stdout}\n${refused.stderr}`).toContain(`parentUid "${emu.orgUid}" is not allowed: org.yaml records parentUid "${anchor.uid}"`);
+
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    expect(writes(seen)).toEqual([]);
+    await cli.ok(["preview", "--expect-no-changes"]);
+    expect(Object.keys((await cli.outputs())["groupUids"] as object).sort()).toEqual(["team-a", "team-a/svc"]);
+    await cli.ok(["stack", "rm", "--force", "--yes"]);
   }, LONG);
 
   it("reports every problem of the file at once, with file:line:column, and creates nothing", async () => {
