@@ -191,6 +191,19 @@ describe("Org component", () => {
     expect(writes(seen)).toEqual([]);
   }, LONG);
 
+  it("a bad setting fails the Org at once, as one line, without Node's PromiseRejectionHandledWarning lines", async () => {
+    const file = path.join(work, "setting.yaml");
+    writeFileSync(file, "groups:\n  - name: team\nidentities:\n  - name: bot\n    group: team\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: team/bot, group: team, role: viewer }\n");
+    const cli = await stack("setting", { ORG_FILE: file, PLATFORM_RETRY_MAX_ATTEMPTS: "abc" });
+    const seen = emu.requests.length;
+    const r = await cli.run(["preview"]);
+    expect(r.code).not.toBe(0);
+    const text = `${r.stdout}\n${r.stderr}`;
+    expect(text).toContain('platform:retryMaxAttempts (PLATFORM_RETRY_MAX_ATTEMPTS) must be an integer >= 1, got "abc"');
+    expect(text).not.toContain("PromiseRejectionHandledWarning");
+    expect(emu.requests.length).toBe(seen);
+  }, LONG);
+
   it("checks a spec given as an object the same way, placing problems by path", async () => {
     const spec = { groups: [{ name: "eng", groups: [{ name: "UPPER" }] }], bindings: [{ identity: "eng/ghost", group: "eng", role: "viewer" }] };
     const cli = await stack("spec", { ORG_SPEC: JSON.stringify(spec) });

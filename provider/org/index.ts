@@ -7,6 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { markReported } from "../client/reported";
 import type { PlatformClient } from "../client/client";
+import { programClientFromConfig } from "../lookups/core";
 import { getRoles } from "../lookups/roles";
 import { Group } from "../resources/group";
 import { Identity } from "../resources/identity";
@@ -132,13 +133,18 @@ export class Org extends pulumi.ComponentResource<OrgData> {
     const outside = outsidePaths(args.outside);
     const layout = checkSource(source, undefined, outside);
     checkOutside(name, args, layout);
+    // The built-in roles are looked up after the program's first turn; a bad setting found then would surface as
+    // an unhandled rejection (Node's PromiseRejectionHandledWarning lines before the message). Read the settings
+    // now, so such a mistake fails here, at once, as one line.
+    const parsed = "text" in source ? orgFileData(source.text) : source.spec;
+    const client = args.client ?? (builtinRoleNames(parsed, outside.roles).length > 0 ? programClientFromConfig() : undefined);
     const init: OrgInit = {
       orgName: name,
       parentUid: topParentUid(name, args, layout, source),
       source,
       layout,
       outside: { groups: args.outside?.groups ?? {}, identities: args.outside?.identities ?? {}, roles: args.outside?.roles ?? {} },
-      ...(args.client ? { client: args.client } : {}),
+      ...(client ? { client } : {}),
     };
     super(ORG_TYPE, name, init as unknown as pulumi.Inputs, opts);
     const data = pulumi.output(this.getData());
