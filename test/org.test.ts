@@ -164,6 +164,21 @@ describe("Org component", () => {
     await cli.ok(["stack", "rm", "--force", "--yes"]);
   }, LONG);
 
+  it("unmanaged speaks to an org file's user: the path of the group an object is under, and the uid: to add there", async () => {
+    const file = path.join(work, "unmanaged.yaml");
+    writeFileSync(file, "groups:\n  - name: um-eng\n    groups: [{ name: apps }]\n");
+    const cli = await stack("unmanaged", { ORG_FILE: file });
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const apps = ((await cli.outputs())["groupUids"] as Record<string, string>)["um-eng/apps"]!;
+    const stray = await client.groups.create(apps, { name: "stray" });
+    const r = await bin(["unmanaged", "--stack", "unmanaged", "--cwd", program, "--json"], cli.env() as Record<string, string>);
+    expect(r.code, r.out).toBe(1);
+    const rows = JSON.parse(r.out.slice(r.out.indexOf("["))) as Array<{ uid: string; parentPath: string; adopt: string }>;
+    expect(rows).toEqual([expect.objectContaining({ uid: stray.uid, parentPath: "um-eng/apps", adopt: `org file: uid: "${stray.uid}" on the group "um-eng/apps/stray"` })]);
+    await client.groups.delete(stray.uid);
+    await cli.ok(["destroy", "--yes", "--skip-preview"]);
+  }, LONG);
+
   it("reports every problem of the file at once, with file:line:column, and creates nothing", async () => {
     const bad = path.join(work, "bad.yaml");
     writeFileSync(bad, "groups:\n  - name: ok-name\n  - name: Bad_Name\nidentities:\n  - name: bot\n    group: nowhere\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: ok-name/bot, group: ok-name, role: viewer }\n");
