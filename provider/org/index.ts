@@ -136,15 +136,16 @@ export class Org extends pulumi.ComponentResource<OrgData> {
     // The built-in roles are looked up after the program's first turn; a bad setting found then would surface as
     // an unhandled rejection (Node's PromiseRejectionHandledWarning lines before the message). Read the settings
     // now, so such a mistake fails here, at once, as one line.
+    // (Only read here: the client itself is not an input of the component, whose inputs Pulumi records in state.)
     const parsed = "text" in source ? orgFileData(source.text) : source.spec;
-    const client = args.client ?? (builtinRoleNames(parsed, outside.roles).length > 0 ? programClientFromConfig() : undefined);
+    if (!args.client && builtinRoleNames(parsed, outside.roles).length > 0) programClientFromConfig();
     const init: OrgInit = {
       orgName: name,
       parentUid: topParentUid(name, args, layout, source),
       source,
       layout,
       outside: { groups: args.outside?.groups ?? {}, identities: args.outside?.identities ?? {}, roles: args.outside?.roles ?? {} },
-      ...(client ? { client } : {}),
+      ...(args.client ? { client: args.client } : {}),
     };
     super(ORG_TYPE, name, init as unknown as pulumi.Inputs, opts);
     const data = pulumi.output(this.getData());
