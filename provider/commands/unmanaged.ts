@@ -128,8 +128,9 @@ const ORG_FILE_SECTIONS: Record<string, string> = { Group: "groups", Identity: "
  */
 async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ urn: string; type: string; id?: string; parent?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }>, client: PlatformClient, root: string | undefined): Promise<void> {
   const names = new Map<string, string>();
-  for (const r of resources) if (r.type === `${TYPE_PREFIX}Group` && r.id && typeof r.outputs?.["name"] === "string") names.set(r.id, r.outputs["name"] as string);
-  for (const o of rows) if (o.kind === "Group") names.set(o.uid, o.name);
+  // A parent is a group, or for a tag or overlay binding a repo: names of both from the state and the rows.
+  for (const r of resources) if (r.type.startsWith(TYPE_PREFIX) && r.id && typeof r.outputs?.["name"] === "string") names.set(r.id, r.outputs["name"] as string);
+  for (const o of rows) if (o.kind === "Group" || o.kind === "Repo") names.set(o.uid, o.name);
   // Groups an Org declares: their path in its file is their resource name without `<component name>/`.
   const orgs = new Map(resources.filter((r) => r.type === "platform:index:Org").map((r) => [r.urn, r.urn.slice(r.urn.lastIndexOf("::") + 2)]));
   const filePath = new Map<string, string>();
@@ -145,8 +146,8 @@ async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ ur
     if (!names.has(uid)) {
       try {
         names.set(uid, (await client.groups.get(uid)).name);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+      } catch {
+        // Not a group (a repo the stack does not hold), or unreadable: its id segment stands for its name.
         names.set(uid, uid.slice(uid.lastIndexOf("/") + 1));
       }
     }
