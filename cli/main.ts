@@ -10,9 +10,12 @@
  * and other commands never load the emulator's server. Commands (see the README): `emulator`, `recover`, `unmanaged`,
  * `export`, `access`, `drift` and `gate`; a later one adds one entry to {@link COMMANDS}.
  *
- * Exit codes: 0 on success or help; 2 for an unknown command or bad arguments (the command's own usage is printed
- * to stderr). A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
+ * Exit codes, the same for every command (README, "Exit codes"): 0 clean or done (and help), 1 found something (drift,
+ * violations, unmanaged objects, gains matching `--fail-on`), 2 could not run: an unknown command or bad arguments
+ * (the command's own usage is printed to stderr), a failure (the reason on stderr), or past `--timeout`. A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
  */
+
+import { inertLines } from "../provider/text";
 
 /** One subcommand. */
 interface Command {
@@ -79,7 +82,8 @@ function exitWith(code: Promise<number>, failed = 1): void {
   code.then(
     (c) => exit(c),
     (err: unknown) => {
-      process.stderr.write(`${BIN}: ${err instanceof Error ? err.message : String(err)}\n`);
+      // Inert (provider/text.ts): a message may quote the server; no line of it may be a control sequence or a workflow command.
+      process.stderr.write(`${BIN}: ${inertLines(err instanceof Error ? err.message : String(err))}\n`);
       exit(failed);
     },
   );

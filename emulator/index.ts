@@ -23,7 +23,7 @@ import { Access } from "./access";
 import { TokenAuthority } from "./auth";
 import { registerCollection, registerV1Collection } from "./collection";
 import { Control, type ControlSettings } from "./control";
-import { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain, injectedFault, invalidArgument } from "./errors";
+import { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain, injectedFault, invalidArgument, permissionDenied } from "./errors";
 import { accountAssociations } from "./handlers/accountAssociations";
 import { advisories } from "./handlers/advisories";
 import { timestamp, type HandlerContext } from "./handlers/common";
@@ -41,6 +41,7 @@ import { Store, type CollectionName, type Row } from "./store";
 import { registerSts, TestIssuer } from "./sts";
 import { createApp } from "./transport";
 import { newChildUid, newRootUid } from "./uidp";
+import { controlRefusal, isLoopbackName, routedPath } from "./origin";
 
 export { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain } from "./errors";
 export { MAX_JSON_DEPTH } from "./limits";
@@ -161,13 +162,19 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/** Paths that need an API token: everything under the three API prefixes (seed §1 rule 1) and `/events/`. */
-const API_PATH = /^\/(iam|registry|events|vulnerabilities)\//;
+/**
+ * Paths that need an API token: everything under the three API prefixes (seed §1 rule 1) and `/events/`, tested on
+ * the path as the router sees it ({@link routedPath}: percent-decoded, lower-cased), so `/%69am/...` needs one too.
+ */
+const API_PATH = /^\/(iam|registry|events|vulnerabilities)(\/|$)/;
+/** The control surface's paths, tested the same way. */
+const CONTROL_PATH = /^\/_emulator(\/|$)/;
+/** The test issuer and the token exchange, which mint tokens: loopback `Host` and `Origin` only, as the control surface. */
+const ISSUER_PATH = /^\/(oidc|sts)(\/|$)/;
 
 /** Whether `host` is a loopback address (or `localhost`), reachable from this machine only. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+  return isLoopbackName(host);
 }
 
 /**
@@ -208,7 +215,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   for (const a of new Set([app, authApp])) {
     a.addHook("onRequest", async (req, reply) => {
       reply.header("x-request-id", req.id);
-      const path = req.url.split("?")[0] ?? "";
+      // The path the router matches, decoded: the token check must see what the handlers serve.
+      const path = routedPath(req.url);
+      const toControl = CONTROL_PATH.test(path);
+      if (toControl || ISSUER_PATH.test(path)) {
+        const refused = controlRefusal(
+          { method: req.method, host: req.headers.host, origin: req.headers.origin, contentType: req.headers["content-type"] },
+          { anyHost: !isLoopbackHost(bindHost), jsonOnly: toControl },
+        );
+        if (refused?.field === "content-type") throw invalidArgument([refused]);
+        if (refused) throw permissionDenied(`${refused.field}: ${refused.description}`);
+        if (toControl) return undefined;
+      }
       const api = API_PATH.test(path);
       if (!api && path !== "/sts/exchange") return;
       const latency = control.current.latencyMs;

@@ -14,10 +14,14 @@ import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceV
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
-import { capabilityMatcher, reportGrants } from "../provider/access/report";
+import { capabilityMatcher, compactRows, diffGrants, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
+import { severityOf } from "../provider/access/severity";
+import { GATE_OUT_ENV, loadBaseline, tagged } from "./change";
+import { writeFileSync } from "node:fs";
+import * as path from "node:path";
 
 /** The type token prefix of this package's resources. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
@@ -180,7 +184,7 @@ export function noOwnerAtRootWith(lookup: () => RoleLookup): ResourceValidationP
       if (!isOwner) return;
       const identity = known(props, "identityUid");
       const who = typeof identity === "string" ? `identity ${identity}` : `the identity of role binding "${args.name}" (created by this change)`;
-      report(`${who} is bound to the owner role at the root group ${group}; bind it lower in the tree or with a narrower role`);
+      report(tagged("critical", `${who} is bound to the owner role at the root group ${group}; bind it lower in the tree or with a narrower role`));
     }),
   };
 }
@@ -205,7 +209,7 @@ export const customRoleNoEscalation: ResourceValidationPolicy = {
     if (!Array.isArray(caps)) return;
     const wire = caps.filter((c): c is string => typeof c === "string").map((c) => wireName(c) ?? c);
     const why = Object.entries(ESCALATING).filter(([c]) => wire.includes(c)).map(([, w]) => w);
-    if (why.length) report(`custom role "${String(known(props, "name") ?? args.name)}" can escalate: ${why.join("; ")}. Use the built-in owner role where that is meant, bound as low as possible`);
+    if (why.length) report(tagged("critical", `custom role "${String(known(props, "name") ?? args.name)}" can escalate: ${why.join("; ")}. Use the built-in owner role where that is meant, bound as low as possible`));
   }),
 };
 
@@ -223,7 +227,7 @@ export function identityProviderDefaultRoleWith(lookup: () => RoleLookup): Resou
       if (role === UNKNOWN || role === undefined) return;
       const wire = role.capabilities.map((c) => wireName(c) ?? c);
       if (role.name === "owner" || Object.keys(ESCALATING).some((c) => wire.includes(c))) {
-        report(`identity provider "${String(known(props, "name") ?? args.name)}" gives everyone who signs in through it the role "${role.name}" (which can grant any role) at its group; use viewer, or no default role`);
+        report(tagged("critical", `identity provider "${String(known(props, "name") ?? args.name)}" gives everyone who signs in through it the role "${role.name}" (which can grant any role) at its group; use viewer, or no default role`));
       }
     }),
   };
@@ -265,12 +269,12 @@ export function groupInviteNarrowWith(lookup: () => RoleLookup): ResourceValidat
     validateResource: forKind("GroupInvite", async (props, args, report) => {
       const max = args.getConfig<GroupInviteNarrowConfig>().maxTtlSeconds ?? 604_800;
       const ttl = durationSeconds(known(props, "ttl"));
-      if (ttl !== undefined && ttl > max) report(`group invite "${args.name}" stays valid ${ttl}s, longer than ${max}s: anyone who gets the code in that time joins the group`);
+      if (ttl !== undefined && ttl > max) report(tagged("high", `group invite "${args.name}" stays valid ${ttl}s, longer than ${max}s: anyone who gets the code in that time joins the group`));
       const role = await roleOf(props, "roleUid", lookup());
       if (role === UNKNOWN || role === undefined) return;
       const wire = role.capabilities.map((c) => wireName(c) ?? c);
       if ((role.name === "owner" || Object.keys(ESCALATING).some((c) => wire.includes(c))) && known(props, "singleUse") !== true) {
-        report(`group invite "${args.name}" grants "${role.name}" and is reusable: every holder of the code becomes an owner of the group; set singleUse: true`);
+        report(tagged("critical", `group invite "${args.name}" grants "${role.name}" and is reusable: every holder of the code becomes an owner of the group; set singleUse: true`));
       }
     }),
   };
@@ -282,7 +286,7 @@ export const groupInviteNarrow = groupInviteNarrowWith(apiRoleLookup);
 /** The fields the access policies read from each kind. */
 const FIELDS: Record<string, readonly string[]> = {
   Group: ["uid", "name", "parentUid"],
-  Identity: ["uid", "name", "parentUid"],
+  Identity: ["uid", "name", "parentUid", "claimMatch"],
   Role: ["uid", "name", "parentUid", "capabilities"],
   RoleBinding: ["uid", "identityUid", "roleUid", "groupUid", "role"],
   IdentityProvider: ["uid", "name", "parentUid", "defaultRole"],
@@ -290,9 +294,12 @@ const FIELDS: Record<string, readonly string[]> = {
 
 /**
  * A stack policy's resources as {@link StackObject}s: known values as they are; an unknown one followed to the
- * resource its property dependencies name.
+ * resource its property dependencies name. A resource the baseline (the stack before the change, `change.ts`)
+ * holds keeps its uid while a preview does not know it (a dynamic provider's update shows its outputs unknown), so
+ * an updated group is still the group its identities and bindings name.
  */
 export function stackObjects(resources: readonly PolicyResource[]): StackObject[] {
+  const known0 = new Map((loadBaseline()?.objects ?? []).filter((o) => typeof o.props["uid"] === "string").map((o) => [o.urn, o.props["uid"] as string]));
   const out: StackObject[] = [];
   for (const r of resources) {
     if (!r.type.startsWith(TYPE_PREFIX)) continue;
@@ -304,10 +311,13 @@ export function stackObjects(resources: readonly PolicyResource[]): StackObject[
     for (const f of fields) {
       const v = known(r.props, f);
       if (v === UNKNOWN) {
-        const dep = r.propertyDependencies?.[f]?.[0];
-        if (dep) refs[f] = dep.urn;
+        // Followed only to a single resource: a value built from several (a component's map of uids) names none
+        // of them for sure, and a guess could judge the wrong identity.
+        const deps = r.propertyDependencies?.[f] ?? [];
+        if (deps.length === 1) refs[f] = deps[0]!.urn;
       } else if (v !== undefined) props[f] = f === "role" ? { name: known(v, "name") === UNKNOWN ? undefined : known(v, "name") } : v;
     }
+    if (props["uid"] === undefined && known0.has(r.urn)) props["uid"] = known0.get(r.urn);
     out.push({ kind, urn: r.urn, name: r.name, props, refs });
   }
   return out;
@@ -381,8 +391,11 @@ export function identityBoundAboveItsGroupWith(lookups: () => StackLookups): Sta
         const own = ix.identities.get(b.identityId)?.groupId;
         if (own === undefined || own === b.groupId || !ix.within(own, b.groupId)) return;
         const role = ix.roleName(b.roleId);
+        // What whoever takes the identity over gains: the role's capabilities at the higher group.
+        const caps = ix.roles.get(b.roleId)?.capabilities;
+        const severity = caps ? severityOf(caps) : "high";
         report(
-          `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`,
+          tagged(severity, `role binding "${nameOfUrn(b.label)}": identity ${ix.identityPath(b.identityId)} lives in group ${ix.groupPath(own)} but is granted role ${role} at ${ix.groupPath(b.groupId)}, above it: anyone who may update identities in ${ix.groupPath(own)} can rewrite this identity (its claimMatch) and assume that role at ${ix.groupPath(b.groupId)}; bind it at its own group or move the identity to ${ix.groupPath(b.groupId)}`),
           b.label,
         );
       });
@@ -408,7 +421,7 @@ export const roleBoundAboveItsGroup: StackValidationPolicy = {
       const role = ix.roles.get(b.roleId);
       if (role?.groupId === undefined || role.groupId === b.groupId || !ix.within(role.groupId, b.groupId)) return;
       report(
-        `role binding "${nameOfUrn(b.label)}": custom role "${role.name}" is defined in ${ix.groupPath(role.groupId)} but bound at ${ix.groupPath(b.groupId)}, above it: anyone who may update roles in ${ix.groupPath(role.groupId)} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at ${ix.groupPath(b.groupId)}; define the role at ${ix.groupPath(b.groupId)}`,
+        tagged("critical", `role binding "${nameOfUrn(b.label)}": custom role "${role.name}" is defined in ${ix.groupPath(role.groupId)} but bound at ${ix.groupPath(b.groupId)}, above it: anyone who may update roles in ${ix.groupPath(role.groupId)} can add capabilities to it (role_bindings.create, groups.delete, …) and use them at ${ix.groupPath(b.groupId)}; define the role at ${ix.groupPath(b.groupId)}`),
         b.label,
       );
     });
@@ -417,41 +430,56 @@ export const roleBoundAboveItsGroup: StackValidationPolicy = {
 
 /** Config of `no-new-access`. */
 export interface NoNewAccessConfig {
-  /** Globs over capability names (`iam.*`, `*.delete`, `role_bindings.create`), as `platform-pulumi access --fail-on`. */
+  /**
+   * Globs over capability names (`iam.*`, `*.delete`, `role_bindings.create`), as `platform-pulumi access
+   * --fail-on`. Run by the gate: only gains of matching capabilities are reported (default: every capability).
+   * Run by hand: the stack's holders of matching capabilities are reported (default: nothing is checked).
+   */
   capabilities?: string[];
   /** Identities allowed to hold them: uid, name or path (`/engineering/ci-deployer`). */
   allowedIdentities?: string[];
 }
 
 /**
- * `no-new-access` (mandatory once configured with `capabilities`): no identity outside `allowedIdentities` holds a
- * matching capability through the stack's bindings, directly or by escalation (the model of `platform-pulumi
- * access`). Identities and groups the change creates are judged by path.
+ * `no-new-access` (mandatory): the access a change gives.
+ *
+ * Run by `platform-pulumi gate` (a baseline of the stack before the change, `change.ts`): every capability an
+ * identity gains at a scope it did not effectively hold before, directly or by escalation (the model of
+ * `platform-pulumi access`, provider/access/model.ts), one finding per identity, scope and route, tagged with the
+ * severity of what is gained; the gate fails on `critical` and `high` by default. The full list of changes is
+ * written to `access.json` in the folder `PLATFORM_GATE_OUT` names, for the gate's report.
+ *
+ * Run by hand, with `capabilities` configured: no identity outside `allowedIdentities` holds a matching
+ * capability through the stack's bindings. Identities and groups the change creates are judged by path.
  */
 export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy {
   return {
     name: "no-new-access",
-    description: "Only the configured identities hold the configured capabilities (escalations included); unset: not checked.",
+    description: "A change gives no identity a capability at a scope it did not hold before (escalations included); severity from what is gained.",
     enforcementLevel: "mandatory",
     configSchema: { properties: { capabilities: { type: "array", items: { type: "string" } }, allowedIdentities: { type: "array", items: { type: "string" } } } },
     validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
       const cfg = args.getConfig<NoNewAccessConfig>();
-      if (!cfg.capabilities?.length) return;
-      const match = capabilityMatcher(cfg.capabilities);
+      const baseline = loadBaseline();
+      if (!baseline && !cfg.capabilities?.length) return;
+      const match = cfg.capabilities?.length ? capabilityMatcher(cfg.capabilities) : () => true;
       const allowed = new Set(cfg.allowedIdentities ?? []);
       const objs = stackObjects(args.resources);
-      const roles = await describeRoles(objs, lookup());
-      const so = orgFromStack(objs, { role: (u) => roles.get(u) });
-      const grants = reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
-      const byIdentity = new Map<string, typeof grants>();
-      for (const g of grants) {
-        if (!match(g.capability)) continue;
-        if (allowed.has(g.identity.name) || allowed.has(g.identity.path) || (g.identity.uid !== null && allowed.has(g.identity.uid))) continue;
-        byIdentity.set(g.identity.path, [...(byIdentity.get(g.identity.path) ?? []), g]);
-      }
-      for (const [path, gs] of byIdentity) {
-        const parts = gs.map((g) => `${g.capability} at ${g.group} (${g.via[0]!.kind === "binding" ? `${g.via[0]!.role} bound at ${g.via[0]!.boundAt}` : `escalation: ${g.via[0]!.steps.join("; then ")}`})`);
-        report(`identity ${path} would hold ${parts.join(", ")}; it is not in no-new-access's allowedIdentities`);
+      const roles = await describeRoles([...objs, ...(baseline?.objects ?? [])], lookup());
+      const grantsOf = (o: readonly StackObject[]) => {
+        const so = orgFromStack(o, { role: (u) => roles.get(u) });
+        return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+      };
+      const after = grantsOf(objs);
+      const changes = baseline ? diffGrants(grantsOf(baseline.objects), after) : undefined;
+      const out = process.env[GATE_OUT_ENV];
+      if (changes && out) writeFileSync(path.join(out, "access.json"), JSON.stringify({ changes }));
+      const rows = (changes ? changes.filter((c) => c.change === "gained") : after).filter(
+        (g) => match(g.capability) && !(allowed.has(g.identity.name) || allowed.has(g.identity.path) || (g.identity.uid !== null && allowed.has(g.identity.uid))),
+      );
+      for (const r of compactRows(rows)) {
+        const how = r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`;
+        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}`));
       }
     },
   };

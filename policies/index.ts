@@ -7,6 +7,7 @@
  * did not install it gets a message saying what to install instead of a bare `Cannot find module`.
  */
 import type * as Policy from "@pulumi/policy";
+import { judgeChange } from "./change";
 import { policies } from "./rules";
 
 function loadPolicy(): typeof Policy {
@@ -25,4 +26,5 @@ function loadPolicy(): typeof Policy {
   }
 }
 
-new (loadPolicy().PolicyPack)("platform", { policies });
+// Every finding tagged with its severity and, when the gate gave a baseline, whether the stack already had it.
+new (loadPolicy().PolicyPack)("platform", { policies: policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" })) });

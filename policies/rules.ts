@@ -10,6 +10,10 @@
  */
 import type { PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { RE2JS } from "re2js";
+import { isTrustworthyIssuer } from "../provider/validation";
+import { outsideWorkloads } from "../provider/access/claims";
+import { claimMatchOf } from "../provider/access/sources";
+import { tagged } from "./change";
 import {
   FOREIGN_PROBES,
   TYPE_PREFIX,
@@ -71,7 +75,10 @@ export function isAnchored(pattern: string): boolean {
   return pattern.startsWith("^") && pattern.endsWith("$") && !pattern.endsWith("\\$");
 }
 
-/** `identity-issuer-https` (mandatory): a claimMatch issuer is an https URL; an issuerPattern is anchored. */
+/**
+ * `identity-issuer-https` (mandatory): a claimMatch issuer is an https URL (or http on a loopback address, which
+ * nothing off the machine can mint for, as the Identity resource's check allows); an issuerPattern is anchored.
+ */
 export const identityIssuerHttps: ResourceValidationPolicy = {
   name: "identity-issuer-https",
   description: "A workload identity trusts only https issuers; an issuerPattern is anchored (^...$) and matches no foreign issuer.",
@@ -80,7 +87,7 @@ export const identityIssuerHttps: ResourceValidationPolicy = {
     const cm = props["claimMatch"] as Props | undefined;
     if (!cm) return;
     const issuer = cm["issuer"];
-    if (typeof issuer === "string" && !/^https:\/\/[^\s/]+/.test(issuer)) report(`claimMatch.issuer "${issuer}" is not an https URL`);
+    if (typeof issuer === "string" && !(/^https:\/\/[^\s/]+/.test(issuer) || isTrustworthyIssuer(issuer))) report(`claimMatch.issuer "${issuer}" is not an https URL (nor http on a loopback address, a local test issuer)`);
     const pattern = cm["issuerPattern"];
     if (typeof pattern === "string" && !isAnchored(pattern)) report(`claimMatch.issuerPattern "${pattern}" is not anchored: write it as ^...$`);
     const foreign = typeof pattern === "string" ? foreignMatch(pattern, FOREIGN_PROBES.issuer) : undefined;
@@ -141,6 +148,10 @@ export const identitySubjectNotWildcard: ResourceValidationPolicy = {
       const hit = foreignMatch(pattern, probes);
       if (hit !== undefined) report(`${field} "${pattern}" matches what a foreign workload presents (${JSON.stringify(hit)}): a workload outside yours could assume this identity; pin the owner, repository or namespace`);
     }
+    // A well-known issuer's subject format says who else presents a matching token (provider/access/claims.ts).
+    const cm = props["claimMatch"] as Props | undefined;
+    const outside = outsideWorkloads(claimMatchOf(cm));
+    if (outside.length) report(tagged("high", `claimMatch.subjectPattern "${String(cm?.["subjectPattern"])}" admits tokens of ${outside.join("; ")}: each can assume this identity and act with its grants; pin the repository and ref (or environment)`));
   }),
 };
 

@@ -18,6 +18,7 @@ export function clientFromSettings(s: Settings, extra: Partial<ClientOptions> = 
     ...(s.requestDeadlineMs !== undefined ? { deadlineMs: s.requestDeadlineMs } : {}),
     ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
     ...(s.maxPages !== undefined ? { maxPages: s.maxPages } : {}),
+    ...(s.maxWalkBytes !== undefined ? { maxWalkBytes: s.maxWalkBytes } : {}),
     ...extra,
   });
 }

@@ -20,6 +20,7 @@
  * | request deadline  | `platform:requestDeadlineMs` | `PLATFORM_REQUEST_DEADLINE_MS` | 120000       |
  * | response size cap | `platform:maxResponseBytes`  | `PLATFORM_MAX_RESPONSE_BYTES`  | 33554432     |
  * | pages per listing | `platform:maxPages`          | `PLATFORM_MAX_PAGES`           | 10000        |
+ * | List bytes held   | `platform:maxWalkBytes`      | `PLATFORM_MAX_WALK_BYTES`      | 268435456    |
  *
  * Credentials, in order: an API token (`platform:token`, then `PLATFORM_TOKEN`); otherwise workload identity:
  * the identity uid plus an OIDC token (literal, or a file re-read at every refresh because projected tokens
@@ -63,6 +64,11 @@ export interface Settings {
   maxResponseBytes: number | undefined;
   /** Most pages one walk of a List reads, when set (the client's default otherwise, 10000). */
   maxPages: number | undefined;
+  /**
+   * Most bytes of List page bodies the client's walks hold (in a report command, all of its Lists together),
+   * when set (the client's default otherwise, 268435456: 256 MiB).
+   */
+  maxWalkBytes: number | undefined;
 }
 
 /**
@@ -86,6 +92,7 @@ export const SETTINGS_ENV: readonly string[] = [
   "PLATFORM_REQUEST_DEADLINE_MS",
   "PLATFORM_MAX_RESPONSE_BYTES",
   "PLATFORM_MAX_PAGES",
+  "PLATFORM_MAX_WALK_BYTES",
 ];
 
 /** The values of {@link SETTINGS_ENV} in `env` as one string (unset and empty alike): equal keys, equal settings. */
@@ -125,6 +132,7 @@ export const CONFIG_KEYS = [
   "requestDeadlineMs",
   "maxResponseBytes",
   "maxPages",
+  "maxWalkBytes",
 ] as const;
 
 /** A `platform:*` stack config key this package does not read, and the known key nearest to it. */
@@ -176,7 +184,7 @@ function pick(lookup: ConfigLookup, env: NodeJS.ProcessEnv, key: string, envName
  *   a SettingsError then also names each misspelled `platform:*` key and the key it is near (see {@link unknownConfigKeys}).
  * @throws SettingsError when apiUrl or token is missing, apiUrl is not http(s), apiVersion is not `v<N>…`, a retry
  *   setting is not an integer in range, readAhead is not `true` or `false`, or requestDeadlineMs,
- *   maxResponseBytes or maxPages is not a positive integer.
+ *   maxResponseBytes, maxPages or maxWalkBytes is not a positive integer.
  */
 export function resolveSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env, configKeys?: Iterable<string>): Settings {
   try {
@@ -251,5 +259,6 @@ function resolve(lookup: ConfigLookup, env: NodeJS.ProcessEnv): Settings {
     requestDeadlineMs: bound("requestDeadlineMs", "PLATFORM_REQUEST_DEADLINE_MS"),
     maxResponseBytes: bound("maxResponseBytes", "PLATFORM_MAX_RESPONSE_BYTES"),
     maxPages: bound("maxPages", "PLATFORM_MAX_PAGES"),
+    maxWalkBytes: bound("maxWalkBytes", "PLATFORM_MAX_WALK_BYTES"),
   };
 }

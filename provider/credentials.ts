@@ -27,9 +27,10 @@
 import { readFile } from "node:fs/promises";
 import { decodeJwt } from "jose";
 import type { Dispatcher } from "undici";
-import { deadline, readBody, request } from "./client/http";
-import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
+import { deadline, parseBody, readBody, request } from "./client/http";
+import { ApiError, ConnectionError, DeadlineExceededError, PlatformError, ResponseTooDeepError, ResponseTooLargeError, redact, type RequestInfo } from "./client/errors";
 import { registerSecret } from "./client/secrets";
+import { printable } from "./text";
 import { retrying } from "./client/retry";
 import { RawToken, Status } from "./client/schemas";
 
@@ -343,9 +344,10 @@ class WorkloadIdentitySource implements TokenSource {
     }
     let json: unknown;
     try {
-      json = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
+      json = parseBody(text, info, res.statusCode, undefined);
+    } catch (err) {
+      if (err instanceof ResponseTooDeepError) throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where} failed: ${err.message}`, { cause: err }), false);
+      throw err;
     }
     const http = res.statusCode;
     if (http < 200 || http > 299) {
@@ -358,7 +360,7 @@ class WorkloadIdentitySource implements TokenSource {
       const api = ApiError.from({ ...st.data, message: redact(message) }, http, info);
       const name = RPC_CODE_NAMES[code] ?? "code";
       throw new AttemptError(
-        new TokenExchangeError(`token exchange for ${this.where} failed: HTTP ${http}, ${name} (code ${code}): ${redact(message)}${hint(code)}`, {
+        new TokenExchangeError(`token exchange for ${this.where} failed: HTTP ${http}, ${name} (code ${code}): ${printable(redact(message))}${hint(code)}`, {
           httpStatus: http,
           code,
           cause: api,
@@ -369,7 +371,7 @@ class WorkloadIdentitySource implements TokenSource {
     const parsed = RawToken.safeParse(json);
     if (!parsed.success) {
       const why = json === undefined ? "body is not JSON" : parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-      throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): ${redact(why)}`, { httpStatus: http }), false);
+      throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): ${printable(redact(why))}`, { httpStatus: http }), false);
     }
     if (parsed.data.token === "") {
       throw new AttemptError(new TokenExchangeError(`token exchange for ${this.where}: unexpected response (HTTP ${http}): token is empty`, { httpStatus: http }), false);

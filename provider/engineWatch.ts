@@ -16,10 +16,15 @@
  * - elsewhere, or without an engine ancestor, watches `process.ppid` only and fires when it changes (the direct
  *   parent died and this process was re-parented). While the parent lives, that never happens.
  *
+ * - when the plugin's own entry (`plugin.ts`) starts it, it also knows the engine's address (the plugin's first
+ *   argument, `127.0.0.1:<port>`): while no engine chain was found, a refused connection to that address means the
+ *   engine is gone (the engine died before the watch could see it, e.g. while the plugin was still loading).
+ *
  * When it fires, the process exits after a short grace ({@link DEFAULT_GRACE_MS}) with code 1, flushing nothing:
  * the engine that would read any answer is gone. Set `PLATFORM_PULUMI_ENGINE_WATCH=off` to never start it.
  */
 import { readFileSync } from "node:fs";
+import { connect } from "node:net";
 
 /** The fields of `/proc/<pid>/stat` the watcher uses. */
 export interface ProcStat {
@@ -131,6 +136,11 @@ export interface EngineWatchOptions {
   /** Called once, `graceMs` after the engine is found gone. */
   exit?: (reason: string) => void;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The engine's gRPC address (`host:port`, the plugin's first argument). Used only when no engine chain is found:
+   * each tick then tries a TCP connection, and a refused one means the engine is gone.
+   */
+  engineAddress?: string;
 }
 
 /** A started watcher. */
@@ -139,19 +149,24 @@ export interface EngineWatch {
   stop(): void;
 }
 
-let started: EngineWatch | undefined;
+/**
+ * The process's watcher, kept on `globalThis`: the plugin's entry (`plugin.ts`, loaded from `dist/provider`) and
+ * the runtime (`runtime.ts`, loaded from its bundle) each have their own copy of this module, and must share one.
+ */
+const STARTED = Symbol.for("platform-pulumi.engineWatch");
+const holder = globalThis as { [STARTED]?: EngineWatch };
 
 /**
- * Starts the watcher once per process (later calls return the first one); its timers are unref'd, so it never
- * keeps the process alive.
+ * Starts the watcher once per process (later calls return the first one, whichever copy of this module started
+ * it); its timers are unref'd, so it never keeps the process alive.
  * @returns the watcher, or undefined when `PLATFORM_PULUMI_ENGINE_WATCH=off`.
  */
 export function startEngineWatch(opts: EngineWatchOptions = {}): EngineWatch | undefined {
+  const started = holder[STARTED];
   if (started) return started;
   const env = opts.env ?? process.env;
   if (env["PLATFORM_PULUMI_ENGINE_WATCH"] === "off") return undefined;
-  started = watchEngine(opts);
-  return started;
+  return (holder[STARTED] = watchEngine(opts));
 }
 
 /** Starts a watcher (not shared; {@link startEngineWatch} is the once-per-process entry). */
@@ -162,11 +177,16 @@ export function watchEngine(opts: EngineWatchOptions = {}): EngineWatch {
   const exit = opts.exit ?? (() => process.exit(1));
   const watched = chooseWatched(ppid(), linux ? read : undefined);
   let grace: NodeJS.Timeout | undefined;
-  const timer = setInterval(() => {
-    const reason = engineLost(watched, ppid(), read);
-    if (reason === undefined) return;
+  const lost = (reason: string) => {
+    if (grace) return;
     clearInterval(timer);
     grace = setTimeout(() => exit(reason), opts.graceMs ?? DEFAULT_GRACE_MS).unref();
+  };
+  const address = watched.kind === "parent" ? parseAddress(opts.engineAddress) : undefined;
+  const timer = setInterval(() => {
+    const reason = engineLost(watched, ppid(), read);
+    if (reason !== undefined) return lost(reason);
+    if (address) probe(address, () => lost(`the engine at ${address.host}:${address.port} refuses connections`));
   }, opts.intervalMs ?? DEFAULT_INTERVAL_MS).unref();
   return {
     watched,
@@ -175,4 +195,22 @@ export function watchEngine(opts: EngineWatchOptions = {}): EngineWatch {
       clearTimeout(grace);
     },
   };
+}
+
+/** `host:port` of an engine address; undefined when it is not one. */
+function parseAddress(a: string | undefined): { host: string; port: number } | undefined {
+  const m = a ? /^(.+):(\d{1,5})$/.exec(a) : null;
+  return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
+}
+
+/** Tries one TCP connection (closed at once); calls `refused` when the address refuses it. Never keeps the process alive. */
+function probe(a: { host: string; port: number }, refused: () => void): void {
+  const s = connect(a.port, a.host);
+  s.unref();
+  s.setTimeout(2000, () => s.destroy());
+  s.once("connect", () => s.destroy());
+  s.once("error", (err: NodeJS.ErrnoException) => {
+    s.destroy();
+    if (err.code === "ECONNREFUSED") refused();
+  });
 }

@@ -1,29 +1,78 @@
 /**
- * Server text in what the commands print. Names, descriptions and paths come from the API, which anyone with
- * write access to the org can set, and the commands' reports go to terminals and, as Markdown, into pull-request
- * comments (README, "Gate changes in review"). So no such text reaches a report as anything but text:
+ * Server text in what the package prints. Names, descriptions, paths and error messages come from the API, which
+ * anyone with write access to the org can set (and a compromised server or something else answering at its URL
+ * can send anything), and the commands' output goes to terminals, CI logs and, as Markdown, pull-request comments
+ * (README, "Gate changes in review"). So no such text reaches any output as anything but text:
  *
- * - {@link printable}: for a terminal. Control characters (an ANSI escape that clears the screen or moves the
- *   cursor, a line break that forges a row) and the Unicode bidirectional overrides (text that reads in another
- *   order than it is stored) are shown as `\u` escapes.
+ * - {@link printable}: for a terminal or a log: every error message the package builds from server text, every
+ *   table row. One line: control characters (an ANSI escape that clears the screen or moves the cursor, a line
+ *   break that forges a row or a log line), the line and paragraph separators, and the Unicode bidirectional
+ *   marks and overrides (text that reads in another order than it is stored) are shown as `\u` escapes; and no
+ *   server text can be read as a GitHub Actions workflow command (a line starting `::`, or `##[` anywhere).
+ * - {@link inertLines}: a message of several lines the package wrote itself (a reason, then a hint) that quotes
+ *   server text: its own line breaks kept, every line as {@link printable}.
+ * - {@link jsonText}: JSON for stdout (`--format json`): `JSON.stringify`, with the same characters written as
+ *   `\u` escapes (JSON.stringify leaves the C1 controls, the separators and the bidirectional marks raw).
  * - {@link mdText}: for Markdown (a table cell, a line). Also one line, and every character Markdown could read as
- *   markup (a link, an image, an HTML tag, an entity, emphasis, a code span, a table's `|`; an autolink's `://`)
- *   is backslash-escaped, which CommonMark allows for any ASCII punctuation; it renders as the text itself.
+ *   markup is backslash-escaped, which CommonMark allows for any ASCII punctuation; it renders as the text
+ *   itself, with no autolink of any form GitHub or linkify renders (`https://`, `//host`, `www.`, a bare domain,
+ *   an e-mail address).
  * - {@link mdCode}: an identifier as a Markdown code span, whatever backticks it holds.
  */
 
-/** Control characters (C0, DEL, C1) and the bidirectional embedding, override and isolate characters. */
+/**
+ * What {@link printable} escapes: C0 controls, DEL and C1 controls; the line and paragraph separators U+2028 and
+ * U+2029; the bidirectional marks and controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069; U+FEFF;
+ * and lone surrogates. The export's escaping (export/escape.ts) uses the same set.
+ */
 // eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+export const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `\uXXXX` for one UTF-16 code unit. */
+function unicodeEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
 
 /**
- * `s` with each control or bidirectional-override character written as `\uXXXX` (a line break too): safe to print
- * on a terminal and one line. Other text, Unicode included, is unchanged.
+ * `s` with each {@link UNSAFE} character written as `\uXXXX` (a line break too): one line, safe to print on a
+ * terminal or in a CI log. A GitHub Actions workflow command cannot be formed from it either: a leading `::`
+ * (after spaces; the runner trims them) is written `\u003a:`, and `##[` (the runner's older form, found anywhere
+ * in a line) `#\u0023[`. Other text, Unicode included, is unchanged. Escaping twice changes nothing more.
  * @example printable("a\u001b[2Jb") // "a\\u001b[2Jb"
+ * @example printable("::error title=x::owned") // "\\u003a:error title=x::owned"
  */
 export function printable(s: string): string {
-  return s.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return s
+    .replace(UNSAFE, unicodeEscape)
+    .replace(/^(\s*)::/, "$1\\u003a:")
+    .replace(/##\[/g, "#\\u0023[");
 }
+
+/**
+ * A message of several lines the package wrote (a reason, then what to do) that may quote server text: split at
+ * its line breaks (`\n`, `\r\n`), each line {@link printable}, joined with `\n`. Server text quoted in it must
+ * already be one line (an error message built with {@link printable}); what this guards is that no line of the
+ * result is a control sequence or a workflow command, whatever slipped through.
+ */
+export function inertLines(s: string): string {
+  return s.split(/\r?\n/).map(printable).join("\n");
+}
+
+/**
+ * `value` as JSON (`JSON.stringify(value, null, indent)`) in which every {@link UNSAFE} character in a string is a
+ * `\uXXXX` escape and `##[` is `#\u0023[`: the same value to a JSON parser, inert in a terminal or a CI log. Those
+ * characters can only be inside JSON strings, where the escapes mean the same.
+ * @example jsonText({ name: "a\u202eb" }, 0) // "{\"name\":\"a\\u202eb\"}"
+ */
+export function jsonText(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, unicodeEscape).replace(/##\[/g, "#\\u0023[");
+}
+
+/**
+ * The {@link UNSAFE} characters `JSON.stringify` leaves raw in strings: it escapes C0 controls and lone surrogates
+ * itself, and the line breaks of an indented JSON's layout are its own.
+ */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /**
  * What Markdown (CommonMark with GitHub's tables) could read as markup inside a line: a link or image (`[`, `]`),
@@ -33,16 +82,20 @@ export function printable(s: string): string {
 const MARKUP = /[\\`*_[\]<>|~&]/g;
 
 /**
- * `s` as Markdown text that renders as `s`: one line ({@link printable}), every {@link MARKUP} character escaped
- * with a backslash, and `://` and `www.` broken with one so that GitHub makes no autolink of them (`[x](u)` stays
- * text, `<img>` is not HTML, `|` does not end a table cell, `https://x` is not a link).
- * @example mdText("[a](http://x)|b") // "\\[a\\](http\\://x)\\|b"
+ * `s` as Markdown text that renders as `s` (as {@link printable} shows it): one line, every {@link MARKUP}
+ * character escaped with a backslash, and every piece an autolink is made of broken with one, so that neither
+ * GitHub (GFM's extended autolinks: `http://`, `https://`, `www.`, e-mail addresses) nor a renderer with linkify
+ * (bare domains such as `evil.example.com`, `//host`) makes a link of it: `@` is escaped, `//` becomes `/\/`,
+ * and a `.` followed by a letter or digit becomes `\.`. `[x](u)` stays text, `<img>` is not HTML, `|` does not
+ * end a table cell.
+ * @example mdText("[a](http://x)|b") // "\\[a\\](http:/\\/x)\\|b"
  */
 export function mdText(s: string): string {
   return printable(s)
     .replace(MARKUP, (c) => `\\${c}`)
-    .replace(/:\/\//g, "\\://")
-    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\\.`);
+    .replace(/@/g, "\\@")
+    .replace(/\/\//g, "/\\/")
+    .replace(/\.(?=[\p{L}\p{N}])/gu, "\\.");
 }
 
 /**

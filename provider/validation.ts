@@ -125,3 +125,11 @@ export function sinkProblem(sink: unknown): string | undefined {
   if (url.username !== "" || url.password !== "") return `"${url.protocol}//…@${url.host}${url.pathname}" must not carry credentials in the URL`;
   return undefined;
 }
+
+/**
+ * Whether an OIDC issuer URL may be trusted by an identity: https, or http on a loopback address (a local test
+ * issuer that nothing off this machine can mint for).
+ */
+export function isTrustworthyIssuer(url: string): boolean {
+  return /^https:\/\/\S+$/.test(url) || /^http:\/\/(127(\.\d{1,3}){3}|localhost|\[::1\])(:\d+)?(\/\S*)?$/.test(url);
+}

@@ -7,11 +7,12 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLES } from "../emulator/access";
-import { capabilityMatcher, diffGrants, reportGrants } from "../provider/access/report";
+import { capabilityMatcher, diffGrants, reportGrants, rolesFor } from "../provider/access/report";
 import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { capabilitySeverity, parseSeverities, severityOf } from "../provider/access/severity";
 import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
 
 const builtins: AccessRole[] = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
@@ -165,6 +166,7 @@ describe("a preview's plan: objects not created yet are named by path", () => {
       identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
       capability: grants[0]!.capability,
       group: "/payments",
+      severity: capabilitySeverity(grants[0]!.capability),
       via: [{ kind: "binding", role: "editor", boundAt: "/payments", steps: [] }],
     });
   });
@@ -220,5 +222,100 @@ describe("--fail-on globs", () => {
     expect(capabilityMatcher(["groups.?ist"])("groups.list")).toBe(true);
     expect(capabilityMatcher(["groups.(list)"])("groups.list")).toBe(false); // regex syntax is literal
     expect(() => capabilityMatcher(["iam.*,"])).toThrow(/an empty capability pattern/);
+  });
+});
+
+describe("the closure as a review of the gate found it", () => {
+  it("creating a custom role is a step: an owner reaches capabilities no built-in role holds, so a new read-only role is no gain for anyone", () => {
+    const reader: AccessRole = { id: "reader", name: "repo-reader", groupId: "eng", capabilities: ["CAP_REPO_LIST", "CAP_TAG_LIST"] };
+    const before = org({
+      identities: [{ id: "lead", name: "lead", groupId: "eng" }, { id: "ci", name: "ci", groupId: "plat" }],
+      bindings: [{ identityId: "lead", roleId: "role:owner", groupId: "eng" }, { identityId: "ci", roleId: "role:viewer", groupId: "plat" }],
+    });
+    const ix = new OrgIndex(before);
+    const scim = holds(ix, effectiveAccess(before), "lead", "CAP_IAM_SCIM_MANAGE", "eng")!;
+    expect(scim.via[0]!.path.map((s) => s.kind)).toEqual(["createRole"]);
+    expect(scim.via[0]!.steps[0]).toBe('"lead" creates a custom role at /engineering with scim.manage (roles.create) and binds itself to it at /engineering (role_bindings.create)');
+    // Without the step, the same change shows gains that are not new (the old model's false report).
+    const after = { ...before, roles: [...before.roles, reader], bindings: [...before.bindings, { identityId: "ci", roleId: "reader", groupId: "plat" }] };
+    const report = (o: AccessOrg, escalations?: Parameters<typeof effectiveAccess>[1]) => reportGrants(orgFromStack([]), effectiveAccess(o, escalations)).map((g) => ({ ...g, identity: { ...g.identity, uid: g.identity.path } }));
+    expect(diffGrants(report(before), report(after)).filter((c) => c.change === "gained")).toEqual([]);
+    const noCreate = { escalations: ["assume", "bind", "rebind", "editRole", "invite", "identityProvider"] as const };
+    expect(diffGrants(report(before, { escalations: [...noCreate.escalations] }), report(after, { escalations: [...noCreate.escalations] })).filter((c) => c.change === "gained").length).toBeGreaterThan(0);
+  });
+
+  it("an escalation never hides a direct grant: a binding is listed beside the escalated grant above it, direct first", () => {
+    const o = org({
+      identities: [{ id: "ed", name: "ed", groupId: "eng" }, { id: "boss", name: "boss", groupId: "eng" }],
+      bindings: [{ identityId: "ed", roleId: "role:editor", groupId: "eng" }, { identityId: "boss", roleId: "role:owner", groupId: "root" }],
+    });
+    const upd = effectiveAccess(o).filter((g) => g.identityId === "ed" && g.capability === "CAP_IAM_GROUPS_UPDATE");
+    expect(upd.map((g) => [g.groupId, g.via[0]!.kind])).toEqual([["root", "escalation"], ["eng", "binding"]]);
+    const rows = reportGrants({ org: o, identityUid: new Map() }, effectiveAccess(o)).filter((g) => g.identity.name === "ed" && g.capability === "groups.update");
+    expect(rows.map((r) => r.group).sort()).toEqual(["/", "/engineering"]);
+  });
+
+  it("each step is credited to the identity whose token takes it, and no step repeats", () => {
+    const o = org({
+      // z first: x's own takeover of z (with identity.update it holds as y) is found before y's.
+      identities: [
+        { id: "z", name: "z", groupId: "plat" },
+        { id: "x", name: "x", groupId: "sales" },
+        { id: "y", name: "y", groupId: "sales" },
+      ],
+      roles: [{ id: "idm", name: "id-maintainer", groupId: "root", capabilities: ["CAP_IAM_IDENTITY_UPDATE"] }],
+      bindings: [
+        { identityId: "x", roleId: "role:editor", groupId: "sales" },
+        { identityId: "y", roleId: "idm", groupId: "plat" },
+        { identityId: "z", roleId: "role:owner", groupId: "root" },
+      ],
+    });
+    const g = holds(new OrgIndex(o), effectiveAccess(o, { escalations: ["assume"] }), "x", "CAP_IAM_GROUPS_DELETE", "root")!;
+    expect(g.via[0]!.path.map((s) => [s.kind, s.actorId])).toEqual([["assume", "x"], ["assume", "y"]]);
+    expect(g.via[0]!.steps[1]).toMatch(/^"y" rewrites the claimMatch of identity "z" \(\/engineering\/platform\/z; identity.update held at \/engineering\/platform\)/);
+    for (const grant of effectiveAccess(o)) for (const v of grant.via) expect(new Set(v.steps).size).toBe(v.steps.length);
+  });
+
+  it("a token that matches another identity's claimMatch is a step needing no capability (present)", () => {
+    const gha = "https://token.actions.githubusercontent.com";
+    const o = org({
+      identities: [
+        { id: "release", name: "release", groupId: "root", claimMatch: { issuer: gha, subjectPattern: "repo:my-org/.*" } },
+        { id: "bot", name: "bot", groupId: "sales", claimMatch: { issuer: gha, subject: "repo:my-org/app:pull_request" } },
+        { id: "other", name: "other", groupId: "sales", claimMatch: { issuer: "https://gitlab.com", subject: "repo:my-org/app:pull_request" } },
+        { id: "aud", name: "aud", groupId: "sales", claimMatch: { issuer: gha, subject: "repo:my-org/app:pull_request", audience: "sts.example" } },
+      ],
+      bindings: [
+        { identityId: "release", roleId: "role:owner", groupId: "root" },
+        { identityId: "bot", roleId: "role:viewer", groupId: "sales" },
+      ],
+    });
+    const ix = new OrgIndex(o);
+    const closed = effectiveAccess(o);
+    expect(holds(ix, closed, "bot", "CAP_IAM_GROUPS_DELETE", "root")?.via[0]!.steps).toEqual([
+      `"bot"'s own workload token matches the claimMatch of identity "release" (/release), so it exchanges that token for it`,
+    ]);
+    expect(holds(ix, closed, "other", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined(); // another issuer
+    expect(holds(ix, closed, "aud", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined(); // an audience release does not accept
+    expect(holds(ix, effectiveAccess(o, { escalations: [] }), "bot", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+  });
+});
+
+describe("severity and the reviewer's words", () => {
+  it("critical for IAM writes that grant access, high for other writes and deletes, low for reads", () => {
+    expect(["role_bindings.create", "roles.update", "identity.update", "group_invites.create", "identity_providers.delete"].map(capabilitySeverity)).toEqual(Array(5).fill("critical"));
+    expect(["groups.delete", "repo.create", "advisories.delete", "CAP_IAM_SCIM_MANAGE"].map(capabilitySeverity)).toEqual(Array(4).fill("high"));
+    expect(["groups.list", "repo_blobs.get", "CAP_TAG_LIST"].map(capabilitySeverity)).toEqual(Array(3).fill("low"));
+    expect(severityOf(BUILTIN_ROLE_CAPABILITIES.viewer)).toBe("low");
+    expect(severityOf(BUILTIN_ROLE_CAPABILITIES.editor)).toBe("critical");
+    expect(() => parseSeverities("critical,urgent")).toThrow(/--fail-severity: "critical,urgent" is not a list of severities; allowed: critical, high, low/);
+  });
+
+  it("capabilities are said with the fewest roles, whole families as family.*", () => {
+    const all = (r: keyof typeof BUILTIN_ROLE_CAPABILITIES) => BUILTIN_ROLE_CAPABILITIES[r].map(dottedName);
+    expect(rolesFor(all("owner"))).toBe("owner");
+    expect(rolesFor([...all("owner"), "policy.create", "policy.update", "policy.list", "policy.delete", "scim.manage"])).toBe("owner + 5 more: policy.*, scim.manage");
+    expect(rolesFor(["repo.list", "tag.list"])).toBe("repo.list, tag.list");
+    expect(rolesFor([...all("viewer"), ...all("registry.pull")])).toBe("viewer + registry.pull");
   });
 });

@@ -6,15 +6,15 @@
  * meets (the message a user sees), released with `pulumi cancel`, settled with `recover --yes`, and converged by
  * `up` with no duplicate. A backend that cannot be installed here is skipped with the reason ensure-backends gives.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { startPostgres, startS3, waitFor, type Backend } from "./harness/backends";
 
 const LONG = 300_000;
 const DRIFT_PROGRAM = path.join(REPO_ROOT, "examples", "drift-detection", "program");
@@ -22,17 +22,6 @@ const ORG_PROGRAM = path.join(REPO_ROOT, "test", "programs", "org");
 
 /** What `scripts/ensure-backends` printed: `MOTO_SERVER`, `PG_BIN`, or a `SKIP_*` reason. */
 let installed: Record<string, string> = {};
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -43,67 +32,6 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROO
     child.stderr.on("data", (d: Buffer) => (err += d));
     child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
   });
-}
-
-/** A running state backend: the `PULUMI_BACKEND_URL` and the environment it needs, and how to stop it. */
-interface Backend {
-  url: string;
-  env: Record<string, string>;
-  stop(): Promise<void>;
-}
-
-async function waitFor(what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what} did not start within ${ms / 1000} s`);
-}
-
-/** moto's S3 server on a free port, with one bucket; the CLI reaches it through the `s3://` URL's query. */
-async function startS3(motoServer: string): Promise<Backend> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(motoServer, ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
-  const endpoint = `http://127.0.0.1:${port}`;
-  await waitFor("moto_server", async () => (await fetch(endpoint)).status < 500);
-  const made = await fetch(`${endpoint}/platform-state`, { method: "PUT" });
-  if (!made.ok) throw new Error(`creating the bucket failed: HTTP ${made.status}`);
-  return {
-    url: `s3://platform-state?endpoint=${endpoint}&use_path_style=true&region=us-east-1`,
-    env: { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test", AWS_REGION: "us-east-1" },
-    stop: async () => {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("close", r));
-    },
-  };
-}
-
-/** A PostgreSQL cluster in a temporary folder on a free port (as the `postgres` user when this runs as root). */
-async function startPostgres(bin: string): Promise<Backend> {
-  const port = await freePort();
-  const dir = mkdtempSync(path.join(tmpdir(), "platform-pg-"));
-  const asRoot = process.getuid?.() === 0;
-  const sh = (script: string) => {
-    const r = asRoot ? spawnSync("su", ["postgres", "-s", "/bin/sh", "-c", script], { encoding: "utf8" }) : spawnSync("/bin/sh", ["-c", script], { encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`${script}: ${r.stdout}${r.stderr}`);
-  };
-  if (asRoot) {
-    const pw = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
-    const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-    chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
-  }
-  sh(`"${bin}/initdb" -D "${dir}/data" -U pulumi --auth=trust -E UTF8 > "${dir}/initdb.log" 2>&1`);
-  sh(`"${bin}/pg_ctl" -D "${dir}/data" -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1" -l "${dir}/pg.log" -w start > /dev/null`);
-  sh(`"${bin}/createdb" -h 127.0.0.1 -p ${port} -U pulumi pulumi`);
-  return {
-    url: `postgres://pulumi@127.0.0.1:${port}/pulumi?sslmode=disable`,
-    env: {},
-    stop: async () => {
-      sh(`"${bin}/pg_ctl" -D "${dir}/data" -m fast -w stop > /dev/null`);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 beforeAll(async () => {
@@ -180,9 +108,9 @@ for (const b of BACKENDS) {
       expect(gate.code, gate.out + gate.err).toBe(0);
       const gitlabOnly = path.join(mkdtempSync(path.join(tmpdir(), "gate-config-")), "config.json");
       writeFileSync(gitlabOnly, JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
-      const strict = await bin(cli, ["gate", "--stack", cli.opts.stack, "--config", gitlabOnly]);
+      const strict = await bin(cli, ["gate", "--stack", cli.opts.stack, "--config", gitlabOnly, "--all"]); // the finding is already present: --all judges the whole stack
       expect(strict.code, strict.out + strict.err).toBe(1);
-      expect(strict.out).toMatch(/mandatory\s+allowed-issuers\s+Identity::deployer/);
+      expect(strict.out).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::deployer/);
 
       await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
       await client.groups.delete(handmade.uid);
@@ -208,8 +136,8 @@ for (const b of BACKENDS) {
 
       // The killed update still holds the stack's lock: the commands that write say so, and how to release it.
       const locked = await bin(cli, ["recover", "--stack", cli.opts.stack, "--yes"]);
-      expect(locked.code).toBe(1);
-      expect(locked.err).toMatch(/the stack is locked by an update \(pid \d+, no longer running\)/);
+      expect(locked.code).toBe(2);
+      expect(locked.err).toMatch(new RegExp(`stack ${cli.opts.stack} is locked by an update \\(${b.name} backend\\); recover reads and writes nothing while an update holds the stack:\\n  (\\S+/)?\\.pulumi/locks/organization/org-component/${cli.opts.stack}/\\S+\\.json: update by \\S+@\\S+ \\(pid \\d+, no longer running\\) since `));
       expect(locked.err).toContain(`Release it with \`pulumi cancel --stack ${cli.opts.stack} --yes\``);
       // A preview takes no lock: drift still reads the last checkpoint (the interrupted creates show as pending).
       const lockedDrift = await bin(cli, ["drift", "--stack", cli.opts.stack, "--format", "json"]);

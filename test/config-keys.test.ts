@@ -58,6 +58,7 @@ describe("a malformed setting", () => {
     ["requestDeadlineMs", "PLATFORM_REQUEST_DEADLINE_MS", "0"],
     ["maxResponseBytes", "PLATFORM_MAX_RESPONSE_BYTES", "many"],
     ["maxPages", "PLATFORM_MAX_PAGES", "-3"],
+    ["maxWalkBytes", "PLATFORM_MAX_WALK_BYTES", "0"],
   ];
   it.each(cases)("platform:%s names its environment variable %s and the value", (key, envName, value) => {
     expect(() => resolveSettings((k) => (k === `platform:${key}` ? value : undefined), ENV)).toThrow(SettingsError);

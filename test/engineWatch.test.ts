@@ -1,4 +1,5 @@
 /** The dynamic-provider plugin's engine watcher: /proc parsing and when it decides the engine is gone. */
+import { createServer, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { chooseWatched, engineLost, findEngine, parseStat, readProcStat, watchEngine, type ProcStat, type StatReader } from "../provider/engineWatch";
 
@@ -153,6 +154,21 @@ describe("watchEngine", () => {
     const w = watchEngine({ intervalMs: 10, exit });
     vi.advanceTimersByTime(200);
     expect(exit).not.toHaveBeenCalled();
+    w.stop();
+  });
+
+  it("without an engine ancestor, given the engine's address, fires once that address refuses connections", async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const exit = vi.fn();
+    const w = watchEngine({ intervalMs: 50, graceMs: 0, platform: "linux", ppid: () => 42, read: () => undefined, exit, engineAddress: address });
+    expect(w.watched).toEqual({ kind: "parent", ppid: 42 });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(exit).not.toHaveBeenCalled(); // the engine listens
+    await new Promise<void>((r) => server.close(() => r()));
+    await vi.waitFor(() => expect(exit).toHaveBeenCalledTimes(1), { timeout: 3000 });
+    expect(exit.mock.calls[0]![0]).toBe(`the engine at ${address} refuses connections`);
     w.stop();
   });
 });

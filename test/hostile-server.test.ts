@@ -172,7 +172,7 @@ describe("the export against a server that breaks the API's field rules", () => 
     }
   });
 
-  it("platform-pulumi export exits 1 naming the object and field, and writes no file", async () => {
+  it("platform-pulumi export exits 2 (could not run) naming the object and field, and writes no file", async () => {
     const file = marker();
     const url = await hostileProxy((p, body) => {
       if (isList(p, "groups") && body.groups.length) body.groups[0].name = payloads(file)[0];
@@ -189,7 +189,7 @@ describe("the export against a server that breaks the API's field rules", () => 
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, stderr }));
     });
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/export refused: the server returned Group "[0-9a-f/]+" with name "evil\\nrequire\('child_process'\)/);
     expect(existsSync(out)).toBe(false);
     expect(existsSync(file)).toBe(false);

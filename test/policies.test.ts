@@ -2,9 +2,12 @@
  * Each policy's pass and fail cases, called with the arguments @pulumi/policy gives `validateResource`
  * (the pack object itself starts a server, so the policies are tested from their own module).
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { outsideWorkloads } from "../provider/access/claims";
+import { BASELINE_ENV, judgeChange, parseTag } from "../policies/change";
 import { describe, expect, it } from "vitest";
 import { groupInviteNarrowWith, identityBoundAboveItsGroupWith, identityProviderDefaultRoleWith, noNewAccessWith, noOwnerAtRootWith, type RoleLookup } from "../policies/access";
 import {
@@ -52,6 +55,9 @@ const lookup: RoleLookup = async (uid) => {
 const noLookup: RoleLookup = async () => undefined;
 const noOwnerAtRoot = noOwnerAtRootWith(() => lookup);
 
+/** A finding's text without its severity tag (policies/change.ts); the tags have tests of their own. */
+const bare = (m: string): string => parseTag(m).text;
+
 async function violations(policy: ResourceValidationPolicy, kind: string, props: Record<string, unknown>, config: Record<string, unknown> = {}): Promise<string[]> {
   const out: string[] = [];
   const args = {
@@ -65,7 +71,7 @@ async function violations(policy: ResourceValidationPolicy, kind: string, props:
     getConfig: () => config,
   } as unknown as ResourceValidationArgs;
   await (policy.validateResource as (a: ResourceValidationArgs, r: (m: string) => void) => Promise<void> | void)(args, (m) => out.push(m));
-  return out;
+  return out.map(bare);
 }
 
 /** One resource of a stack policy's view: `unknown` fields throw, and follow `deps` (field → resource). */
@@ -78,7 +84,7 @@ interface Res {
 }
 
 /** Runs a stack policy over `resources` and returns its messages. */
-async function stackViolations(policy: StackValidationPolicy, resources: Res[], config: Record<string, unknown> = {}): Promise<string[]> {
+async function stackViolations(policy: StackValidationPolicy, resources: Res[], config: Record<string, unknown> = {}, tags = false): Promise<string[]> {
   const made = new Map<Res, PolicyResource>();
   for (const r of resources) {
     made.set(r, {
@@ -94,7 +100,7 @@ async function stackViolations(policy: StackValidationPolicy, resources: Res[], 
   for (const r of resources) for (const [f, d] of Object.entries(r.deps ?? {})) made.get(r)!.propertyDependencies[f] = [made.get(d)!];
   const out: string[] = [];
   const args = { resources: [...made.values()], getConfig: () => config, stackTags: new Map(), notApplicable: () => undefined as never } as unknown as StackValidationArgs;
-  await (policy.validateStack as (a: StackValidationArgs, r: (m: string) => void) => Promise<void> | void)(args, (m) => out.push(m));
+  await (policy.validateStack as (a: StackValidationArgs, r: (m: string) => void) => Promise<void> | void)(args, (m) => out.push(tags ? m : bare(m)));
   return out;
 }
 
@@ -149,7 +155,8 @@ describe("identity-issuer-https", async () => {
     expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "^https://gitlab\\.example\\.com$", subject: "s" } }))).toEqual([]);
   });
   it("flags an http issuer and an unanchored pattern", async () => {
-    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "http://ci.example", subject: "s" } }))).toEqual(['claimMatch.issuer "http://ci.example" is not an https URL']);
+    expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "http://ci.example", subject: "s" } }))).toEqual(['claimMatch.issuer "http://ci.example" is not an https URL (nor http on a loopback address, a local test issuer)']);
+    expect(await violations(identityIssuerHttps, "Identity", { claimMatch: { issuer: "http://127.0.0.1:8080/oidc", subject: "s" } })).toEqual([]);
     expect((await violations(identityIssuerHttps, "Identity", { claimMatch: { issuerPattern: "https://.*\\.example\\.com", subject: "s" } }))[0]).toMatch(/not anchored/);
   });
 });
@@ -162,6 +169,21 @@ describe("identity-subject-not-wildcard", async () => {
   it("passes narrow patterns", async () => {
     for (const p of ["repo:my-org/.+:ref:refs/heads/main", "^system:serviceaccount:prod:[a-z-]+$", "x"]) expect(matchesAnything(p), p).toBe(false);
     expect((await violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: "https://i", subjectPattern: "repo:my-org/app:.*" } }))).toEqual([]);
+  });
+  it("says, for a well-known issuer, which workloads outside the org present a matching token", async () => {
+    const gh = "https://token.actions.githubusercontent.com";
+    const [broad] = await violations(identitySubjectNotWildcard, "Identity", { claimMatch: { issuer: gh, subjectPattern: "repo:my-org/.*" } });
+    expect(broad).toMatch(/^claimMatch.subjectPattern "repo:my-org\/\.\*" admits tokens of GitHub Actions: any workflow of any repository under my-org; GitHub Actions: pull-request workflows of any repository under my-org, including pull requests from forks/);
+    expect(outsideWorkloads({ issuer: gh, subjectPattern: "repo:my-org/app:.*" })).toEqual([
+      "GitHub Actions: pull-request workflows of my-org/app, including pull requests from forks (code anyone can propose)",
+      "GitHub Actions: a workflow on any branch of my-org/app (anyone who may push a branch)",
+      "GitHub Actions: a workflow in any environment of my-org/app",
+    ]);
+    expect(outsideWorkloads({ issuer: gh, subjectPattern: "^repo:my-org/payments:ref:refs/heads/(main|release)$" })).toEqual([]);
+    expect(outsideWorkloads({ issuer: "https://gitlab.com", subjectPattern: "project_path:grp/.*" })[0]).toBe("GitLab CI: any pipeline of any project under grp");
+    expect(outsideWorkloads({ issuer: "https://accounts.google.com", subjectPattern: "[0-9]+" })).toEqual(["Google: any Google account or service account"]);
+    expect(outsideWorkloads({ issuer: "https://agent.buildkite.com", subjectPattern: "organization:acme:pipeline:.*" })[0]).toBe("Buildkite: any pipeline of the Buildkite organization acme");
+    expect(outsideWorkloads({ issuer: "https://issuer.example", subjectPattern: ".*" })).toEqual([]);
   });
 });
 
@@ -373,11 +395,39 @@ describe("no-new-access (stack policy)", () => {
   it("flags a new identity gaining a matching capability, by path, with the way it gets it", async () => {
     const [v, more] = await stackViolations(policy, [team, ci, bind("editor")], { capabilities: ["groups.delete"] });
     expect(more).toBeUndefined();
-    expect(v).toBe(`identity /platform/deployer would hold groups.delete at /platform (escalation: "deployer" creates an invite to /platform with role "owner" and redeems it (group_invites.create)); it is not in no-new-access's allowedIdentities`);
+    expect(v).toBe(`identity /platform/deployer would hold groups.delete at /platform (escalation: 1. "deployer" creates an invite to /platform with role "owner" and redeems it (group_invites.create)); it is not in no-new-access's allowedIdentities`);
     expect(await stackViolations(policy, [team, ci, bind("editor")], { capabilities: ["iam.groups.create"] })).toEqual([expect.stringContaining("groups.create at /platform (editor bound at /platform)")]);
   });
   it("passes allowed identities (by path or name) and capabilities outside the patterns", async () => {
     expect(await stackViolations(policy, [team, ci, bind("owner")], { capabilities: ["*.delete"], allowedIdentities: ["/platform/deployer"] })).toEqual([]);
     expect(await stackViolations(policy, [team, ci, bind("viewer")], { capabilities: ["*.delete", "*.create"] })).toEqual([]);
+  });
+});
+
+describe("judging the change (policies/change.ts)", () => {
+  const urn = "urn:pulumi:s::p::pulumi-nodejs:dynamic/platform:Identity::r";
+  it("tags each finding with its severity, and 'already present' where the baseline has as bad a finding at the resource", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "baseline-"));
+    const file = path.join(dir, "baseline.json");
+    writeFileSync(file, JSON.stringify({ objects: [{ kind: "Identity", urn, name: "r", props: { claimMatch: { issuer: "http://old.example", subject: "s" } } }] }));
+    const judged = judgeChange(identityIssuerHttps);
+    const run = async (props: Record<string, unknown>, at = urn) => {
+      const out: string[] = [];
+      const args = { type: "pulumi-nodejs:dynamic/platform:Identity", props, urn: at, name: "r", opts: {}, isType: () => false, asType: () => undefined, getConfig: () => ({}) };
+      await (judged.validateResource as (a: unknown, r: (m: string) => void) => Promise<void>)(args, (m) => out.push(m));
+      return out;
+    };
+    const http = { claimMatch: { issuer: "http://new.example", subject: "s" } };
+    try {
+      expect(await run(http)).toEqual([expect.stringMatching(/^\[high\] claimMatch.issuer "http:\/\/new.example"/)]); // no baseline: nothing to compare
+      process.env[BASELINE_ENV] = file;
+      expect(await run(http)).toEqual([expect.stringMatching(/^\[high; already present\] claimMatch.issuer/)]);
+      expect(await run(http, urn.replace("::r", "::other"))).toEqual([expect.stringMatching(/^\[high\] /)]);
+      expect(parseTag("[low; already present] text")).toEqual({ severity: "low", alreadyPresent: true, text: "text" });
+      expect(parseTag("no tag")).toEqual({ alreadyPresent: false, text: "no tag" });
+    } finally {
+      delete process.env[BASELINE_ENV];
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -39,6 +39,8 @@ describe("policy pack and policy gate", () => {
     const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
     cli = new PulumiCli({ cwd: program, backendDir: backend, stack: "gate", env });
     await cli.initStack();
+    // The gate judges a change against the stack's state: the clean program is what is deployed.
+    await cli.ok(["up", "--yes", "--skip-preview"]);
     gateEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
   }, LONG);
   afterAll(async () => {
@@ -52,17 +54,16 @@ describe("policy pack and policy gate", () => {
   // (provider/text.ts) removed.
   const gate = async (args: string[] = ["--format", "markdown"]) => {
     const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
-    return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:.])/g, "$1") } : r;
+    return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1") } : r;
   };
 
-  it("passes a clean program", async () => {
+  it("passes the deployed program unchanged", async () => {
     const r = await gate();
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
-    // The binding's group and identity are not known until apply: the access policies judge them by the
-    // resources they come from (a new group is never the root; the identity lives in the group it is bound at).
     expect(r.out).not.toMatch(/not evaluated/);
-    expect(r.out).toContain("policy gate: passed (0 advisory warning(s))");
+    expect(r.out).toContain("policy gate: passed (nothing new at critical or high)");
+    expect(r.out).toContain("No access gained or lost.");
   }, LONG);
 
   it("fails on mandatory violations, naming each policy and resource in the table", async () => {
@@ -70,15 +71,15 @@ describe("policy pack and policy gate", () => {
     const bad = await gate();
     await cli.ok(["config", "rm", "teamName"]);
     expect(bad.code, bad.out).toBe(1);
-    expect(bad.out).toMatch(/\| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
-    expect(bad.out).toContain("policy gate: FAILED: 1 mandatory violation(s)");
+    expect(bad.out).toMatch(/\| high \| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
+    expect(bad.out).toMatch(/policy gate: FAILED: 1 new mandatory finding\(s\)( and \d+ access gain\(s\))? at critical or high/);
 
     // A rule only the pack enforces: the provider accepts an unanchored issuerPattern.
     await cli.ok(["config", "set", "issuerPattern", "https://.*\\.example\\.com"]);
     const unanchored = await gate();
     await cli.ok(["config", "rm", "issuerPattern"]);
     expect(unanchored.code, unanchored.out).toBe(1);
-    expect(unanchored.out).toMatch(/\| mandatory \| identity-issuer-https \| Identity::ci \| claimMatch.issuerPattern "https:\/\/.*" is not anchored/);
+    expect(unanchored.out).toMatch(/\| high \| mandatory \| identity-issuer-https \| Identity::ci \| claimMatch.issuerPattern "https:\/\/.*" is not anchored/);
   }, LONG);
 
   it("warns on advisory violations without failing", async () => {
@@ -88,23 +89,27 @@ describe("policy pack and policy gate", () => {
     await cli.ok(["config", "rm", "subjectPattern"]);
     await cli.ok(["config", "rm", "teamDescription"]);
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/\| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
-    expect(r.out).toMatch(/\| advisory \| description-required \| Group::team \|/);
-    expect(r.out).toContain("policy gate: passed (2 advisory warning(s))");
+    expect(r.out).toMatch(/\| \w+ \| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
+    expect(r.out).toMatch(/\| low \| advisory \| description-required \| Group::team \|/);
+    expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 2 new finding(s) below it or advisory)");
   }, LONG);
 
-  it("--format json prints one object: violations, the policies not evaluated apart, errors", async () => {
+  it("--format json prints one object: findings with severity and status, the policies not evaluated apart, access changes, errors", async () => {
     await cli.ok(["config", "set", "teamDescription", ""]);
     const r = await gate(["--format", "json"]);
     await cli.ok(["config", "rm", "teamDescription"]);
     expect(r.code, r.out).toBe(0);
     const report = JSON.parse(r.out) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(["stack", "passed", "violations", "notEvaluated", "errors"]);
+    expect(Object.keys(report)).toEqual(["stack", "passed", "failSeverities", "all", "violations", "notEvaluated", "access", "errors"]);
+    expect(report["failSeverities"]).toEqual(["critical", "high"]);
+    expect(report["access"]).toEqual({ changes: [] });
     expect(report["stack"]).toBe("gate");
     expect(report["passed"]).toBe(true);
     expect(report["violations"]).toEqual([
       {
         level: "advisory",
+        severity: "low",
+        status: "new",
         policy: "description-required",
         pack: "platform",
         urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
@@ -123,13 +128,17 @@ describe("policy pack and policy gate", () => {
     expect(r.out).toMatch(/no stack named 'no-such-stack'/);
   }, LONG);
 
-  it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed", async () => {
-    const r = await gate(["--format", "markdown", "--config", path.join(REPO_ROOT, "test", "programs", "policy-config.json")]);
+  it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed; a finding the stack already had fails only with --all", async () => {
+    const config = path.join(REPO_ROOT, "test", "programs", "policy-config.json");
+    const present = await gate(["--format", "markdown", "--config", config]);
+    expect(present.code, present.out).toBe(0);
+    expect(present.out).toMatch(/1 finding\(s\) already present before this change/);
+    const r = await gate(["--format", "markdown", "--config", config, "--all"]);
     expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/\| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
+    expect(r.out).toMatch(/\| high \| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
   }, LONG);
 
-  it("no-owner-at-root configured mandatory fails the preview of a new identity bound owner at the root (not left to `up`)", async () => {
+  it("no-owner-at-root configured mandatory fails the preview of an identity bound owner at the root (not left to `up`)", async () => {
     const config = path.join(backend, "owner-mandatory.json");
     writeFileSync(config, JSON.stringify({ "no-owner-at-root": { enforcementLevel: "mandatory" } }));
     await cli.ok(["config", "set", "ciRole", "owner"]);
@@ -138,8 +147,9 @@ describe("policy pack and policy gate", () => {
     await cli.ok(["config", "rm", "ciRole"]);
     await cli.ok(["config", "rm", "ciRoleAtRoot"]);
     expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/\| mandatory \| no-owner-at-root \| RoleBinding::ci-editor \| the identity of role binding "ci-editor" \(created by this change\) is bound to the owner role at the root group [0-9a-f]{40};/);
-    expect(r.out).toMatch(/\| mandatory \| identity-bound-above-its-group \| RoleBinding::ci-editor \| role binding "ci-editor": identity \/payments\/payments-ci lives in group \/payments but is granted role owner at \/, above it/);
+    expect(r.out).toMatch(/\| critical \| mandatory \| no-owner-at-root \| RoleBinding::ci-editor \| identity [0-9a-f/]+ is bound to the owner role at the root group [0-9a-f]{40};/);
+    expect(r.out).toMatch(/\| critical \| mandatory \| identity-bound-above-its-group \| RoleBinding::ci-editor \| role binding "ci-editor": identity \/payments\/payments-ci lives in group \/payments but is granted role owner at \/, above it/);
+    expect(r.out).toMatch(/\| critical \| \*\*payments-ci\*\* .*\| \+ gained \| owner/);
     expect(r.out).not.toMatch(/not evaluated/);
   }, LONG);
 

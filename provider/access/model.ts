@@ -15,11 +15,18 @@
  * | `editRole`         | `CAP_IAM_ROLES_UPDATE` (role's group)| any capability added to a role bound to it     |
  * | `invite`           | `CAP_IAM_GROUP_INVITES_CREATE`       | a membership with any role (redeemed invite)   |
  * | `identityProvider` | `CAP_IAM_IDENTITY_PROVIDERS_CREATE`, or `_UPDATE` where one exists | its default role |
+ * | `createRole`       | `CAP_IAM_ROLES_CREATE` (anywhere) and `CAP_IAM_ROLE_BINDINGS_CREATE` | any capability, in a new custom role bound to itself |
+ * | `present`          | nothing: its own workload's token matches the target's `claimMatch` | everything the target holds |
+ *
+ * Each step is credited to the identity whose token takes it: after an `assume` or `present`, the steps that use
+ * the assumed identity's grants are that identity's. Every route is kept apart: a direct grant (a binding) is
+ * listed even where an escalation reaches the same capability above it, and direct grants come first.
  *
  * Identities and groups are named by `id`: a uid when known, or any stable placeholder (the command and the pack
  * use the resource's URN for objects a preview has not created yet). Parents are explicit (`parentId`), never
  * read from a uid's shape, for that reason.
  */
+import { RE2JS } from "re2js";
 import { CAPABILITY_NAMES, dottedName } from "../capabilities";
 import { BUILTIN_ROLE_CAPABILITIES } from "./builtin";
 
@@ -32,6 +39,21 @@ export interface AccessGroup {
   name: string;
 }
 
+/**
+ * An identity's `claimMatch` (seed §2 Identity; the emulator's exact-or-pattern members): which OIDC tokens may be
+ * exchanged for it. Exact members are compared as they are, patterns match a whole claim (RE2).
+ */
+export interface ClaimMatch {
+  issuer?: string | undefined;
+  issuerPattern?: string | undefined;
+  subject?: string | undefined;
+  subjectPattern?: string | undefined;
+  audience?: string | undefined;
+  audiencePattern?: string | undefined;
+  claims?: Readonly<Record<string, string>> | undefined;
+  claimPatterns?: Readonly<Record<string, string>> | undefined;
+}
+
 /** An identity (workload identity or user). */
 export interface AccessIdentity {
   id: string;
@@ -39,6 +61,8 @@ export interface AccessIdentity {
   name: string;
   /** The group it lives in (its uid's parent); undefined for a user at the top level. */
   groupId?: string | undefined;
+  /** Which tokens may be exchanged for it; undefined for a user or when not known. */
+  claimMatch?: ClaimMatch | undefined;
 }
 
 /** A role: built-in when `groupId` is undefined, else a custom role defined in that group. */
@@ -76,10 +100,10 @@ export interface AccessOrg {
 }
 
 /** The kinds of escalation step (see the table at the top of this module). */
-export type EscalationKind = "assume" | "bind" | "rebind" | "editRole" | "invite" | "identityProvider";
+export type EscalationKind = "assume" | "bind" | "rebind" | "editRole" | "invite" | "identityProvider" | "createRole" | "present";
 
 /** Every escalation kind, the default of {@link AccessOptions.escalations}. */
-export const ESCALATION_KINDS: readonly EscalationKind[] = ["assume", "bind", "rebind", "editRole", "invite", "identityProvider"];
+export const ESCALATION_KINDS: readonly EscalationKind[] = ["assume", "bind", "rebind", "editRole", "invite", "identityProvider", "createRole", "present"];
 
 /** One escalation step, as data (the words are in {@link Via.steps}). `actorId` is the identity acting. */
 export type EscalationStep =
@@ -88,7 +112,12 @@ export type EscalationStep =
   | { kind: "rebind"; actorId: string; binding: AccessBinding; roleId: string }
   | { kind: "editRole"; actorId: string; roleId: string; capability: string; heldAt: string }
   | { kind: "invite"; actorId: string; roleId: string; groupId: string }
-  | { kind: "identityProvider"; actorId: string; roleId: string; groupId: string; providerId?: string };
+  | { kind: "identityProvider"; actorId: string; roleId: string; groupId: string; providerId?: string }
+  | { kind: "createRole"; actorId: string; roleGroupId: string; groupId: string; capability: string }
+  | { kind: "present"; actorId: string; targetId: string };
+
+/** The role id a grant gotten by `createRole` names (the role does not exist yet): `new-role:<capability>`. */
+export const NEW_ROLE_PREFIX = "new-role:";
 
 /** Why an identity holds a grant: a binding of its own, or an escalation path ending in a binding-like grant. */
 export interface Via {
@@ -102,6 +131,12 @@ export interface Via {
   steps: string[];
   /** The same steps as data. */
   path: EscalationStep[];
+  /**
+   * The steps in words with the capability a step adds left out (`adds the capabilities to custom role …`): the
+   * same for every capability one path gives, so reports can show a path once with all it gives. Empty for a
+   * binding.
+   */
+  route?: string[] | undefined;
 }
 
 /** One grant: `identityId` holds `capability` (wire form) at `groupId` and every group below it. */
@@ -125,6 +160,7 @@ const ROLES_UPDATE = "CAP_IAM_ROLES_UPDATE";
 const INVITES_CREATE = "CAP_IAM_GROUP_INVITES_CREATE";
 const IDP_CREATE = "CAP_IAM_IDENTITY_PROVIDERS_CREATE";
 const IDP_UPDATE = "CAP_IAM_IDENTITY_PROVIDERS_UPDATE";
+const ROLES_CREATE = "CAP_IAM_ROLES_CREATE";
 
 /** An org indexed for the model: group ancestry and paths, names by id. */
 export class OrgIndex {
@@ -197,7 +233,8 @@ export class OrgIndex {
 /** What one identity holds: capability → group → the ways it holds it. */
 type Holdings = Map<string, Map<string, Via[]>>;
 
-function stepWords(ix: OrgIndex, s: EscalationStep): string {
+function stepWords(ix: OrgIndex, s: EscalationStep, generic = false): string {
+  const added = (cap: string) => (generic ? "the capabilities" : dottedName(cap));
   const who = `"${ix.identityName(s.actorId)}"`;
   const role = (id: string) => `"${ix.roleName(id)}"`;
   const at = (g: string) => ix.groupPath(g);
@@ -210,10 +247,14 @@ function stepWords(ix: OrgIndex, s: EscalationStep): string {
       return `${who} rewrites the binding of "${ix.identityName(s.binding.identityId)}" to ${role(s.binding.roleId)} at ${at(s.binding.groupId)} into one of itself to ${role(s.roleId)} (role_bindings.update)`;
     case "editRole": {
       const r = ix.roles.get(s.roleId);
-      return `${who} adds ${dottedName(s.capability)} to custom role ${role(s.roleId)} (defined at ${r?.groupId !== undefined ? at(r.groupId) : "?"}; roles.update held at ${at(s.heldAt)})`;
+      return `${who} adds ${added(s.capability)} to custom role ${role(s.roleId)} (defined at ${r?.groupId !== undefined ? at(r.groupId) : "?"}; roles.update held at ${at(s.heldAt)})`;
     }
     case "invite":
       return `${who} creates an invite to ${at(s.groupId)} with role ${role(s.roleId)} and redeems it (group_invites.create)`;
+    case "createRole":
+      return `${who} creates a custom role at ${at(s.roleGroupId)} with ${added(s.capability)} (roles.create) and binds itself to it at ${at(s.groupId)} (role_bindings.create)`;
+    case "present":
+      return `${who}'s own workload token matches the claimMatch of identity "${ix.identityName(s.targetId)}" (${ix.identityPath(s.targetId)}), so it exchanges that token for it`;
     case "identityProvider":
       return s.providerId !== undefined
         ? `${who} sets the default role of identity provider "${s.providerId}" at ${at(s.groupId)} to ${role(s.roleId)} and signs in through it (identity_providers.update)`
@@ -222,11 +263,68 @@ function stepWords(ix: OrgIndex, s: EscalationStep): string {
 }
 
 /**
+ * Whether a token that `actor`'s own workload presents (its `claimMatch`'s exact values: issuer, subject, audience
+ * and claims) is accepted by `target`'s `claimMatch`, as the token exchange decides (exact values equal, patterns
+ * match the whole claim; no audience rule on either side means the default audience). A value the actor's
+ * `claimMatch` does not pin (a pattern, or a claim it does not name) is not known, so it matches nothing here: the
+ * model never claims a step it cannot show.
+ */
+export function presents(actor: ClaimMatch | undefined, target: ClaimMatch | undefined): boolean {
+  if (!actor || !target) return false;
+  const rule = (exact: string | undefined, pattern: string | undefined, value: string | undefined): boolean => {
+    if (exact !== undefined && exact !== "") return value === exact;
+    if (pattern !== undefined && pattern !== "") return value !== undefined && fullMatch(pattern, value);
+    return true;
+  };
+  if (!actor.issuer || !actor.subject) return false;
+  if (!rule(target.issuer, target.issuerPattern, actor.issuer)) return false;
+  if (!rule(target.subject, target.subjectPattern, actor.subject)) return false;
+  const targetAud = Boolean(target.audience || target.audiencePattern);
+  const actorAud = Boolean(actor.audience || actor.audiencePattern);
+  if (targetAud ? !actor.audience || !rule(target.audience, target.audiencePattern, actor.audience) : actorAud) return false;
+  for (const [k, v] of Object.entries(target.claims ?? {})) if (actor.claims?.[k] !== v) return false;
+  for (const [k, p] of Object.entries(target.claimPatterns ?? {})) {
+    const v = actor.claims?.[k];
+    if (v === undefined || !fullMatch(p, v)) return false;
+  }
+  return true;
+}
+
+/** Whether `value` matches `pattern` as a whole (RE2, as the token exchange matches); a pattern RE2 rejects matches nothing. */
+function fullMatch(pattern: string, value: string): boolean {
+  try {
+    return RE2JS.compile(`^(?:${pattern})$`, RE2JS.DOTALL).matches(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The identity whose token takes the next step after `path`, starting as `x`: the last one assumed, or `x`. */
+function actorAfter(x: string, path: readonly EscalationStep[]): string {
+  let a = x;
+  for (const s of path) if (s.kind === "assume" || s.kind === "present") a = s.targetId;
+  return a;
+}
+
+/** `steps` with a step that repeats an earlier one (the same action by the same actor) left out. */
+function once(steps: readonly EscalationStep[]): EscalationStep[] {
+  const seen = new Set<string>();
+  return steps.filter((s) => {
+    const k = JSON.stringify(s);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/**
  * Each identity's effective access: its direct grants (from its bindings) closed under the escalation steps
  * of `opts.escalations`. Every escalated grant carries the path that gives it (the shortest found, by rounds of
- * one step). Grants are listed once per subtree: a grant covered by the same capability at an ancestor is left
- * out. A binding to a role the org does not hold grants nothing.
- * @returns grants sorted by identity id, capability, then group path.
+ * one step), each step credited to the identity whose token takes it. Direct grants are always listed (a binding
+ * at an ancestor covers one below it); an escalated grant is left out where a grant of the same capability at the
+ * group or an ancestor already exists. A binding to a role the org does not hold grants nothing.
+ * @returns grants sorted by identity id, capability, then group path; for one identity, capability and group,
+ *   direct grants come first.
  */
 export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant[] {
   const ix = new OrgIndex(org);
@@ -273,7 +371,7 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
       byGroup.set(b.groupId, vias);
     }
   }
-  // A grant at a group is redundant when an ancestor holds the same capability.
+  // A direct grant at a group is redundant when a binding at an ancestor holds the same capability.
   for (const h of held.values()) {
     for (const byGroup of h.values()) for (const g of [...byGroup.keys()]) if (ix.ancestors(g).slice(1).some((a) => byGroup.has(a))) byGroup.delete(g);
   }
@@ -283,50 +381,82 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
   /** The role an actor would pick to get `cap`: owner when it has it, else the first role (by name) that has it. */
   const roleFor = (cap: string): AccessRole | undefined =>
     owner?.capabilities.includes(cap) ? owner : [...org.roles].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).find((r) => r.capabilities.includes(cap));
-  const escalated = (role: AccessRole, boundAt: string, prefix: readonly EscalationStep[], last: EscalationStep): Via => {
-    const path = [...prefix, last];
-    return { kind: "escalation", roleId: role.id, role: role.name, boundAt, steps: path.map((s) => stepWords(ix, s)), path };
+  const escalation = (roleId: string, role: string, boundAt: string, steps: readonly EscalationStep[]): Via => {
+    const path = once(steps);
+    return { kind: "escalation", roleId, role, boundAt, steps: path.map((s) => stepWords(ix, s)), path, route: path.map((s) => stepWords(ix, s, true)) };
   };
   /** A role gotten at `group` by a step that may pick any role (`bind`, `invite`, an identity provider's default). */
   const anyRole = (id: string, group: string, prefix: readonly EscalationStep[], step: (roleId: string) => EscalationStep, out: Array<[string, string, string, Via]>) => {
     for (const cap of universe) {
       const role = roleFor(cap);
-      if (role) out.push([id, cap, group, escalated(role, group, prefix, step(role.id))]);
+      if (role) out.push([id, cap, group, escalation(role.id, role.name, group, [...prefix, step(role.id)])]);
     }
   };
+
+  // Whose `claimMatch` each identity's own workload token satisfies: a step that needs no capability.
+  const presentable = new Map<string, string[]>();
+  if (kinds.has("present")) {
+    for (const x of org.identities) {
+      const targets = org.identities.filter((y) => y.id !== x.id && presents(x.claimMatch, y.claimMatch)).map((y) => y.id);
+      if (targets.length) presentable.set(x.id, targets);
+    }
+  }
 
   const identityIds = org.identities.map((i) => i.id);
   for (let round = 0; round < 64; round++) {
     const found: Array<[string, string, string, Via]> = [];
+    /** x takes over y by `prefix` then `step`, and holds whatever y holds, with y's own steps after. */
+    const takeOver = (x: string, y: string, prefix: readonly EscalationStep[], step: EscalationStep) => {
+      for (const [cap, byGroup] of held.get(y) ?? []) {
+        for (const [g, vias] of byGroup) {
+          if (how(x, cap, g)) continue;
+          const v = vias.reduce((a, b) => (b.path.length < a.path.length ? b : a));
+          found.push([x, cap, g, escalation(v.roleId, v.role, v.boundAt, [...prefix, step, ...v.path])]);
+        }
+      }
+    };
     for (const x of identityIds) {
+      if (kinds.has("present")) for (const y of presentable.get(x) ?? []) takeOver(x, y, [], { kind: "present", actorId: x, targetId: y });
       if (kinds.has("assume")) {
         for (const y of org.identities) {
           if (y.id === x || y.groupId === undefined) continue;
           const h = how(x, IDENTITY_UPDATE, y.groupId);
           if (!h) continue;
-          const step: EscalationStep = { kind: "assume", actorId: x, targetId: y.id, heldAt: h.at };
-          for (const [cap, byGroup] of held.get(y.id) ?? []) {
-            for (const [g, vias] of byGroup) {
-              if (how(x, cap, g)) continue;
-              const v = vias.reduce((a, b) => (b.path.length < a.path.length ? b : a));
-              // Steps already taken by y (if any) follow the takeover.
-              const path = [...h.via.path, step, ...v.path];
-              found.push([x, cap, g, { kind: "escalation", roleId: v.roleId, role: v.role, boundAt: v.boundAt, steps: path.map((s) => stepWords(ix, s)), path }]);
-            }
-          }
+          takeOver(x, y.id, h.via.path, { kind: "assume", actorId: actorAfter(x, h.via.path), targetId: y.id, heldAt: h.at });
         }
       }
       if (kinds.has("bind")) {
         for (const g of groupsWith(x, BINDINGS_CREATE)) {
           const h = how(x, BINDINGS_CREATE, g)!;
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "bind", actorId: x, roleId, groupId: g }), found);
+          const actor = actorAfter(x, h.via.path);
+          anyRole(x, g, h.via.path, (roleId) => ({ kind: "bind", actorId: actor, roleId, groupId: g }), found);
+        }
+      }
+      if (kinds.has("createRole")) {
+        // A new custom role with any capability, bound to the actor where it may bind.
+        const rc = [...(held.get(x)?.get(ROLES_CREATE) ?? [])].map(([at, vias]) => ({ at, via: vias.reduce((a, b) => (b.path.length < a.path.length ? b : a)) }));
+        rc.sort((a, b) => a.via.path.length - b.via.path.length);
+        const make = rc[0];
+        if (make) {
+          for (const g of groupsWith(x, BINDINGS_CREATE)) {
+            const h = how(x, BINDINGS_CREATE, g)!;
+            const prefix = [...h.via.path, ...make.via.path];
+            const actor = actorAfter(x, prefix);
+            for (const cap of universe) {
+              if (how(x, cap, g)) continue;
+              const step: EscalationStep = { kind: "createRole", actorId: actor, roleGroupId: make.at, groupId: g, capability: cap };
+              found.push([x, cap, g, escalation(`${NEW_ROLE_PREFIX}${cap}`, "a new custom role", g, [...prefix, step])]);
+            }
+          }
         }
       }
       if (kinds.has("rebind")) {
         for (const b of org.bindings) {
           if (b.identityId === x) continue;
           const h = how(x, BINDINGS_UPDATE, b.groupId);
-          if (h) anyRole(x, b.groupId, h.via.path, (roleId) => ({ kind: "rebind", actorId: x, binding: b, roleId }), found);
+          if (!h) continue;
+          const actor = actorAfter(x, h.via.path);
+          anyRole(x, b.groupId, h.via.path, (roleId) => ({ kind: "rebind", actorId: actor, binding: b, roleId }), found);
         }
       }
       if (kinds.has("editRole")) {
@@ -341,30 +471,34 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
             const target = ix.identities.get(b.identityId);
             const t = target?.groupId !== undefined && kinds.has("assume") ? how(x, IDENTITY_UPDATE, target.groupId) : undefined;
             if (!t) continue;
-            takeover = [...t.via.path, { kind: "assume", actorId: x, targetId: b.identityId, heldAt: t.at }];
+            takeover = [...t.via.path, { kind: "assume", actorId: actorAfter(x, t.via.path), targetId: b.identityId, heldAt: t.at }];
           }
+          const editor = actorAfter(x, h.via.path);
           for (const cap of universe) {
             if (role.capabilities.includes(cap)) continue;
-            const edit: EscalationStep = { kind: "editRole", actorId: x, roleId: role.id, capability: cap, heldAt: h.at };
-            const path = [...h.via.path, edit, ...takeover];
-            found.push([x, cap, b.groupId, { kind: "escalation", roleId: role.id, role: role.name, boundAt: b.groupId, steps: path.map((s) => stepWords(ix, s)), path }]);
+            const edit: EscalationStep = { kind: "editRole", actorId: editor, roleId: role.id, capability: cap, heldAt: h.at };
+            found.push([x, cap, b.groupId, escalation(role.id, role.name, b.groupId, [...h.via.path, edit, ...takeover])]);
           }
         }
       }
       if (kinds.has("invite")) {
         for (const g of groupsWith(x, INVITES_CREATE)) {
           const h = how(x, INVITES_CREATE, g)!;
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "invite", actorId: x, roleId, groupId: g }), found);
+          const actor = actorAfter(x, h.via.path);
+          anyRole(x, g, h.via.path, (roleId) => ({ kind: "invite", actorId: actor, roleId, groupId: g }), found);
         }
       }
       if (kinds.has("identityProvider")) {
         for (const g of groupsWith(x, IDP_CREATE)) {
           const h = how(x, IDP_CREATE, g)!;
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: x, roleId, groupId: g }), found);
+          const actor = actorAfter(x, h.via.path);
+          anyRole(x, g, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: g }), found);
         }
         for (const p of org.identityProviders ?? []) {
           const h = how(x, IDP_UPDATE, p.groupId);
-          if (h) anyRole(x, p.groupId, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: x, roleId, groupId: p.groupId, providerId: p.name }), found);
+          if (!h) continue;
+          const actor = actorAfter(x, h.via.path);
+          anyRole(x, p.groupId, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: p.groupId, providerId: p.name }), found);
         }
       }
     }
@@ -374,9 +508,14 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
     for (const [id, cap, g, via] of found) {
       if (add(id, cap, g, via)) {
         changed = true;
-        // A new grant at an ancestor covers grants below it.
+        // A new grant at an ancestor covers escalated grants below it; a binding stays listed (a route of its own).
         const byGroup = held.get(id)!.get(cap)!;
-        for (const other of [...byGroup.keys()]) if (other !== g && ix.within(other, g)) byGroup.delete(other);
+        for (const other of [...byGroup.keys()]) {
+          if (other === g || !ix.within(other, g)) continue;
+          const direct = byGroup.get(other)!.filter((v) => v.kind === "binding");
+          if (direct.length) byGroup.set(other, direct);
+          else byGroup.delete(other);
+        }
       }
     }
     if (!changed) break;

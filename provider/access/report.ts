@@ -4,8 +4,10 @@
  * "Access review" documents the JSON shape; it is kept stable).
  */
 import { RE2JS } from "re2js";
-import { dottedName, wireName } from "../capabilities";
+import { CAPABILITY_NAMES, dottedName, wireName } from "../capabilities";
+import { BUILTIN_ROLE_CAPABILITIES } from "./builtin";
 import { OrgIndex, type Grant } from "./model";
+import { capabilitySeverity, compareSeverity, SEVERITIES, type Severity } from "./severity";
 import type { StackOrg } from "./stack";
 import { mdCode, mdText, printable } from "../text";
 
@@ -24,6 +26,8 @@ export interface ReportVia {
   boundAt: string;
   /** Each escalation step in words; empty for a binding. */
   steps: string[];
+  /** The steps with the capability a step adds left out (one path, every capability it gives); empty for a binding. */
+  route?: string[] | undefined;
 }
 
 /** One grant: `identity` holds `capability` (dotted, e.g. `groups.create`) at `group` (a path) and below. */
@@ -31,6 +35,9 @@ export interface ReportGrant {
   identity: ReportIdentity;
   capability: string;
   group: string;
+  /** What holding the capability is worth (provider/access/severity.ts). */
+  severity: Severity;
+  /** Every route to it, direct bindings first. */
   via: ReportVia[];
 }
 
@@ -46,7 +53,8 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
     identity: { name: ix.identityName(g.identityId), path: ix.identityPath(g.identityId), uid: so.identityUid.get(g.identityId) ?? (g.identityId.startsWith("urn:") ? null : g.identityId) },
     capability: dottedName(g.capability),
     group: ix.groupPath(g.groupId),
-    via: g.via.map((v) => ({ kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps })),
+    severity: capabilitySeverity(g.capability),
+    via: g.via.map((v) => ({ kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps, ...(v.route ? { route: v.route } : {}) })),
   }));
   return rows.sort((x, y) => x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
 }
@@ -77,8 +85,8 @@ export function diffGrants(before: readonly ReportGrant[], after: readonly Repor
   const a = index(after);
   const covered = (m: Map<string, ReportGrant[]>, g: ReportGrant) => (m.get(`${identityKey(g.identity)}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
   const out: ReportChange[] = [
-    ...after.filter((g) => !covered(b, g)).map((g): ReportChange => ({ identity: g.identity, change: "gained", capability: g.capability, group: g.group, via: g.via })),
-    ...before.filter((g) => !covered(a, g)).map((g): ReportChange => ({ identity: g.identity, change: "lost", capability: g.capability, group: g.group, via: g.via })),
+    ...after.filter((g) => !covered(b, g)).map((g): ReportChange => ({ identity: g.identity, change: "gained", capability: g.capability, group: g.group, severity: g.severity, via: g.via })),
+    ...before.filter((g) => !covered(a, g)).map((g): ReportChange => ({ identity: g.identity, change: "lost", capability: g.capability, group: g.group, severity: g.severity, via: g.via })),
   ];
   return out.sort((x, y) => (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) || x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
 }
@@ -103,76 +111,176 @@ export function capabilityMatcher(patterns: readonly string[]): (dotted: string)
   return (dotted) => res.some((re) => re.matches(dotted) || re.matches(qualified(dotted)));
 }
 
-function viaText(v: ReportVia): string {
-  return v.kind === "binding" ? `${v.role} bound at ${v.boundAt}` : `escalation (${v.role} at ${v.boundAt}): ${v.steps.join("; then ")}`;
-}
-
-/** Rows that differ only by capability merged into one, capabilities joined (for the human formats). */
-function merged<T extends ReportGrant>(rows: readonly T[], key: (r: T) => string): Array<T & { capabilities: string[] }> {
-  const out = new Map<string, T & { capabilities: string[] }>();
-  for (const r of rows) {
-    const k = `${key(r)}\u0000${identityKey(r.identity)}\u0000${r.group}\u0000${r.via.map(viaText).join("|")}`;
-    const hit = out.get(k);
-    if (hit) hit.capabilities.push(r.capability);
-    else out.set(k, { ...r, capabilities: [r.capability] });
-  }
-  return [...out.values()];
-}
 
 /**
- * A Markdown report for a pull request: one table, rows grouped by identity (gains first), capabilities that share
- * identity, group and reason on one row. `rows` are changes or (with `--current`) grants.
+ * Rows as a reviewer reads them: one per identity, change, scope and route (the path with the capability each
+ * step adds left out), with every capability that route gives there, and the highest severity among them.
  */
-export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean): string {
-  const title = current ? `### Effective access: stack \`${stack}\`` : `### Access changes: stack \`${stack}\``;
+export interface CompactRow {
+  identity: ReportIdentity;
+  change?: "gained" | "lost" | undefined;
+  group: string;
+  severity: Severity;
+  /** Dotted capabilities, sorted. */
+  capabilities: string[];
+  /** The capabilities said with the fewest roles: `owner`, `owner + 3 more: policy.*, scim.manage`. */
+  gives: string;
+  /** The route, in words: `owner bound at /`, or the escalation's steps. */
+  how: string[];
+  /** Whether the route is a binding of the identity's own. */
+  direct: boolean;
+}
+
+const BUILTIN_ORDER = ["owner", "editor", "viewer", "registry.pull"] as const;
+const FAMILIES = (() => {
+  const m = new Map<string, string[]>();
+  for (const w of CAPABILITY_NAMES) {
+    const d = dottedName(w);
+    const fam = d.slice(0, d.lastIndexOf("."));
+    m.set(fam, [...(m.get(fam) ?? []), d]);
+  }
+  return m;
+})();
+
+/**
+ * `capabilities` (dotted) said with the fewest words: the largest built-in roles they hold whole (owner, editor,
+ * viewer, registry.pull), then a family held whole as `family.*`, then the rest by name.
+ * @returns e.g. `owner`, `owner + 17 more: advisories.approve, policy.*, scim.manage`, `repo.list, tag.list`.
+ */
+export function rolesFor(capabilities: readonly string[]): string {
+  const have = new Set(capabilities);
+  const explained = new Set<string>();
+  const roles: string[] = [];
+  for (const r of BUILTIN_ORDER) {
+    const caps = BUILTIN_ROLE_CAPABILITIES[r].map(dottedName);
+    if (caps.every((c) => have.has(c)) && caps.some((c) => !explained.has(c))) {
+      roles.push(r);
+      caps.forEach((c) => explained.add(c));
+    }
+  }
+  const rest = [...have].filter((c) => !explained.has(c)).sort();
+  const words: string[] = [];
+  const used = new Set<string>();
+  for (const c of rest) {
+    if (used.has(c)) continue;
+    const fam = c.slice(0, c.lastIndexOf("."));
+    const all = FAMILIES.get(fam);
+    if (all && all.length > 1 && all.every((x) => have.has(x)) && all.some((x) => !explained.has(x))) {
+      words.push(`${fam}.*`);
+      all.forEach((x) => used.add(x));
+    } else {
+      words.push(c);
+      used.add(c);
+    }
+  }
+  if (roles.length === 0) return words.join(", ");
+  const n = rest.length;
+  return n === 0 ? roles.join(" + ") : `${roles.join(" + ")} + ${n} more: ${words.join(", ")}`;
+}
+
+/** Groups rows by identity, change, scope and route ({@link CompactRow}); most severe first, gains before losses. */
+export function compactRows(rows: ReadonlyArray<ReportGrant | ReportChange>): CompactRow[] {
+  const out = new Map<string, CompactRow>();
+  for (const r of rows) {
+    const change = "change" in r ? r.change : undefined;
+    // One row per route: a grant held several ways shows each (direct bindings first).
+    for (const v of r.via) {
+      const how = v.kind === "binding" ? [`${v.role} bound at ${v.boundAt}`] : (v.route ?? v.steps);
+      const key = [identityKey(r.identity), change ?? "", r.group, v.kind, v.kind === "binding" ? v.role : "", ...how].join("\u0000");
+      const hit = out.get(key);
+      if (hit) {
+        if (!hit.capabilities.includes(r.capability)) hit.capabilities.push(r.capability);
+        if (compareSeverity(r.severity, hit.severity) < 0) hit.severity = r.severity;
+      } else out.set(key, { identity: r.identity, change, group: r.group, severity: r.severity, capabilities: [r.capability], gives: "", how, direct: v.kind === "binding" });
+    }
+  }
+  const list = [...out.values()];
+  for (const r of list) {
+    r.capabilities.sort();
+    r.gives = rolesFor(r.capabilities);
+  }
+  return list.sort(
+    (x, y) =>
+      (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) ||
+      compareSeverity(x.severity, y.severity) ||
+      x.identity.path.localeCompare(y.identity.path) ||
+      x.group.localeCompare(y.group) ||
+      Number(y.direct) - Number(x.direct),
+  );
+}
+
+/** Counts for a report's summary line. */
+function summaryLine(rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean): string {
+  const bySev = (rs: ReadonlyArray<ReportGrant | ReportChange>) => SEVERITIES.map((s) => [s, rs.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ");
+  const ids = (rs: ReadonlyArray<ReportGrant | ReportChange>) => new Set(rs.map((r) => identityKey(r.identity))).size;
+  if (current) return `${rows.length} grant(s) held by ${ids(rows)} identit${ids(rows) === 1 ? "y" : "ies"} (${bySev(rows)})`;
+  const gained = rows.filter((r) => "change" in r && r.change === "gained");
+  const lost = rows.filter((r) => "change" in r && r.change === "lost");
+  return `${gained.length} capability grant(s) gained by ${ids(gained)} identit${ids(gained) === 1 ? "y" : "ies"}${gained.length ? ` (${bySev(gained)})` : ""}, ${lost.length} lost`;
+}
+
+/** Options of {@link markdown}. */
+export interface MarkdownOptions {
+  /** The most characters the Markdown may take; rows past it are counted in a closing line. @default 60000 (a GitHub comment holds 65,536) */
+  maxChars?: number;
+  /** Where the full JSON report was written, named in the closing line when rows are left out. */
+  jsonFile?: string | undefined;
+  /** The heading; default `### Access changes: stack \`…\`` (or `### Effective access: …` with `current`). */
+  title?: string;
+}
+
+/** The default Markdown budget, in characters. */
+export const MARKDOWN_BUDGET = 60_000;
+
+/**
+ * A Markdown report for a pull request: a summary line, then one table with a row per identity, scope and route
+ * ({@link compactRows}): most severe first, capabilities said with the fewest roles, the route's steps in words.
+ * Rows past `opts.maxChars` are left out and counted in a closing line naming the full JSON report.
+ */
+export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean, opts: MarkdownOptions = {}): string {
+  const title = opts.title ?? (current ? `### Effective access: stack \`${stack}\`` : `### Access changes: stack \`${stack}\``);
   if (rows.length === 0) return `${title}\n\n${current ? "No identity holds access through this stack." : "No access gained or lost."}\n`;
-  const m = merged(rows, (r) => ("change" in r ? r.change : ""));
-  const byIdentity = new Map<string, typeof m>();
-  for (const r of m) byIdentity.set(identityKey(r.identity), [...(byIdentity.get(identityKey(r.identity)) ?? []), r]);
-  const lines = [title, "", current ? "| identity | capabilities | group | via |" : "| identity | change | capabilities | group | via |", current ? "|---|---|---|---|" : "|---|---|---|---|---|"];
-  for (const group of byIdentity.values()) {
-    group.sort((x, y) => ("change" in x && "change" in y && x.change !== y.change ? (x.change === "gained" ? -1 : 1) : 0));
-    group.forEach((r, i) => {
-      // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
-      const who = i === 0 ? `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}` : "";
-      const caps = r.capabilities.map((c) => `\`${c}\``).join(", ");
-      const via = r.via.map((v) => mdText(viaText(v))).join("<br>");
-      lines.push(current ? `| ${who} | ${caps} | ${mdCode(r.group)} | ${via} |` : `| ${who} | ${"change" in r && r.change === "gained" ? "+ gained" : "- lost"} | ${caps} | ${mdCode(r.group)} | ${via} |`);
-    });
+  const budget = opts.maxChars ?? MARKDOWN_BUDGET;
+  const compact = compactRows(rows);
+  const head = [title, "", `**${summaryLine(rows, current)}**`, "", current ? "| severity | identity | holds | at | how |" : "| severity | identity | change | gains or loses | at | how |", current ? "|---|---|---|---|---|" : "|---|---|---|---|---|---|"];
+  const lines = [...head];
+  let size = lines.join("\n").length;
+  let shown = 0;
+  let last = "";
+  for (const r of compact) {
+    // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
+    const id = identityKey(r.identity);
+    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}`;
+    const how = r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))).join("<br>");
+    const line = current
+      ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`
+      : `| ${r.severity} | ${who} | ${r.change === "gained" ? "+ gained" : "- lost"} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`;
+    if (size + line.length + 200 > budget) break;
+    lines.push(line);
+    size += line.length + 1;
+    shown++;
+    last = id;
+  }
+  if (shown < compact.length) {
+    const left = compact.slice(shown);
+    lines.push("", `*${left.length} more row(s) not shown (${left.map((r) => r.capabilities.length).reduce((a, b) => a + b, 0)} capability grant(s)) to keep this comment within ${budget} characters; the full report is ${opts.jsonFile ? `in ${mdCode(opts.jsonFile)}` : "in the JSON output (`--format json`, or `--json-out <file>`)"}.*`);
   }
   return `${lines.join("\n")}\n`;
 }
 
-/** Words joined with ", " and wrapped at `width` characters, each line indented by `indent`. */
-function wrap(words: readonly string[], indent: string, width = 100): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const w of words) {
-    const next = line ? `${line}, ${w}` : w;
-    if (line && indent.length + next.length > width) {
-      lines.push(`${indent}${line},`);
-      line = w;
-    } else line = next;
-  }
-  if (line) lines.push(`${indent}${line}`);
-  return lines;
-}
-
 /**
- * A plain-text report for a terminal: per identity, group and reason one header line (`+` gained, `-` lost; none
- * with `--current`), the escalation steps numbered below it, then the capabilities, wrapped.
+ * A plain-text report for a terminal: a summary line, then per identity, scope and route ({@link compactRows}) one
+ * header line (`+` gained, `-` lost; none with `--current`) with its severity and what it gives, the route's
+ * steps numbered below it.
  */
 export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean): string {
   if (rows.length === 0) return current ? "no identity holds access through this stack\n" : "no access gained or lost\n";
-  const m = merged(rows, (r) => ("change" in r ? r.change : ""));
-  const out: string[] = [];
-  for (const r of m) {
-    const sign = current ? "" : "change" in r && r.change === "gained" ? "+ " : "- ";
-    const v = r.via[0]!;
-    const why = v.kind === "binding" ? `${v.role} bound at ${v.boundAt}` : `escalation to ${v.role} at ${v.boundAt}`;
-    out.push(printable(`${sign}${r.identity.path}  at ${r.group}  (${why})`));
-    v.steps.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
-    out.push(...wrap(r.capabilities, "    "));
+  const out: string[] = [printable(summaryLine(rows, current))];
+  for (const r of compactRows(rows)) {
+    const sign = current ? "" : r.change === "gained" ? "+ " : "- ";
+    out.push(printable(`${sign}[${r.severity}] ${r.identity.path}  at ${r.group}: ${r.gives}`));
+    if (r.direct) out.push(`    ${printable(r.how[0]!)}`);
+    else r.how.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
   }
   return `${out.join("\n")}\n`;
 }

@@ -7,7 +7,7 @@
 import { wireName } from "../capabilities";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "./builtin";
 import type { AccessGroup, AccessIdentity, AccessIdentityProvider, AccessOrg, AccessRole, AccessBinding } from "./model";
-import { parentUid } from "./sources";
+import { claimMatchOf, parentUid } from "./sources";
 
 /** A role the stack does not declare, as the API describes it (for built-in roles and roles of other stacks). */
 export interface RoleInfo {
@@ -79,7 +79,7 @@ export function orgFromStack(objects: readonly StackObject[], ctx: StackContext 
         groups.set(id, { id, parentId: refOf(o, "parentUid"), name });
         break;
       case "Identity":
-        identities.set(id, { id, name, groupId: refOf(o, "parentUid") });
+        identities.set(id, { id, name, groupId: refOf(o, "parentUid"), claimMatch: claimMatchOf(o.props["claimMatch"]) });
         identityUid.set(id, id === o.urn ? null : id);
         break;
       case "Role": {

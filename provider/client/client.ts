@@ -16,11 +16,12 @@
  * ```
  */
 import type { Dispatcher } from "undici";
-import { Agent, deadline, readBody, request } from "./http";
+import { Agent, deadline, parseBody, readBody, request } from "./http";
 import { ApiError, ConnectionError, DeadlineExceededError, ResponseShapeError, ResponseTooLargeError, RpcCode, type RequestInfo } from "./errors";
 import { registerSecret } from "./secrets";
+import { printable } from "../text";
 import { DEFAULT_RETRY, RETRYABLE_METHODS, backoffMs, isTransient, parseRetryAfter, retrying, type RetryPolicy } from "./retry";
-import { DEFAULT_MAX_PAGES, Paginator, type ListParams, type Page } from "./pagination";
+import { DEFAULT_MAX_PAGES, DEFAULT_MAX_WALK_BYTES, Paginator, type ListParams, type OnPageBytes, type Page, type WalkLedger } from "./pagination";
 
 /** Default total deadline of one request, in milliseconds (2 minutes). */
 export const DEFAULT_DEADLINE_MS = 120_000;
@@ -70,6 +71,17 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most pages one walk of a List reads; default {@link DEFAULT_MAX_PAGES} (see `pagination.ts`). */
   maxPages?: number;
+  /**
+   * Most bytes of List page bodies the client's walks in progress hold together; default
+   * {@link DEFAULT_MAX_WALK_BYTES} (256 MiB). Past it a walk stops with a ListingTooLargeError before parsing
+   * the page over it. With {@link walkBytesPerCommand}, the bytes of walks that ended count too.
+   */
+  maxWalkBytes?: number;
+  /**
+   * Count every List page this client reads against {@link maxWalkBytes} until it is closed, not only the
+   * walks in progress: for a command that keeps every row it listed (the export, `unmanaged`); default false.
+   */
+  walkBytesPerCommand?: boolean;
   /** undici dispatcher to use; default a keep-alive Agent owned by this client. */
   dispatcher?: Dispatcher;
   /** User-Agent header; default `platform-pulumi`. */
@@ -97,6 +109,8 @@ type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 interface RequestOptions {
   query?: Record<string, string | number | readonly string[] | undefined>;
   body?: unknown;
+  /** Told the size of a 2xx body before it is parsed; may throw to refuse it (a List walk's byte budget). */
+  onBody?: OnPageBytes | undefined;
 }
 
 const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
@@ -107,7 +121,7 @@ const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
  */
 function pathUid(uid: string, what: string): string {
   if (!UID_SAFE.test(uid) || uid.split("/").some((seg) => seg === "." || seg === "..")) {
-    throw new TypeError(`${what} ${JSON.stringify(uid)} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
+    throw new TypeError(`${what} ${printable(JSON.stringify(uid))} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`);
   }
   return uid;
 }
@@ -144,6 +158,10 @@ export class Transport {
   private readonly maxResponseBytes: number;
   /** Most pages one walk of a List reads. */
   readonly maxPages: number;
+  /** Most bytes of List page bodies the walks counted in {@link walkLedger} hold. */
+  readonly maxWalkBytes: number;
+  /** Page bytes held by this transport's walks (see `pagination.ts`, WalkLedger). */
+  readonly walkLedger: WalkLedger;
   private readonly userAgent: string;
   /** The retry policy in force. */
   readonly retry: RetryPolicy;
@@ -168,6 +186,8 @@ export class Transport {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;
+    this.maxWalkBytes = opts.maxWalkBytes ?? DEFAULT_MAX_WALK_BYTES;
+    this.walkLedger = { held: 0, keep: opts.walkBytesPerCommand ?? false };
     this.userAgent = opts.userAgent ?? "platform-pulumi";
     this.baseHeaders = { accept: "application/json", "user-agent": this.userAgent };
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
@@ -269,12 +289,8 @@ export class Transport {
     const date = res.headers["date"];
     if (typeof date === "string") this.lastDate = { header: date, localMs: Date.now() };
     const requestId = [res.headers["x-request-id"]].flat()[0];
-    let json: unknown;
-    try {
-      json = text === "" ? {} : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    if (opts.onBody && res.statusCode >= 200 && res.statusCode <= 299) opts.onBody(read.bytes);
+    const json = parseBody(text, info, res.statusCode, {});
     if (res.statusCode < 200 || res.statusCode > 299) {
       const status = S.Status.safeParse(json);
       const body = status.success
@@ -354,6 +370,13 @@ export interface OverlayBindingListParams extends ListParams {
 export type ExtraQuery<P> = (params: P) => Record<string, string | readonly string[] | undefined>;
 
 /**
+ * One row of {@link ReadableCollection.listRows}: the object (`value`), or, for a row that does not have the
+ * object's shape, what is wrong with it (`problem`, naming the fields; server text, print it inert) and its uid
+ * when the row has a string one.
+ */
+export type ListedRow<T> = { value: T; problem?: undefined; uid?: undefined } | { value?: undefined; problem: string; uid?: string };
+
+/**
  * List and get on one collection of objects of type `T` (e.g. {@link Api.ApiGroup}); `P` is the collection's
  * List parameters (the common {@link ListParams} plus its own filters, e.g. {@link TagListParams}).
  */
@@ -372,7 +395,7 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
     api: string,
     collection: string,
     protected readonly schema: Parser<T>,
-    plural: string = collection,
+    private readonly plural: string = collection,
     private readonly extraQuery?: ExtraQuery<P>,
   ) {
     this.path = transport.base(api, collection);
@@ -386,18 +409,51 @@ export class ReadableCollection<T, P extends ListParams = ListParams> {
    */
   list(params: P = {} as P): Paginator<T> {
     const extra = this.extraQuery?.(params) ?? {};
-    const query = (token: string | undefined) => ({ query: { ...listQuery(params, token), ...extra } });
+    const query = (token: string | undefined, onBody: OnPageBytes | undefined) => ({ query: { ...listQuery(params, token), ...extra }, onBody });
     return new Paginator(
-      (token) => this.transport.send("GET", this.path, this.envelope, query(token)),
+      (token, onBytes) => this.transport.send("GET", this.path, this.envelope, query(token, onBytes)),
       params,
       {
-        raw: (token) => this.transport.send("GET", this.path, ANY_JSON, query(token)),
+        raw: (token, onBytes) => this.transport.send("GET", this.path, ANY_JSON, query(token, onBytes)),
         validate: (raw) => {
           const r = this.envelope.safeParse(raw);
           if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
           return r.data;
         },
       },
+      { request: { method: "GET", path: this.path }, maxPages: this.transport.maxPages, maxBytes: this.transport.maxWalkBytes, ledger: this.transport.walkLedger },
+    );
+  }
+
+  /**
+   * Lists matching objects like {@link list}, but checks each row on its own: a row that fails the object's
+   * schema is a {@link ListedRow} with `problem` (its uid when it has a string one) instead of failing its whole
+   * page, so a report can name it and list the rest (`platform-pulumi unmanaged`). The envelope itself is still
+   * checked (a page that is not one fails the walk), as are the walk's bounds.
+   */
+  listRows(params: P = {} as P): Paginator<ListedRow<T>> {
+    const extra = this.extraQuery?.(params) ?? {};
+    const query = (token: string | undefined) => ({ query: { ...listQuery(params, token), ...extra } });
+    const schema = this.schema;
+    const row: Parser<ListedRow<T>> = {
+      safeParse(value) {
+        const r = schema.safeParse(value);
+        if (r.success) return { success: true, data: { value: r.data } };
+        const uid = (value as { uid?: unknown } | null)?.uid;
+        const problem = r.error.issues.map((i) => `${i.path.join(".") || "(row)"}: ${i.message}`).join("; ");
+        return { success: true, data: { problem, ...(typeof uid === "string" ? { uid } : {}) } };
+      },
+    };
+    const envelope = S.listEnvelope(this.plural, row);
+    return new Paginator(
+      async (token) => {
+        const raw = await this.transport.send("GET", this.path, ANY_JSON, query(token));
+        const r = envelope.safeParse(raw);
+        if (!r.success) throw new ResponseShapeError({ method: "GET", path: this.path }, 200, r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+        return r.data;
+      },
+      params,
+      undefined,
       { request: { method: "GET", path: this.path }, maxPages: this.transport.maxPages },
     );
   }

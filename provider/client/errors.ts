@@ -12,6 +12,7 @@
  * Everything the package throws on purpose extends {@link PlatformError}, so
  * `catch (e) { if (e instanceof PlatformError) … }` tells this package's failures from others.
  */
+import { inertLines, printable } from "../text";
 import { markReported } from "./reported";
 import { derivedWindows, registeredSecrets } from "./secrets";
 
@@ -23,7 +24,9 @@ import { derivedWindows, registeredSecrets } from "./secrets";
 export class PlatformError extends Error {
   /** @param message what failed, naming the field or request and its value. @param options `cause`, the underlying error. */
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // Every line inert (provider/text.ts): the subclasses quote server text one line each (`printable`); this
+    // keeps any that slipped through from starting a log line that is a control sequence or a workflow command.
+    super(inertLines(message), options);
     this.name = new.target.name;
     markReported(this);
   }
@@ -73,17 +76,13 @@ export interface RequestInfo {
   path: string;
 }
 
-// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * `text` with every control character (line breaks, escape sequences, C1 controls, the line and paragraph
- * separators, bidirectional controls) written as `\uXXXX`: the server's message in an error's message can then
- * neither start a new log line nor drive a terminal. The parsed Status keeps the message as sent (redacted).
+ * separators, bidirectional controls) written as `\uXXXX`, and no workflow command possible: the server's
+ * message in an error's message can then neither start a new log line nor drive a terminal. The one function
+ * for text bound for a terminal or a log, {@link printable} (provider/text.ts), under the name this module had.
  */
-export function controlsEscaped(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+export const controlsEscaped = printable;
 
 const TOKENISH = /\b(eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|Bearer\s+\S+)/g;
 
@@ -179,7 +178,7 @@ export class ApiError extends PlatformError {
   hasStatusBody = true;
 
   constructor(status: RpcStatus, httpStatus: number, request: RequestInfo, requestId?: string) {
-    super(controlsEscaped(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`)));
+    super(printable(redact(`${request.method} ${request.path}: ${status.message} (code ${status.code}, HTTP ${httpStatus})`)));
     this.code = status.code;
     this.httpStatus = httpStatus;
     this.status = { ...status, message: redact(status.message), details: redactDeep(status.details) };
@@ -255,7 +254,7 @@ export class ConnectionError extends PlatformError {
   readonly request: RequestInfo;
   constructor(request: RequestInfo, cause: unknown) {
     const why = cause instanceof Error ? `${cause.message}${codeOf(cause)}` : String(cause);
-    super(redact(`${request.method} ${request.path}: could not reach the Platform API: ${why}`), { cause });
+    super(printable(redact(`${request.method} ${request.path}: could not reach the Platform API: ${why}`)), { cause });
     this.request = request;
   }
 }
@@ -267,7 +266,7 @@ export class ResponseShapeError extends PlatformError {
   /** HTTP status of the response. */
   readonly httpStatus: number;
   constructor(request: RequestInfo, httpStatus: number, problem: string) {
-    super(redact(`${request.method} ${request.path}: unexpected response (HTTP ${httpStatus}): ${problem}`));
+    super(printable(redact(`${request.method} ${request.path}: unexpected response (HTTP ${httpStatus}): ${problem}`)));
     this.request = request;
     this.httpStatus = httpStatus;
   }
@@ -308,6 +307,24 @@ export class ResponseTooLargeError extends ResponseShapeError {
 }
 
 /**
+ * A response body nested arrays and objects deeper than the client parses ({@link MAX_RESPONSE_DEPTH}): no API
+ * answer nests beyond a handful of levels, and deeper JSON would only drive recursive code (validation, cloning,
+ * Pulumi's serialization) to the end of the stack. Refused before it is parsed, for any HTTP status; never
+ * retried.
+ */
+export class ResponseTooDeepError extends ResponseShapeError {
+  /** The most levels the client parses. */
+  readonly maxDepth: number;
+  constructor(request: RequestInfo, httpStatus: number, maxDepth: number) {
+    super(request, httpStatus, `the JSON body nests arrays and objects deeper than the ${maxDepth} levels the client parses (no API answer nests that deep)`);
+    this.maxDepth = maxDepth;
+  }
+}
+
+/** The deepest nesting of arrays and objects a response body may have ({@link ResponseTooDeepError}). */
+export const MAX_RESPONSE_DEPTH = 64;
+
+/**
  * A List's pages did not end within the walk's bounds (`pagination.ts`): the server kept sending a next page
  * token after the most pages one walk reads, after more rows than its own `totalCount`, after several empty pages
  * in a row, or sent a token it had sent before. The rows read so far are dropped: a listing is whole or an error.
@@ -320,10 +337,42 @@ export class PaginationError extends PlatformError {
   /** Rows read before the walk stopped. */
   readonly itemsRead: number;
   constructor(request: RequestInfo, pagesRead: number, itemsRead: number, why: string) {
-    super(redact(`${request.method} ${request.path}: the listing's pages do not end: ${why}; stopped after ${pagesRead} pages and ${itemsRead} rows`));
+    super(printable(redact(`${request.method} ${request.path}: the listing's pages do not end: ${why}; stopped after ${pagesRead} pages and ${itemsRead} rows`)));
     this.request = request;
     this.pagesRead = pagesRead;
     this.itemsRead = itemsRead;
+  }
+}
+
+/**
+ * A List walk read more bytes of page bodies than the client holds (client option `maxWalkBytes`, setting
+ * `platform:maxWalkBytes`): a server can send valid pages, each under the response cap, with fresh page tokens
+ * and no `totalCount`, until memory runs out. The walk stops before parsing the page over the budget; the rows
+ * read are dropped, as for a {@link PaginationError}.
+ */
+export class ListingTooLargeError extends PlatformError {
+  /** Method and path of the List (which collection). */
+  readonly request: RequestInfo;
+  /** Pages read, the one over the budget included (read, not parsed). */
+  readonly pagesRead: number;
+  /** Rows of the pages parsed before the walk stopped. */
+  readonly itemsRead: number;
+  /** Bytes of page bodies this walk read. */
+  readonly bytesRead: number;
+  /** The budget, in bytes. */
+  readonly maxBytes: number;
+  /** @param shared how the walks sharing the budget add up, e.g. `, 300000000 bytes with the other Lists of this command`, or "". */
+  constructor(request: RequestInfo, pagesRead: number, itemsRead: number, bytesRead: number, maxBytes: number, shared: string) {
+    super(
+      redact(
+        `${request.method} ${request.path}: the listing is larger than the client holds: ${pagesRead} pages of ${bytesRead} bytes${shared}, over the ${maxBytes} bytes of setting platform:maxWalkBytes (PLATFORM_MAX_WALK_BYTES); stopped after ${pagesRead} pages and ${itemsRead} rows`,
+      ),
+    );
+    this.request = request;
+    this.pagesRead = pagesRead;
+    this.itemsRead = itemsRead;
+    this.bytesRead = bytesRead;
+    this.maxBytes = maxBytes;
   }
 }
 

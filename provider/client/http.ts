@@ -7,7 +7,7 @@
  * when undici's files move in a later 7.x, it is undici's own (the index is then loaded, as before).
  */
 import type * as Undici from "undici";
-import { ResponseTooLargeError, type RequestInfo } from "./errors";
+import { MAX_RESPONSE_DEPTH, ResponseTooDeepError, ResponseTooLargeError, type RequestInfo } from "./errors";
 
 /** What this module exports besides {@link readBody}: undici's `Agent` class and `request` function. */
 export interface Http {
@@ -78,6 +78,43 @@ export async function readBody(res: Undici.Dispatcher.ResponseData, info: Reques
     chunks.push(chunk);
   }
   return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Whether `text` (JSON or not) nests `[`/`{` deeper than `max` outside string literals: one linear pass without
+ * recursion or allocation (text of `max` characters or fewer cannot, and is not scanned).
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses a response body as JSON, bounded in depth.
+ * @returns the value, or undefined when the body is not JSON (`empty` for an empty body).
+ * @throws ResponseTooDeepError (naming `info`, `httpStatus` and the limit) when it nests deeper than
+ *   {@link MAX_RESPONSE_DEPTH} levels, before parsing it.
+ */
+export function parseBody(text: string, info: RequestInfo, httpStatus: number, empty: unknown): unknown {
+  if (text === "") return empty;
+  if (jsonDepthExceeds(text, MAX_RESPONSE_DEPTH)) throw new ResponseTooDeepError(info, httpStatus, MAX_RESPONSE_DEPTH);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** An abort signal that fires after a total deadline, and the way to stop its timer once the request is done. */

@@ -1,9 +1,11 @@
 /**
  * Pagination as async iteration (AIP-158): `for await (const x of client.groups.list(...))` walks every page
  * lazily, requesting the next page only when the current one is used up. Every walk is bounded (see
- * {@link Paginator.pages}): a server whose pages never end gets a {@link PaginationError}, not an endless walk.
+ * {@link Paginator.pages}): a server whose pages never end gets a {@link PaginationError}, not an endless walk,
+ * and one whose pages are many and large gets a {@link ListingTooLargeError} once the walks hold more page bytes
+ * than their budget ({@link WalkBounds.maxBytes}), before the page over it is parsed.
  */
-import { PaginationError, type RequestInfo } from "./errors";
+import { ListingTooLargeError, PaginationError, type RequestInfo } from "./errors";
 
 /** List parameters every List endpoint takes (sent as the seed's snake_case names). */
 export interface ListParams {
@@ -39,12 +41,38 @@ export interface Page<T> {
 }
 
 /**
+ * Told the size of each page's body, in bytes, once it is read and before it is parsed; it may throw to stop the
+ * walk there (the budget of {@link WalkBounds.maxBytes}).
+ */
+export type OnPageBytes = (bytes: number) => void;
+
+/** Fetches and checks one page; calls `onBytes` with the body's size before parsing it. */
+export type FetchPage<T> = (pageToken: string | undefined, onBytes?: OnPageBytes) => Promise<Page<T>>;
+
+/**
  * How a listing fetches pages in two steps, so the next request can be in flight while a page is validated:
- * `raw` returns the parsed JSON of one page; `validate` checks it and makes it a page.
+ * `raw` returns the parsed JSON of one page (calling `onBytes` as {@link FetchPage} does); `validate` checks it
+ * and makes it a page.
  */
 export interface TwoStepFetch<T> {
-  raw(pageToken: string | undefined): Promise<unknown>;
+  raw(pageToken: string | undefined, onBytes?: OnPageBytes): Promise<unknown>;
   validate(raw: unknown): Page<T>;
+}
+
+/** Bytes of List pages one walk may hold unless the client says otherwise ({@link WalkBounds.maxBytes}): 256 MiB. */
+export const DEFAULT_MAX_WALK_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Page bytes held by walks, shared by the walks of one client: a walk adds each page's body size as it arrives
+ * and, unless `keep` is set, takes its bytes off again when it ends (its rows are then its caller's). With
+ * `keep` (a command that holds every row it listed until it ends, such as the export), nothing is taken off, so
+ * the budget bounds all of the command's Lists together.
+ */
+export interface WalkLedger {
+  /** Bytes counted now. */
+  held: number;
+  /** Whether a walk's bytes stay counted after it ends. */
+  keep: boolean;
 }
 
 /** Most pages one walk reads unless the client says otherwise ({@link WalkBounds.maxPages}). */
@@ -58,24 +86,65 @@ export interface WalkBounds {
   request: RequestInfo;
   /** Most pages read; default {@link DEFAULT_MAX_PAGES}. */
   maxPages?: number;
+  /**
+   * Most bytes of page bodies the walks sharing `ledger` hold at once (this walk's alone without a ledger);
+   * default {@link DEFAULT_MAX_WALK_BYTES}. Setting `platform:maxWalkBytes`.
+   */
+  maxBytes?: number;
+  /** The count this walk adds its page bytes to, shared with the client's other walks; default its own. */
+  ledger?: WalkLedger;
 }
 
 /**
  * Keeps count of one walk and says when it must stop. A server that always answers with a fresh `nextPageToken`
  * would otherwise be followed forever; the walk ends with a {@link PaginationError} when it has read `maxPages`
  * pages, more rows than the largest `totalCount` the server announced, {@link MAX_EMPTY_PAGES} empty pages in a
- * row, or a token it already followed.
+ * row, or a token it already followed; and with a {@link ListingTooLargeError} when the page bodies it and the
+ * walks sharing its ledger read pass the byte budget (checked as each body arrives, before it is parsed).
  */
 class Walk {
   pages = 0;
   items = 0;
+  /** Bytes of page bodies this walk read. */
+  bytes = 0;
+  /** Page bodies counted by {@link charge} (with prefetching, one may be ahead of {@link pages}). */
+  private charged = 0;
+  /** Set by {@link release}: later bodies (a prefetch in flight when the walk ended) are not counted. */
+  private ended = false;
   private empty = 0;
   private total: number | undefined;
   private readonly seen = new Set<string>();
   /** Most pages this walk reads. */
   readonly maxPages: number;
+  private readonly maxBytes: number;
+  private readonly ledger: WalkLedger;
   constructor(private readonly bounds: WalkBounds | undefined) {
     this.maxPages = bounds?.maxPages ?? DEFAULT_MAX_PAGES;
+    this.maxBytes = bounds?.maxBytes ?? DEFAULT_MAX_WALK_BYTES;
+    this.ledger = bounds?.ledger ?? { held: 0, keep: false };
+  }
+
+  /**
+   * Counts a page body of `bytes` (before it is parsed).
+   * @throws ListingTooLargeError when the walks sharing the ledger would hold more than the budget.
+   */
+  readonly charge: OnPageBytes = (bytes) => {
+    // A page prefetched before the walk ended (on an error) arrives after it: its rows are never used.
+    if (this.ended) return;
+    this.bytes += bytes;
+    this.charged++;
+    this.ledger.held += bytes;
+    if (this.ledger.held > this.maxBytes) {
+      const shared = this.ledger.held !== this.bytes ? `, ${this.ledger.held} bytes with the other Lists ${this.ledger.keep ? "of this command" : "in progress"}` : "";
+      throw new ListingTooLargeError(this.bounds?.request ?? { method: "GET", path: "(a listing)" }, this.charged, this.items, this.bytes, this.maxBytes, shared);
+    }
+  };
+
+  /** Takes this walk's bytes off a ledger that does not keep them (once, when the walk ends). */
+  release(): void {
+    if (!this.ledger.keep) this.ledger.held -= this.bytes;
+    this.bytes = 0;
+    this.ended = true;
   }
 
   /** Whether `token` was already followed in this walk. */
@@ -115,7 +184,7 @@ export class Paginator<T> implements AsyncIterable<T> {
    *   errors, and its page limit (see {@link Walk}'s rules).
    */
   constructor(
-    private readonly fetchPage: (pageToken: string | undefined) => Promise<Page<T>>,
+    private readonly fetchPage: FetchPage<T>,
     /** The parameters the listing was made with. */
     readonly params: ListParams,
     private readonly twoStep?: TwoStepFetch<T>,
@@ -128,6 +197,7 @@ export class Paginator<T> implements AsyncIterable<T> {
    *   will be read: the request is wasted if the caller stops early). Default false.
    * @throws PaginationError when the server's pages do not end: more than `maxPages` pages, more rows than its
    *   `totalCount`, {@link MAX_EMPTY_PAGES} empty pages in a row, or a page token it already sent.
+   *   ListingTooLargeError when the page bodies read pass the byte budget ({@link WalkBounds.maxBytes}).
    */
   async *pages(prefetch = false): AsyncGenerator<Page<T>> {
     if (prefetch && this.twoStep) {
@@ -136,28 +206,40 @@ export class Paginator<T> implements AsyncIterable<T> {
     }
     const walk = new Walk(this.bounds);
     let token: string | undefined;
-    do {
-      const page = await this.fetchPage(token);
-      // The page first: a caller that stops here (a limit met) never meets a bound the next page would break.
-      yield page;
-      token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
-    } while (token !== undefined);
+    try {
+      do {
+        const page = await this.fetchPage(token, walk.charge);
+        // The page first: a caller that stops here (a limit met) never meets a bound the next page would break.
+        yield page;
+        token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
+      } while (token !== undefined);
+    } finally {
+      walk.release();
+    }
   }
 
   private async *prefetchingPages(f: TwoStepFetch<T>): AsyncGenerator<Page<T>> {
     const walk = new Walk(this.bounds);
-    let pending: Promise<unknown> | undefined = f.raw(undefined);
+    try {
+      yield* this.prefetchWalk(f, walk);
+    } finally {
+      walk.release();
+    }
+  }
+
+  private async *prefetchWalk(f: TwoStepFetch<T>, walk: Walk): AsyncGenerator<Page<T>> {
+    let pending: Promise<unknown> | undefined = f.raw(undefined, walk.charge);
     while (pending) {
       const raw: unknown = await pending;
       // The next request goes out before this page is validated; the walk's bounds are checked right after, so a
       // walk that breaks one has sent at most one request more than the pages it counted.
       const next: unknown = (raw as { nextPageToken?: unknown } | null)?.nextPageToken;
       const ahead = typeof next === "string" && next !== "" && !walk.followed(next) && walk.pages + 1 < walk.maxPages ? next : undefined;
-      pending = ahead === undefined ? undefined : f.raw(ahead);
+      pending = ahead === undefined ? undefined : f.raw(ahead, walk.charge);
       pending?.catch(() => undefined); // observed below, or dropped when validation or a bound fails first
       const page = f.validate(raw);
       const token = walk.next(page.items.length, page.nextPageToken, page.totalCount);
-      if (token !== undefined && token !== ahead) pending = f.raw(token);
+      if (token !== undefined && token !== ahead) pending = f.raw(token, walk.charge);
       yield page;
     }
   }

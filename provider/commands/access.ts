@@ -9,30 +9,41 @@
  * groups it only references are read from the API with the stack's `platform:*` config or the environment, as
  * the provider does.
  *
- * Exit codes: 1 when a gained capability (with `--current`: a held one) matches `--fail-on`; 0 otherwise; 2 when
- * it could not run (bad arguments, a failed preview, a role it cannot describe).
+ * Exit codes: 1 when a gained capability (with `--current`: a held one) matches `--fail-on`, or is at a severity of
+ * `--fail-severity` (for a change by default `critical` and `high`); 0 otherwise; 2 when it could not run (bad
+ * arguments, a failed preview, a role it cannot describe).
  */
 import { isBuiltinRoleName } from "../access/builtin";
 import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
 import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
+import { DEFAULT_FAIL_SEVERITIES, parseSeverities, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
-import { runReportCommand, type ReportOptions } from "./report";
+import { writeFileSync } from "node:fs";
+import { TIMEOUT_USAGE, runReportCommand, type ReportOptions } from "./report";
+import { jsonText } from "../text";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
+                            [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
 
   Effective access (direct grants and the escalations they open) that a change gains and loses: the stack's
-  state now against the plan of \`pulumi preview\`.
+  state now against the plan of \`pulumi preview\`. Each row has a severity: critical (owner-equivalent or an IAM
+  write that grants access), high (other writes and deletes), low (reads).
 
-  --stack <name>       the stack (required)
-  --cwd <dir>          the Pulumi project folder (default: the current folder)
-  --current            effective access now, instead of the change
-  --format <f>         table (default), json (documented, stable) or markdown (for a pull request)
-  --fail-on <globs>    comma-separated globs over capability names (iam.*, *.delete, role_bindings.create):
-                       exit 1 when a gained (with --current: held) capability matches
+  --stack <name>          the stack (required)
+  --cwd <dir>             the Pulumi project folder (default: the current folder)
+  --current               effective access now, instead of the change
+  --format <f>            table (default), json (documented, stable) or markdown (for a pull request)
+  --fail-on <globs>       comma-separated globs over capability names (iam.*, *.delete, role_bindings.create):
+                          exit 1 when a gained (with --current: held) capability matches
+  --fail-severity <list>  exit 1 when a gained capability is at one of these severities (default for a change:
+                          critical,high; with --current: none; none: never)
+  --json-out <file>       also write the full JSON report to <file> (a CI artifact)
+  --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+${TIMEOUT_USAGE}
 
-exit codes: 0 nothing matched --fail-on, 1 a gained capability matched, 2 could not run`;
+exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
 
 /** The value the engine shows for a property not known until apply. */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -169,6 +180,12 @@ export interface AccessOptions {
   current: boolean;
   format: "table" | "json" | "markdown";
   failOn: string[];
+  /** Severities of a gained (with `current`: held) capability that make the exit code 1. @default critical and high for a change, none with `current` */
+  failSeverities?: readonly Severity[] | undefined;
+  /** The Markdown budget in characters. @default 60000 */
+  maxChars?: number | undefined;
+  /** Where the full JSON report is also written (named in the Markdown when rows are left out). */
+  jsonFile?: string | undefined;
 }
 
 /**
@@ -227,30 +244,51 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   };
   const now = grantsOf(before);
   const rows: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
-  const hits = match ? rows.filter((r) => (!("change" in r) || r.change === "gained") && match(r.capability)) : [];
+  const held = rows.filter((r) => !("change" in r) || r.change === "gained");
+  const hits = match ? held.filter((r) => match(r.capability)) : [];
+  const severities = opts.failSeverities ?? (opts.current ? [] : DEFAULT_FAIL_SEVERITIES);
+  const severe = held.filter((r) => severities.includes(r.severity));
+  const json = `${jsonText(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows })}\n`;
+  if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
-  if (opts.format === "json") output = `${JSON.stringify(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows }, null, 2)}\n`;
-  else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current);
+  if (opts.format === "json") output = json;
+  else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
-  if (match && opts.format !== "json") {
-    const caps = [...new Set(hits.map((h) => h.capability))].sort();
-    output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
+  if (opts.format !== "json") {
+    if (match) {
+      const caps = [...new Set(hits.map((h) => h.capability))].sort();
+      output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
+    }
+    if (severities.length) {
+      const ids = new Set(severe.map((r) => r.identity.path)).size;
+      output += severe.length ? `\n--fail-severity ${severities.join(",")}: ${severe.length} capability grant(s) ${opts.current ? "held" : "gained"} by ${ids} identit${ids === 1 ? "y" : "ies"}\n` : `\n--fail-severity ${severities.join(",")}: nothing ${opts.current ? "held" : "gained"} at that severity\n`;
+    }
   }
-  return { code: hits.length ? 1 : 0, output };
+  return { code: hits.length || severe.length ? 1 : 0, output };
 }
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true } };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, "fail-severity": { type: "string" }, "json-out": { type: "string" }, "max-chars": { type: "string" } };
   return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values }) => {
     const failOn = (values["fail-on"] as string[] | undefined) ?? [];
+    let failSeverities: Severity[] | undefined;
+    let maxChars: number | undefined;
     try {
       if (failOn.length) capabilityMatcher(failOn);
+      const fs = values["fail-severity"];
+      if (typeof fs === "string") failSeverities = fs.trim().toLowerCase() === "none" ? [] : parseSeverities(fs);
+      const mc = values["max-chars"];
+      if (typeof mc === "string") {
+        maxChars = Number(mc);
+        if (!Number.isInteger(maxChars) || maxChars < 1000) throw new Error(`--max-chars: "${mc}" is not a whole number of at least 1000`);
+      }
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
       return 2;
     }
-    const r = await accessReview(ref, { current: values["current"] === true, format, failOn });
+    const jsonFile = typeof values["json-out"] === "string" ? values["json-out"] : undefined;
+    const r = await accessReview(ref, { current: values["current"] === true, format, failOn, failSeverities, maxChars, jsonFile });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   });

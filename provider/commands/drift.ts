@@ -16,10 +16,11 @@
  * something drifted or is unmanaged, 2 when the check could not run (the reason on stderr).
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { changes, nameOf, runEngineEvents, type EngineStep } from "./events";
-import { mdTable, runReportCommand, shown, type ReportFormat } from "./report";
+import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from "./events";
+import { TIMEOUT_USAGE, mdTable, runReportCommand, shown, type ReportFormat } from "./report";
 import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
+import { jsonText } from "../text";
 
 /** One field that differs between the state and the API. */
 export interface DriftField {
@@ -175,8 +176,7 @@ export async function driftReport(ref: StackRef, opts: { unmanaged?: boolean; wi
   const external = new Set((state.deployment.resources ?? []).filter((r) => r["external"] === true).map((r) => r.urn));
   const run = await runEngineEvents(ref, "preview", ["--refresh"]);
   if (run.code !== 0) {
-    const errs = run.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
-    throw diagnose(ref, `pulumi preview --refresh --stack ${ref.stack}`, [...errs, run.stdout, run.stderr].join("\n"));
+    throw diagnose(ref, `pulumi preview --refresh --stack ${ref.stack}`, [...errorLines(run), run.stdout, run.stderr].join("\n"), errorLines(run));
   }
   const report: DriftReport = { stack: ref.stack, drifted: driftOf(run.events, external), pending: pendingOf(run.steps), unmanaged: [] };
   if (opts.unmanaged) {
@@ -198,7 +198,7 @@ export function driftExitCode(r: DriftReport): 0 | 1 {
 
 /** The report as text: `json` (one object, {@link DriftReport}), `markdown` (tables under headings) or `table` (a terminal's). */
 export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged: boolean): string {
-  if (format === "json") return `${JSON.stringify(r, null, 2)}\n`;
+  if (format === "json") return `${jsonText(r)}\n`;
   const driftRows = r.drifted.flatMap((d) =>
     d.change === "deleted" ? [[d.type, d.name, d.uid ?? "", "deleted", "", "", ""]] : d.fields.map((f) => [d.type, d.name, d.uid ?? "", "changed", f.path, shown(f.state), shown(f.live)]),
   );
@@ -230,7 +230,7 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
 }
 
 /** The `drift` subcommand's usage. */
-export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged] [--with <stack>]...
+export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged] [--with <stack>]... [--timeout <d>]
   Reports what changed outside Pulumi (drifted: the API differs from the state), apart from what the program
   would change (pending: every step \`pulumi up --refresh\` would take). Runs one \`pulumi preview --refresh\`:
   changes neither the state nor the API. The stack's backend and credentials come from the environment.
@@ -240,7 +240,9 @@ export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <
   --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
   --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
                     managed too (the other projects of a split export); repeat it for each
-  Exit code: 0 nothing drifted or unmanaged (pending changes alone are 0), 1 something did or is, 2 the check could not run.`;
+${TIMEOUT_USAGE}
+  Exit code: 0 nothing drifted or unmanaged (pending changes alone are 0), 1 something did or is, 2 the check could not run
+  (the reason on stderr, and in the JSON or Markdown output).`;
 
 /**
  * `platform-pulumi drift …`: parses `argv` (the arguments after `drift`), prints the report on stdout.

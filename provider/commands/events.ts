@@ -255,6 +255,26 @@ export function changes(run: Pick<EngineRun, "steps">): EngineStep[] {
   return run.steps.filter((s) => !["same", "read", "refresh"].includes(s.op) && s.type !== "pulumi:pulumi:Stack" && !s.type.startsWith("pulumi:providers:"));
 }
 
+/**
+ * Why a run failed, as the engine said it: its error diagnostics, in order, each once (the engine repeats a
+ * resource's error in the update's summary), each prefixed with the resource's name when it is about one that is
+ * not the stack. The messages are the engine's and the provider's (server text included): print them inert
+ * (provider/text.ts).
+ */
+export function errorLines(run: Pick<EngineRun, "diagnostics">): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const d of run.diagnostics) {
+    if (d.severity !== "error" || d.message === "") continue;
+    const about = d.urn && !d.urn.includes("::pulumi:pulumi:Stack::") ? `${nameOf(d.urn)}: ` : "";
+    const line = `${about}${d.message}`;
+    if (seen.has(d.message)) continue;
+    seen.add(d.message);
+    out.push(line);
+  }
+  return out;
+}
+
 /** The error diagnostics' messages, in order. */
 export function errors(run: Pick<EngineRun, "diagnostics">): string[] {
   return run.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
@@ -276,8 +296,8 @@ export interface EngineCliRun extends EngineRun {
  * environment's, as for any `pulumi` command.
  * @throws StackCommandError when the CLI cannot be started.
  */
-export async function runEngineEvents(ref: StackRef, command: EngineCommand, args: readonly string[] = []): Promise<EngineCliRun> {
-  return withEventLog((file) => runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { PULUMI_DEBUG_COMMANDS: "true" }));
+export async function runEngineEvents(ref: StackRef, command: EngineCommand, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<EngineCliRun> {
+  return withEventLog((file) => runPulumi(ref, [command, ...args, "--non-interactive", "--event-log", file], true, { ...env, PULUMI_DEBUG_COMMANDS: "true" }));
 }
 
 /**

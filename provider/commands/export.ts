@@ -22,10 +22,12 @@ import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../e
 import { writeOrgFile } from "../export/yaml";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
+import { TIMEOUT_OPTION, TIMEOUT_USAGE, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
 
 /** The `export` subcommand's usage. */
 export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml]
        [--stack <name> (not with one org file: --format yaml --layout one)] [--layout one|split [--children <n>]]
+       [--timeout <d>]
   Writes an existing org as a Pulumi program whose first \`pulumi up\` adopts every object (adoptUid) and
   creates, deletes and changes nothing. Reads the API given by PLATFORM_API_URL with PLATFORM_TOKEN (or
   workload identity: PLATFORM_IDENTITY and PLATFORM_IDENTITY_TOKEN[_FILE]).
@@ -41,7 +43,9 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
                     top-level groups), one project per top-level group (what is under it), and <project>-cross when
                     objects refer across two of them, wired through stack references (README.md and layout.json
                     in --out say the order to run them)
-  --children <n>    with --layout split: at most n child projects, top-level groups dealt out by size`;
+  --children <n>    with --layout split: at most n child projects, top-level groups dealt out by size
+${TIMEOUT_USAGE}
+  Exit code: 0 written, 2 not (a bad argument, or the export could not run: the reason on stderr).`;
 
 const ROOT_UID = /^[0-9a-f]{40}$/;
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
@@ -226,7 +230,8 @@ export function summary(counts: Record<string, number>, skipped: readonly Skippe
 export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   const started = Date.now();
   const settings = resolveSettings(() => undefined);
-  const client = clientFromSettings(settings);
+  // The export keeps every row it lists until it has written them: its Lists share one byte budget.
+  const client = clientFromSettings(settings, { walkBytesPerCommand: true });
   const progress = o.progress ?? stderrProgress();
   let model: OrgModel;
   try {
@@ -290,10 +295,11 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
 
 /**
  * `platform-pulumi export …`: parses `argv` (the arguments after `export`) and runs {@link exportOrg}.
- * @returns the exit code: 0 when written, 2 for a usage error, 1 when the export failed.
+ * @returns the exit code: 0 when written, 2 for a usage error, when the export failed, or past `--timeout` (./failure.ts).
  */
 export async function exportCommand(argv: readonly string[]): Promise<number> {
   let values;
+  let timeout: Timeout;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -307,6 +313,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
         layout: { type: "string" },
         children: { type: "string" },
         help: { type: "boolean", short: "h" },
+        ...TIMEOUT_OPTION,
       },
       strict: true,
     }));
@@ -315,15 +322,15 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
       return 0;
     }
     checkExportOptions(values);
+    timeout = parseTimeout(values.timeout);
   } catch (err) {
     process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n${EXPORT_USAGE}\n`);
     return 2;
   }
   try {
-    await exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project, layout: values.layout as "one" | "split" | undefined, children: values.children === undefined ? undefined : Number(values.children) });
+    await withTimeout("export", timeout, () => exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project, layout: values.layout as "one" | "split" | undefined, children: values.children === undefined ? undefined : Number(values.children) }));
     return 0;
   } catch (err) {
-    process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n`);
-    return 1;
+    return reportCouldNotRun("export", "table", undefined, err);
   }
 }

@@ -1,28 +1,52 @@
 /**
- * `platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown]`:
- * the policy gate of a pull request (README, "Policy as code").
+ * `platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown]
+ * [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>]`: the policy gate of a pull request,
+ * judging the change (README "Policy gate").
  *
- * Runs `pulumi preview --policy-pack <pack> [--policy-pack-config <json>]`, by default with the `platform` pack
- * shipped in this package (its `policies/` folder, beside `dist/`), and reads the policy events and error
- * diagnostics from the preview's engine events (./events.ts). Prints every violation (level, policy, resource,
- * message), with the policies @pulumi/policy could not evaluate during the preview (a value unknown until apply)
- * kept apart. Exit codes: 0 when the preview passes (advisory violations are printed), 1 on a mandatory
- * violation, 2 when the preview failed for another reason (its errors on stderr). The stack's backend and
- * credentials come from the environment, as for any `pulumi` command; the preview writes nothing.
+ * Reads the stack's state before the change (`pulumi stack export`) and gives it to the policy pack as a baseline
+ * (`policies/change.ts`), then runs `pulumi preview --policy-pack <pack> [--policy-pack-config <json>]`, by default
+ * with the `platform` pack shipped in this package (its `policies/` folder, beside `dist/`), and reads the policy
+ * events and error diagnostics from the preview's engine events (./events.ts). Every finding has a severity
+ * (provider/access/severity.ts) and a status: `new` (the change introduces or worsens it) or `already present`
+ * (the stack had it before). The access the change gives (the pack's `no-new-access`) is reported grouped by
+ * identity, scope and route.
+ *
+ * Exit codes (README "Exit codes"): 0 when no new mandatory finding is at a failing severity (`critical` and
+ * `high` by default; `--all` also counts findings already present); 1 when one is; 2 when the preview failed for
+ * another reason (the reason on stderr and in the report). The stack's backend and credentials come from the
+ * environment, as for any `pulumi` command; the API settings from the stack's `platform:*` config or the
+ * environment. The preview writes nothing.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
+import { markdown as accessMarkdown, textTable as accessText, type ReportChange } from "../access/report";
+import { DEFAULT_FAIL_SEVERITIES, parseSeverities, SEVERITIES, type Severity } from "../access/severity";
+import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
+import { hintsFor } from "./failure";
+import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
-import { mdTable, runReportCommand, type ReportFormat } from "./report";
-import { TYPE_PREFIX, table, type StackRef } from "./stack";
+import { TIMEOUT_USAGE, mdTable, runReportCommand, type ReportFormat } from "./report";
+import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
 
-/** One policy violation reported by the engine. */
+/** The environment variables the gate gives the pack (policies/change.ts reads them). */
+const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
+const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
+
+/** A finding's status: the change introduces (or worsens) it, or the stack had it before. */
+export type FindingStatus = "new" | "already present";
+
+/** One policy finding reported by the engine. */
 export interface Violation {
   /** `mandatory`, `advisory` or `remediate`, as the pack set it. */
   level: string;
+  /** What it is worth (provider/access/severity.ts): from what it gives; untagged findings `high` when mandatory, else `low`. */
+  severity: Severity;
+  /** `new` or `already present` (before the change; only when the stack had a state to compare with). */
+  status: FindingStatus;
   /** The policy's name, e.g. `group-name-format`. */
   policy: string;
   /** The pack's name, e.g. `platform`. */
@@ -31,23 +55,29 @@ export interface Violation {
   urn: string;
   /** `<Kind>::<name>` for this package's resources (`Group::team`), `<type>::<name>` for others; empty for a stack policy. */
   resource: string;
-  /** The violation's own text (the policy's description left out). */
+  /** The violation's own text (the policy's description and the severity tag left out). */
   message: string;
 }
 
-/** The gate's report: exactly the object `--format json` prints (README, "Policy as code"). */
+/** The gate's report: exactly the object `--format json` prints (README, "Policy gate"). */
 export interface GateReport {
   stack: string;
-  /** True when nothing mandatory was violated and the preview completed (the exit code is 0). */
+  /** True when no finding fails the gate and the preview completed (the exit code is 0). */
   passed: boolean;
-  /** Mandatory, advisory and remediate violations, in the engine's order. */
+  /** The severities that fail the gate (`--fail-severity`). */
+  failSeverities: Severity[];
+  /** Whether findings already present before the change fail too (`--all`). */
+  all: boolean;
+  /** Every finding, new and already present, in the engine's order. */
   violations: Violation[];
   /**
    * Policies @pulumi/policy could not run during the preview because they read a value unknown until apply (e.g.
    * the uid of a group not created yet): neither a pass nor a violation. Their `level` is `not evaluated`.
    */
   notEvaluated: Violation[];
-  /** The preview's error diagnostics that are not policy violations (why it failed, when it did). */
+  /** The access the change gives and takes (the pack's `no-new-access`, README "Access review"); null when the pack did not say. */
+  access: { changes: ReportChange[] } | null;
+  /** Why the preview could not run, when it could not: the preview's error lines, or the CLI's own output. */
   errors: string[];
 }
 
@@ -59,6 +89,8 @@ function resourceOf(urn: string): string {
   return `${type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : type}::${parts.slice(3).join("::")}`;
 }
 
+const TAG = /^\[(critical|high|low)(?:; (already present))?\] /;
+
 /** The violations, the policies not evaluated, and the error diagnostics of a preview's engine events. */
 export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): { violations: Violation[]; notEvaluated: Violation[]; errors: string[] } {
   const violations: Violation[] = [];
@@ -66,18 +98,28 @@ export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): 
   for (const p of run.policies) {
     const message = p.message.trim();
     const skipped = /can't run policy .* during preview/.test(message);
+    // The engine's message is the policy's description, then the violation's text (tagged by policies/change.ts).
+    let text = skipped ? message : message.split("\n").slice(1).join(" ").trim() || message;
+    const tag = TAG.exec(text);
+    if (tag) text = text.slice(tag[0].length);
     const v: Violation = {
       level: skipped ? "not evaluated" : p.enforcementLevel,
+      severity: (tag?.[1] as Severity | undefined) ?? (p.enforcementLevel === "mandatory" ? "high" : "low"),
+      status: tag?.[2] ? "already present" : "new",
       policy: p.policyName,
       pack: p.policyPackName,
       urn: p.urn,
       resource: p.urn ? resourceOf(p.urn) : "",
-      // The engine's message is the policy's description, then the violation's text.
-      message: skipped ? message : message.split("\n").slice(1).join(" ").trim() || message,
+      message: text,
     };
     (skipped ? notEvaluated : violations).push(v);
   }
   return { violations, notEvaluated, errors: errorsOf(run) };
+}
+
+/** Whether `v` fails the gate: mandatory, at a failing severity, and new (or any status with `all`). */
+export function fails(v: Violation, failSeverities: readonly Severity[], all: boolean): boolean {
+  return v.level === "mandatory" && failSeverities.includes(v.severity) && (all || v.status === "new");
 }
 
 /** Options of {@link runGate}. */
@@ -86,47 +128,130 @@ export interface GateOptions {
   pack?: string;
   /** A policy pack config file (JSON, `policies/config.example.json` shows every key; relative to the current folder). */
   config?: string;
+  /** The severities that fail the gate. @default ["critical", "high"] */
+  failSeverities?: readonly Severity[];
+  /** Findings already present before the change fail too (judge the whole stack). @default false */
+  all?: boolean;
+}
+
+/** The API settings of the stack's config, as the environment variables the pack reads (no stack config reaches a pack). */
+function packSettings(config: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const pairs: Array<[string, string]> = [["platform:apiUrl", "PLATFORM_API_URL"], ["platform:token", "PLATFORM_TOKEN"], ["platform:authUrl", "PLATFORM_AUTH_URL"], ["platform:apiVersion", "PLATFORM_API_VERSION"], ["platform:orgUid", "PLATFORM_ORG_UID"]];
+  for (const [key, name] of pairs) if (config[key] && !process.env[name]) env[name] = config[key];
+  return env;
 }
 
 /**
- * Previews the stack with the policy pack and reports what it found (nothing is written).
- * @throws StackCommandError when the CLI cannot be started; Error when the pack or config file does not exist.
+ * Previews the stack with the policy pack, the stack's state before the change as the baseline, and reports what
+ * it found (nothing is written).
+ * @throws StackCommandError when the CLI cannot be started or the state cannot be read; Error when the pack or
+ *   config file does not exist.
  */
 export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<GateReport & { exitCode: 0 | 1 | 2 }> {
   const pack = path.resolve(opts.pack ?? SHIPPED_PACK);
   if (!existsSync(path.join(pack, "PulumiPolicy.yaml"))) throw new Error(`--pack: ${pack} is not a policy pack folder (it has no PulumiPolicy.yaml)`);
   const config = opts.config === undefined ? undefined : path.resolve(opts.config);
   if (config !== undefined && !existsSync(config)) throw new Error(`--config: ${config} does not exist`);
-  const r = await runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])]);
-  const { violations, notEvaluated, errors } = violationsOf(r);
-  const mandatory = violations.some((v) => v.level === "mandatory");
-  // The engine adds "preview failed" (or the like) after mandatory violations: not an error of its own.
-  const other = errors.filter((e) => !/preview failed/.test(e));
-  const exitCode = mandatory ? 1 : r.code !== 0 || other.length > 0 ? 2 : 0;
-  const why = other.length ? other : exitCode === 2 ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
-  return { stack: ref.stack, passed: exitCode === 0, violations, notEvaluated, errors: why, exitCode };
+  const failSeverities = [...(opts.failSeverities ?? DEFAULT_FAIL_SEVERITIES)];
+  const all = opts.all === true;
+  const dir = mkdtempSync(path.join(tmpdir(), "platform-pulumi-gate-"));
+  try {
+    // The state before the change, for the pack to compare with. A stack that cannot be exported (it does not
+    // exist, the backend is unreachable) is left to the preview, which says why.
+    let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: dir };
+    try {
+      const state = await exportStack(ref);
+      const baseline = path.join(dir, "baseline.json");
+      writeFileSync(baseline, JSON.stringify({ objects: objectsFromState(state.deployment.resources ?? []) }), { mode: 0o600 });
+      env = { ...env, [BASELINE_ENV]: baseline };
+      env = { ...env, ...packSettings(await stackConfig(ref).catch(() => ({}))) };
+    } catch {
+      // no baseline: every finding is judged as new
+    }
+    const r = await runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env);
+    const { violations, notEvaluated, errors } = violationsOf(r);
+    let access: GateReport["access"] = null;
+    try {
+      access = JSON.parse(readFileSync(path.join(dir, "access.json"), "utf8")) as { changes: ReportChange[] };
+    } catch {
+      // the pack did not compare access (another pack, or no baseline)
+    }
+    const failing = violations.filter((v) => fails(v, failSeverities, all));
+    const mandatory = violations.some((v) => v.level === "mandatory");
+    // The engine adds "preview failed" (or the like) after mandatory violations: not an error of its own.
+    const other = errors.filter((e) => !/preview failed/.test(e));
+    const broken = other.length > 0 || (r.code !== 0 && !mandatory);
+    // A failing finding decides (the preview's own errors are still reported); otherwise a broken preview is 2.
+    const exitCode = failing.length > 0 ? 1 : broken ? 2 : 0;
+    const why = other.length ? other : broken && failing.length === 0 ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
+    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, exitCode };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-/** The gate's report as text: `json` ({@link GateReport}), `markdown` (for a pull request or CI step summary) or `table`. */
-export function formatGate(r: GateReport, format: ReportFormat, exitCode: number): string {
-  if (format === "json") return `${JSON.stringify(r, null, 2)}\n`;
-  const count = (level: string) => r.violations.filter((v) => v.level === level).length;
+/** Options of {@link formatGate}. */
+export interface GateFormatOptions {
+  /** The most characters the Markdown may take. @default 60000 */
+  maxChars?: number;
+  /** Where the full JSON report was written (`--json-out`), named where rows are left out. */
+  jsonFile?: string | undefined;
+}
+
+/**
+ * The gate's report as text: `json` ({@link GateReport}), `markdown` (for a pull request or CI step summary: the
+ * verdict first, new findings, the access the change gives grouped by identity, scope and route, then findings
+ * already present, folded) or `table`.
+ */
+export function formatGate(r: GateReport, format: ReportFormat, exitCode: number, opts: GateFormatOptions = {}): string {
+  if (format === "json") return `${jsonText(r)}\n`;
+  const sev = r.failSeverities.length ? r.failSeverities.join(" or ") : "no severity";
+  const failing = r.violations.filter((v) => fails(v, r.failSeverities, r.all));
+  const count = (rows: readonly Violation[]) => SEVERITIES.map((s) => [s, rows.filter((v) => v.severity === s).length] as const).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ");
+  // The access findings are shown as the access section; the rest as findings.
+  const shownAccess = r.access !== null;
+  const findings = r.violations.filter((v) => !(shownAccess && v.policy === "no-new-access"));
+  const fresh = findings.filter((v) => v.status === "new");
+  const present = findings.filter((v) => v.status === "already present");
+  const failingAccess = failing.filter((v) => shownAccess && v.policy === "no-new-access").length;
+  const failingPolicy = failing.length - failingAccess;
   const verdict =
     exitCode === 0
-      ? `policy gate: passed (${count("advisory")} advisory warning(s)${r.notEvaluated.length ? `, ${r.notEvaluated.length} not evaluated until apply` : ""})`
+      ? `policy gate: passed (nothing new at ${sev}${fresh.length ? `; ${fresh.length} new finding(s) below it or advisory` : ""}${present.length ? `; ${present.length} already present before this change` : ""}${r.notEvaluated.length ? `; ${r.notEvaluated.length} not evaluated until apply` : ""})`
       : exitCode === 1
-        ? `policy gate: FAILED: ${count("mandatory")} mandatory violation(s)`
-        : "policy gate: FAILED: the preview did not complete (the reason is on stderr)";
-  const rows = r.violations.map((v) => [v.level, v.policy, v.resource, v.message]);
+        ? `policy gate: FAILED: ${[failingPolicy ? `${failingPolicy} ${r.all ? "" : "new "}mandatory finding(s)` : "", failingAccess ? `${failingAccess} access gain(s)` : ""].filter(Boolean).join(" and ")} at ${sev} (${count(failing)})`
+        : `policy gate: FAILED: the preview did not complete: ${printable(r.errors.join(" ").split("\n")[0] ?? "")}`;
+  const header = ["severity", "level", "policy", "resource", "message"];
+  const row = (v: Violation) => [v.severity, v.level, v.policy, v.resource, v.message];
   const skipped = r.notEvaluated.map((v) => [v.policy, v.resource, v.message]);
+  const gains = (r.access?.changes ?? []).filter((c) => c.change === "gained");
   const parts: string[] = [];
   if (format === "markdown") {
-    parts.push(`### Policy gate of stack \`${r.stack}\``, "");
-    parts.push(rows.length ? mdTable(["level", "policy", "resource", "message"], rows) : "No policy violations.", "");
+    parts.push(`### Policy gate of stack ${mdCode(r.stack)}`, "", `**${verdict}**`, "");
+    if (r.errors.length) {
+      parts.push(exitCode === 2 ? "The preview could not run:" : "The preview also reported errors:", "", "```", ...r.errors.map((e) => inertLines(e).replace(/```/g, "ˋˋˋ")), "```", "");
+      const hints = hintsFor(r.errors.join("\n"));
+      if (hints.length) parts.push(`What to do: ${hints.map(mdText).join(" ")}`, "");
+    }
+    if (fresh.length || exitCode !== 2) parts.push(fresh.length ? mdTable(header, fresh.map(row)) : "No new policy findings.", "");
+    if (r.access) {
+      parts.push(
+        accessMarkdown(r.stack, r.access.changes, false, {
+          title: "#### Access this change gives and takes",
+          maxChars: Math.max(2_000, (opts.maxChars ?? 60_000) - parts.join("\n").length - 4_000),
+          jsonFile: opts.jsonFile,
+        }).trimEnd(),
+        "",
+      );
+    }
+    if (present.length) parts.push(`<details><summary>${present.length} finding(s) already present before this change${r.all ? "" : " (they do not fail the gate; --all judges the whole stack)"}</summary>`, "", mdTable(header, present.map(row)), "", "</details>", "");
     if (skipped.length) parts.push("Not evaluated until apply (a value the policy reads is unknown during the preview):", "", mdTable(["policy", "resource", "message"], skipped), "");
-    parts.push(`**${verdict}**`);
   } else {
-    parts.push(rows.length ? table(["level", "policy", "resource", "message"], rows) : "no policy violations", "");
+    if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${inertLines(e).replace(/\n/g, "\n  ")}`), ...hintsFor(r.errors.join("\n")).map((h) => `  what to do: ${printable(h)}`), "");
+    if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
+    if (r.access) parts.push(gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
+    if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
     if (skipped.length) parts.push("not evaluated until apply (a value the policy reads is unknown during the preview):", table(["policy", "resource", "message"], skipped), "");
     parts.push(verdict);
   }
@@ -135,15 +260,22 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
 
 /** The `gate` subcommand's usage. */
 export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown]
-  Previews the stack with the policy pack (by default the one shipped in this package) and prints every violation;
-  policies that cannot be evaluated until apply are listed apart. The stack's backend and credentials come from
-  the environment. Nothing is written.
-  --stack <name>    the stack (required; or PULUMI_STACK)
-  --cwd <dir>       the Pulumi project's folder (default: the current one)
-  --config <json>   a policy pack config file (node_modules/platform-pulumi/policies/config.example.json shows every key)
-  --pack <dir>      another policy pack folder (default: the shipped platform pack)
-  --format <f>      table (default), json (one object; shape in the README) or markdown (for a PR or a CI summary)
-  Exit code: 0 passed (advisories only), 1 a mandatory violation, 2 the preview failed otherwise.`;
+                          [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>]
+  Previews the stack with the policy pack (by default the one shipped in this package) and judges the change: each
+  finding has a severity (critical, high, low) and is new or already present before the change; the access the
+  change gives is listed by identity, scope and route. The stack's backend and credentials come from the
+  environment. Nothing is written.
+  --stack <name>          the stack (required; or PULUMI_STACK)
+  --cwd <dir>             the Pulumi project's folder (default: the current one)
+  --config <json>         a policy pack config file (node_modules/platform-pulumi/policies/config.example.json shows every key)
+  --pack <dir>            another policy pack folder (default: the shipped platform pack)
+  --format <f>            table (default), json (one object; shape in the README) or markdown (for a PR or a CI summary)
+  --fail-severity <list>  the severities a new mandatory finding fails at (default: critical,high; none: never)
+  --all                   findings already present before the change fail too (judge the whole stack)
+  --json-out <file>       also write the full JSON report to <file> (a CI artifact)
+  --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+${TIMEOUT_USAGE}
+  Exit code: 0 passed, 1 a new mandatory finding at a failing severity, 2 the preview failed otherwise.`;
 
 /**
  * `platform-pulumi gate …`: parses `argv` (the arguments after `gate`) and runs {@link runGate}; the report on
@@ -151,14 +283,34 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
  * @returns the exit code (0, 1 or 2 as {@link GATE_USAGE} says).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
-  return runReportCommand("gate", argv, GATE_USAGE, { config: { type: "string" }, pack: { type: "string" } }, async ({ ref, format, values }) => {
+  const options = { config: { type: "string" }, pack: { type: "string" }, "fail-severity": { type: "string" }, all: { type: "boolean" }, "json-out": { type: "string" }, "max-chars": { type: "string" } } as const;
+  return runReportCommand("gate", argv, GATE_USAGE, options, async ({ ref, format, values }) => {
+    let failSeverities: Severity[] | undefined;
+    let maxChars: number | undefined;
+    try {
+      const fs = values["fail-severity"];
+      if (typeof fs === "string") failSeverities = fs.trim().toLowerCase() === "none" ? [] : parseSeverities(fs);
+      const mc = values["max-chars"];
+      if (typeof mc === "string") {
+        maxChars = Number(mc);
+        if (!Number.isInteger(maxChars) || maxChars < 1000) throw new Error(`--max-chars: "${mc}" is not a whole number of at least 1000`);
+      }
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${GATE_USAGE}\n`);
+      return 2;
+    }
     const r = await runGate(ref, {
       ...(typeof values["pack"] === "string" ? { pack: values["pack"] } : {}),
       ...(typeof values["config"] === "string" ? { config: values["config"] } : {}),
+      ...(failSeverities ? { failSeverities } : {}),
+      all: values["all"] === true,
     });
     const { exitCode, ...report } = r;
-    process.stdout.write(formatGate(report, format, exitCode));
-    for (const e of report.errors) process.stderr.write(`${e}\n`);
+    const jsonFile = typeof values["json-out"] === "string" ? values["json-out"] : undefined;
+    if (jsonFile) writeFileSync(jsonFile, `${jsonText(report)}\n`);
+    process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
+    for (const e of report.errors) process.stderr.write(`${inertLines(e)}\n`);
+    for (const h of hintsFor(report.errors.join("\n"))) process.stderr.write(`what to do: ${printable(h)}\n`);
     return exitCode;
   });
 }

@@ -33,16 +33,21 @@
  * Without `--yes` it prints the plan as a table and changes nothing. With `--yes` it writes each proven object
  * into the state as the resource it belongs to (id = uid, outputs read from the API with the provider's own
  * read, the resource's serialized provider kept) and removes the pending operations, through `pulumi stack
- * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. A stack still locked by
- * the killed update, or a damaged file backend, gets a message saying what happened and what to run.
+ * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. While any update holds
+ * the stack's lock (a live one, or a killed one not yet released with `pulumi cancel`), it reads and writes
+ * nothing and says which update holds it (`lock.ts`; file and PostgreSQL backends; on others it warns that it
+ * cannot tell). A damaged file backend gets a message saying what happened and what to run.
  */
 import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
+import { printable } from "../text";
+import { TIMEOUT_USAGE, holdDeadline } from "./failure";
 import { canonical } from "../resources/common";
 import { markerToken, stripMarker } from "../resources/lifecycle";
 import { kindEntry } from "../resources/registry";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
+import { refuseWhileLocked } from "./lock";
 import {
   TYPE_PREFIX,
   runStackCommand,
@@ -248,6 +253,7 @@ async function stateEntry(r: StateResource, uid: string, config: Record<string, 
 
 /** Applies a plan: adopts or deletes, then writes the state without its pending operations. */
 async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClient, config: Record<string, string>, deleteInstead: boolean, out: (s: string) => void): Promise<void> {
+  holdDeadline(); // from the first write on, --timeout does not stop it halfway (./failure.ts)
   const added: StateResource[] = [];
   const byUrn = new Map((plan.state.deployment.pending_operations ?? []).map((op) => [op.resource.urn, op] as const));
   for (const row of plan.rows) {
@@ -260,7 +266,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
-        out(`deleted ${row.kind} ${uid} (${row.name})\n`);
+        out(`deleted ${row.kind} ${printable(uid)} (${printable(row.name)})\n`);
       }
       continue;
     }
@@ -268,7 +274,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
     const [keep, ...extra] = row.uids;
     for (const uid of extra) {
       await coll!.delete(uid); // a second copy carrying the same create's marker: provably this create's
-      out(`deleted ${row.kind} ${uid} (${row.name}): a second copy made by the same create\n`);
+      out(`deleted ${row.kind} ${printable(uid)} (${printable(row.name)}): a second copy made by the same create\n`);
     }
     const obj = (await coll!.get(keep!)) as { description?: string };
     const declared = str(op.resource.inputs?.["description"]);
@@ -277,7 +283,7 @@ async function applyPlan(ref: StackRef, plan: RecoverPlan, client: PlatformClien
       await coll.patch(keep!, { description: declared }, ["description"]);
     }
     added.push(await stateEntry(op.resource, keep!, config));
-    out(`adopted ${row.kind} ${keep} as ${row.urn}\n`);
+    out(`adopted ${row.kind} ${printable(keep!)} as ${printable(row.urn)}\n`);
   }
   const next: StackExport = {
     ...plan.state,
@@ -301,11 +307,17 @@ export interface RecoverOptions extends StackRef {
  * Prints the recovery plan for a stack's pending operations and, with `yes`, applies it.
  * @returns the exit code: 0 when there was nothing to do, the plan was printed, or it was applied; 1 when a
  *   pending operation cannot be settled by this command (a foreign resource type), nothing changed then.
- * @throws StackCommandError (with what to run) when the state cannot be read or written; SettingsError when the
- *   API settings are missing.
+ * @throws StackCommandError (with what to run) when an update holds the stack's lock, or the state cannot be read
+ *   or written; SettingsError when the API settings are missing.
  */
 export async function recover(opts: RecoverOptions): Promise<number> {
   const out = opts.out ?? ((s: string) => void process.stdout.write(s));
+  // A live update's in-flight creates are pending operations too: while any update holds the stack, recover
+  // neither plans (it would call them interrupted) nor writes (`lock.ts`).
+  const lock = await refuseWhileLocked(opts, "recover");
+  if (!lock.checked) {
+    process.stderr.write(`platform-pulumi recover: the stack's lock was not read (${printable(lock.why ?? lock.backend)}): run this command only when no update of stack ${opts.stack} is running.\n`);
+  }
   const config = await stackConfig(opts);
   const client = clientFor(config);
   try {
@@ -323,13 +335,15 @@ export async function recover(opts: RecoverOptions): Promise<number> {
     );
     const refused = plan.rows.filter((r) => r.action === "refuse");
     if (refused.length > 0) {
-      out(`\n${refused.length} pending operation(s) this command cannot settle (${refused.map((r) => r.name).join(", ")}): settle them first (e.g. \`pulumi refresh\`), then run recover again. Nothing changed.\n`);
+      out(`\n${refused.length} pending operation(s) this command cannot settle (${refused.map((r) => printable(r.name)).join(", ")}): settle them first (e.g. \`pulumi refresh\`), then run recover again. Nothing changed.\n`);
       return 1;
     }
     if (!opts.yes) {
       out(`\nNothing changed. Run again with --yes to apply this plan${opts.delete ? "" : " (or --yes --delete to delete the objects instead of adopting them)"}.\n`);
       return 0;
     }
+    // Planning took a while: an update may have started meanwhile.
+    await refuseWhileLocked(opts, "recover");
     await applyPlan(opts, plan, client, config, opts.delete ?? false, out);
     out(`\nstack ${opts.stack}: ${plan.rows.length} pending operation(s) settled; the next \`pulumi up\` neither duplicates nor orphans them.\n`);
     return 0;
@@ -339,13 +353,16 @@ export async function recover(opts: RecoverOptions): Promise<number> {
 }
 
 /** The `recover` subcommand's usage. */
-export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]
+export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--timeout <d>]
   Settles the creates an interrupted \`pulumi up\` left pending (pulumi on PATH; settings from the stack's
   platform:* config, then PLATFORM_* variables).
   --stack <name>   the stack (required)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
   --yes            apply the plan (default: print it, change nothing)
-  --delete         delete the objects found instead of adopting them`;
+  --delete         delete the objects found instead of adopting them
+${TIMEOUT_USAGE}
+                    (with --yes: up to the first write; from there it runs to the end)
+  Exit code: 0 nothing to do, planned or applied; 1 a pending operation it cannot settle; 2 it could not run.`;
 
 /**
  * `platform-pulumi recover …`: parses `argv` (the arguments after `recover`) and runs {@link recover}.

@@ -6,6 +6,9 @@
 import { parseArgs } from "node:util";
 import type { StackRef } from "./stack";
 import { mdText } from "../text";
+import { TIMEOUT_OPTION, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
+
+export { EXIT, TIMEOUT_USAGE, reportCouldNotRun } from "./failure";
 
 /** How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a pull request or a CI step summary. */
 export type ReportFormat = "table" | "json" | "markdown";
@@ -13,7 +16,7 @@ export type ReportFormat = "table" | "json" | "markdown";
 /** The formats {@link ReportFormat} allows, in the order the usage lists them. */
 export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown"];
 
-/** A command's own options besides `--stack`, `--cwd`, `--format` and `--help`, in `node:util` `parseArgs` form. */
+/** A command's own options besides `--stack`, `--cwd`, `--format`, `--timeout` and `--help`, in `node:util` `parseArgs` form. */
 export type ReportOptions = Record<string, { type: "string"; multiple?: boolean } | { type: "boolean"; default?: boolean }>;
 
 /** The parsed arguments of a report command. */
@@ -26,20 +29,25 @@ export interface ReportArgs {
 
 /**
  * Runs a report command: parses `--stack <name>` (required, or `PULUMI_STACK`), `--cwd <dir>` (default the current
- * folder), `--format table|json|markdown` (default `table`), `--help` and the command's `options`, then `run`.
+ * folder), `--format table|json|markdown` (default `table`), `--help`,
+ * `--timeout <duration>` (./failure.ts: default 30m; past it the command stops, its `pulumi` runs too) and the
+ * command's `options`, then `run`.
  * A usage error prints the reason and `usage` to stderr and returns 2; `--help` prints `usage` and returns 0; when
- * `run` throws, `platform-pulumi <name>: <message>` goes to stderr and the exit code is 2 (the check could not run).
+ * `run` throws or the deadline passes, {@link reportCouldNotRun} tells why (stderr, and the JSON or Markdown on
+ * stdout) and the exit code is 2 (the check could not run).
  * @returns the exit code.
  */
 export async function runReportCommand(name: string, argv: readonly string[], usage: string, options: ReportOptions, run: (args: ReportArgs) => Promise<number>): Promise<number> {
   let values: Record<string, string | boolean | string[] | undefined>;
+  let timeout: Timeout;
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { stack: { type: "string" }, cwd: { type: "string" }, format: { type: "string" }, help: { type: "boolean", short: "h" }, ...options },
+      options: { stack: { type: "string" }, cwd: { type: "string" }, format: { type: "string" }, help: { type: "boolean", short: "h" }, ...TIMEOUT_OPTION, ...options },
       strict: true,
       allowPositionals: false,
     }));
+    timeout = parseTimeout(values["timeout"] as string | undefined);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${usage}\n`);
     return 2;
@@ -59,10 +67,9 @@ export async function runReportCommand(name: string, argv: readonly string[], us
     return 2;
   }
   try {
-    return await run({ ref: { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, format: format as ReportFormat, values });
+    return await withTimeout(name, timeout, () => run({ ref: { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, format: format as ReportFormat, values }));
   } catch (err) {
-    process.stderr.write(`platform-pulumi ${name}: ${(err as Error).message}\n`);
-    return 2;
+    return reportCouldNotRun(name, format as ReportFormat, stack, err);
   }
 }
 

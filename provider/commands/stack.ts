@@ -13,6 +13,7 @@ import { PlatformClient } from "../client/client";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings, type ConfigLookup } from "../config";
 import { printable } from "../text";
+import { TIMEOUT_OPTION, TimeoutOptionError, parseTimeout, reportCouldNotRun, stopOnTimeout, withTimeout } from "./failure";
 
 /** The type token prefix of this package's resources. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
@@ -66,6 +67,11 @@ export class StackCommandError extends Error {
     message: string,
     /** What the user should do, when known. */
     readonly hint?: string,
+    /**
+     * Why, when the command's own output says: the error lines of the engine (its diagnostics) for a failed
+     * preview, each as the engine gave it. Shown under the message (./failure.ts).
+     */
+    readonly reasons: readonly string[] = [],
   ) {
     super(hint ? `${message}\n${hint}` : message);
     this.name = "StackCommandError";
@@ -84,12 +90,23 @@ export function runPulumi(ref: StackRef, args: readonly string[], forStack = tru
       env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // A command's --timeout stops the CLI as Ctrl-C would (it cancels and ends its plugins), then for good.
+    const forget = stopOnTimeout(() => {
+      child.kill("SIGINT");
+      setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"), 5000).unref();
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d));
     child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.on("error", (err) => reject(new StackCommandError(`could not run ${ref.pulumi ?? "pulumi"}: ${err.message}`, "Install the Pulumi CLI or put it on PATH.")));
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on("error", (err) => {
+      forget();
+      reject(new StackCommandError(`could not run ${ref.pulumi ?? "pulumi"}: ${err.message}`, "Install the Pulumi CLI or put it on PATH."));
+    });
+    child.on("close", (code) => {
+      forget();
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
   });
 }
 
@@ -97,7 +114,7 @@ export function runPulumi(ref: StackRef, args: readonly string[], forStack = tru
  * Explains a CLI failure whose cause is known: a backend checkpoint that cannot be loaded (the file backend's
  * empty `.attrs` file left by a killed write), or a stack still locked by a killed update.
  */
-export function diagnose(ref: StackRef, what: string, output: string): StackCommandError {
+export function diagnose(ref: StackRef, what: string, output: string, reasons: readonly string[] = []): StackCommandError {
   const first = output.trim().split("\n").slice(-3).join("\n");
   if (/failed to load checkpoint: (unexpected )?EOF/.test(output)) {
     const attrs = emptyAttrsFiles(ref);
@@ -121,7 +138,8 @@ export function diagnose(ref: StackRef, what: string, output: string): StackComm
         : "Wait for that update to end, then run this command again.",
     );
   }
-  return new StackCommandError(`${what} failed: ${first}`);
+  // The engine's own error lines say why (a rejected token, an org file's line); else the output's last lines.
+  return reasons.length > 0 ? new StackCommandError(`${what} failed:`, undefined, reasons) : new StackCommandError(`${what} failed: ${first}`);
 }
 
 /** For a file backend (`PULUMI_BACKEND_URL=file://…`), the stack's checkpoint attribute files that are empty. */
@@ -184,10 +202,14 @@ export async function stackConfig(ref: StackRef): Promise<Record<string, string>
   return out;
 }
 
-/** An API client from the stack's `platform:*` config, then the environment (the provider's own settings). */
+/**
+ * An API client from the stack's `platform:*` config, then the environment (the provider's own settings), for a
+ * command: every List it reads counts against one byte budget (`platform:maxWalkBytes`), as a report keeps the
+ * rows it listed until it prints.
+ */
 export function clientFor(config: Record<string, string>): PlatformClient {
   const lookup: ConfigLookup = (key) => config[key];
-  return clientFromSettings(resolveSettings(lookup));
+  return clientFromSettings(resolveSettings(lookup), { walkBytesPerCommand: true });
 }
 
 /** The root group uid a stack's programs use: `platform:orgUid`, then `PLATFORM_ORG_UID`; undefined when neither. */
@@ -230,14 +252,15 @@ export function table(header: readonly string[], rawRows: ReadonlyArray<readonly
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-/** The boolean flags a stack command takes besides `--stack`, `--cwd` and `--help`. */
+/** The boolean flags a stack command takes besides `--stack`, `--cwd`, `--timeout` and `--help`. */
 export type StackFlags = Record<string, { type: "boolean"; default: boolean }>;
 
 /**
  * Runs a stack command from its arguments: parses `--stack <name>` (required), `--cwd <dir>` (default the current
- * folder), `--help` and the command's boolean `flags`, then `run`. Usage errors print the reason and `usage` to
- * stderr; a failure prints `platform-pulumi <name>: <message>` (with what to do, when known).
- * @returns the exit code: `run`'s, 0 for `--help`, 2 for a usage error, 1 when `run` throws.
+ * folder), `--timeout <duration>` (./failure.ts, default 30m), `--help` and the command's boolean `flags`, then
+ * `run`. Usage errors print the reason and `usage` to stderr; a failure or the deadline prints
+ * `platform-pulumi <name>: <message>` and why (with what to do, when known; ./failure.ts).
+ * @returns the exit code: `run`'s, 0 for `--help`, 2 for a usage error, when `run` throws, or when the deadline passed.
  */
 export async function runStackCommand<F extends StackFlags>(
   name: string,
@@ -247,14 +270,16 @@ export async function runStackCommand<F extends StackFlags>(
   run: (ref: StackRef, flags: { [K in keyof F]: boolean }) => Promise<number>,
 ): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
+  let timeout;
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { stack: { type: "string" }, cwd: { type: "string" }, help: { type: "boolean", short: "h" }, ...flags },
+      options: { stack: { type: "string" }, cwd: { type: "string" }, help: { type: "boolean", short: "h" }, ...TIMEOUT_OPTION, ...flags },
       strict: true,
     }));
+    timeout = parseTimeout(values["timeout"] as string | undefined);
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${usage}\n`);
+    process.stderr.write(`${err instanceof TimeoutOptionError ? err.message : (err as Error).message}\n${usage}\n`);
     return 2;
   }
   if (values["help"]) {
@@ -268,9 +293,9 @@ export async function runStackCommand<F extends StackFlags>(
   }
   const given = Object.fromEntries(Object.keys(flags).map((k) => [k, values[k] === true])) as { [K in keyof F]: boolean };
   try {
-    return await run({ stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, given);
+    return await withTimeout(name, timeout, () => run({ stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, given));
   } catch (err) {
-    process.stderr.write(`platform-pulumi ${name}: ${(err as Error).message}\n`);
-    return 1;
+    // A command with `--json` (unmanaged) tells why in its JSON too.
+    return reportCouldNotRun(name, values["json"] === true ? "json" : "table", stack, err);
   }
 }

@@ -15,12 +15,16 @@
  * export, README "Export: one stack per top-level group"), so a set of stacks that shares an org does not report
  * each other's objects either. Each object comes with the line that adopts it (`adoptUid: "<uid>"`,
  * `adopt: true` for an account association; an invite cannot be adopted, its code is gone: delete it).
- * Exit code 1 when any are found, so a CI job can fail on it, like the drift report.
+ * A row the server sends that the client cannot read is reported, naming what is wrong, and the rest are listed.
+ * Exit code 1 when any are found, so a CI job can fail on it, like the drift report; 2 when it could not run.
  */
 import type { PlatformClient } from "../client/client";
-import { isNotFound } from "../client/errors";
+import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client/errors";
 import { tsString } from "../export/escape";
+import type { BadRow } from "../resources/declare";
 import { KINDS, kindEntry } from "../resources/registry";
+import { jsonText, printable } from "../text";
+import { TIMEOUT_USAGE } from "./failure";
 import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
@@ -42,6 +46,24 @@ export interface UnmanagedObject {
   parentPath?: string;
   /** How to take it under management: the argument to declare, or what to do. */
   adopt: string;
+  /**
+   * Present when the server's row for it could not be read (it lacks the kind's fields or has them of the wrong
+   * type): what is wrong, as the client found it. Its `uid` is the row's when it had one, else empty; the other
+   * rows are listed all the same.
+   */
+  problem?: string;
+}
+
+/** The entry for a listed row that does not have its kind's shape (`under`: the group whose listing sent it). */
+function unreadable(row: BadRow, under: string): UnmanagedObject {
+  return {
+    kind: row.kind,
+    uid: row.uid ?? "",
+    name: "",
+    parentUid: row.uid ? parentOf(row.uid) : under,
+    adopt: "look at it on the API: the server's row for it could not be read",
+    problem: printable(row.problem),
+  };
 }
 
 function parentOf(uid: string): string {
@@ -65,6 +87,11 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   const add = (o: UnmanagedObject) => {
     if (!holders.has(held(o.kind, o.uid))) found.set(held(o.kind, o.uid), o);
   };
+  // A row the server sent that the client cannot read is reported (once), and the listing goes on.
+  const addBad = (under: string) => (row: BadRow) => {
+    if (row.uid !== undefined && holders.has(held(row.kind, row.uid))) return;
+    found.set(`unreadable ${row.kind}:${row.uid ?? row.problem}`, unreadable(row, under));
+  };
   const groups = mine.filter((r) => r.type.endsWith(":Group")).map((r) => r.id!);
   const identities = new Set(mine.filter((r) => r.type.endsWith(":Identity")).map((r) => r.id!));
 
@@ -75,7 +102,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           [
             k,
             async (g: string): Promise<UnmanagedObject[]> =>
-              (await k.list!(client, { descendantsOf: g, pageSize: 200 })).map((o) => ({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) })),
+              (await k.list!(client, { descendantsOf: g, pageSize: 200 }, undefined, addBad(g))).map((o) => ({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) })),
           ] as const,
         ]
       : [],
@@ -93,7 +120,8 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       const a = await client.accountAssociations.get(g);
       add({ kind: "AccountAssociation", uid: a.uid, name: a.name ?? "", parentUid: g, adopt: "adopt: true" });
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      if (err instanceof ResponseShapeError && !(err instanceof ResponseTooLargeError)) addBad(g)({ kind: "AccountAssociation", uid: g, problem: err.message });
+      else if (!isNotFound(err)) throw err;
     }
   }
   if (root) {
@@ -106,7 +134,12 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       if (k.parentKey !== "parentUid" || k.labelField === undefined) continue;
       for (const o of (await scan(root)).filter((x) => x.parentUid === root)) if (declared.has(`${o.kind}:${o.name}`)) add(o);
     }
-    for (const b of await client.roleBindings.list({ childrenOf: root, pageSize: 200 }).collect()) {
+    for (const row of await client.roleBindings.listRows({ childrenOf: root, pageSize: 200 }).collect()) {
+      if (row.problem !== undefined) {
+        addBad(root)({ kind: "RoleBinding", ...(row.uid !== undefined ? { uid: row.uid } : {}), problem: row.problem });
+        continue;
+      }
+      const b = row.value;
       if (b.identityUid && identities.has(b.identityUid)) {
         add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: ${tsString(b.uid)}` });
       }
@@ -165,7 +198,7 @@ async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ ur
     o.parentPath = await pathOf(o.parentUid);
     const section = ORG_FILE_SECTIONS[o.kind];
     const at = filePath.get(o.parentUid);
-    if (section === undefined || (at === undefined && !(o.kind === "Group" && orgParents.has(o.parentUid)))) continue;
+    if (o.problem !== undefined || section === undefined || (at === undefined && !(o.kind === "Group" && orgParents.has(o.parentUid)))) continue;
     const uid = `uid: ${tsString(o.uid)}`;
     o.adopt =
       o.kind === "Group" ? `org file: ${uid} on the group ${tsString(at === undefined ? o.name : `${at}/${o.name}`)}`
@@ -196,11 +229,17 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
   const client = clientFor(config);
   try {
     const rows = await findUnmanaged(opts, client, orgUidOf(config), opts.with);
-    if (opts.json) out(`${JSON.stringify(rows, null, 2)}\n`);
+    const bad = rows.filter((r) => r.problem !== undefined);
+    const good = rows.filter((r) => r.problem === undefined);
+    if (opts.json) out(`${jsonText(rows)}\n`);
     else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
     else {
-      out(`${table(["kind", "uid", "name", "under", "to manage it"], rows.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]))}\n`);
-      out(`\n${rows.length} object(s) no stack references.\n`);
+      if (good.length) out(`${table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]))}\n`);
+      if (good.length) out(`\n${good.length} object(s) no stack references.\n`);
+      if (bad.length) {
+        out(`${good.length ? "\n" : ""}${bad.length} row(s) the server sent that could not be read (the rest are listed above):\n`);
+        out(`${table(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentPath ?? r.parentUid, r.problem ?? ""]))}\n`);
+      }
     }
     return rows.length > 0 ? 1 : 0;
   } finally {
@@ -209,18 +248,21 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
 }
 
 /** The `unmanaged` subcommand's usage. */
-export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <stack>]...
+export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <stack>]... [--timeout <d>]
   Lists objects under the stack's groups (and its declared names under its root) that no stack of the project
-  references, with the line that adopts each. Exit code 1 when any are found.
+  references, with the line that adopts each.
   --stack <name>   the stack (required)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
   --json           JSON instead of a table
   --with <stack>   a stack of another project, <org>/<project>/<stack>, whose objects count as managed too (the
-                   other projects of a split export); repeat it for each`;
+                   other projects of a split export); repeat it for each
+${TIMEOUT_USAGE}
+  A row the server sends that cannot be read is reported with what is wrong, and the rest are listed.
+  Exit code: 0 none found, 1 some found (or a row could not be read), 2 the command could not run.`;
 
 /**
  * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
- * @returns the exit code (2 for a usage error, 1 when objects were found or the command failed).
+ * @returns the exit code: 0 none found, 1 objects found, 2 for a usage error or when the command could not run.
  */
 export async function unmanagedCommand(argv: readonly string[]): Promise<number> {
   // `--with` repeats, which the shared stack-command parser (boolean flags only) does not take: taken out here.

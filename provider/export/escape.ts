@@ -13,14 +13,12 @@
  * second line of defence, not the only one.
  */
 
-/**
- * Characters escaped in every context: C0 and C1 controls and DEL; the line and paragraph separators U+2028 and
- * U+2029 (line terminators to JavaScript, which JSON.stringify leaves alone); the bidirectional controls
- * U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 (they make code read differently from how it runs);
- * U+FEFF; and lone surrogates.
- */
-// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+import { UNSAFE, printable } from "../text";
+
+// UNSAFE, the characters escaped in every context (shared with provider/text.ts): C0 and C1 controls and DEL;
+// the line and paragraph separators U+2028 and U+2029 (line terminators to JavaScript, which JSON.stringify leaves
+// alone); the bidirectional controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 (they make code read
+// differently from how it runs); U+FEFF; and lone surrogates.
 
 /** `\uXXXX` for one UTF-16 code unit. */
 function unicodeEscape(c: string): string {
@@ -60,9 +58,8 @@ export function yamlScalar(text: string): string {
 }
 
 /**
- * `text` with every {@link UNSAFE} character (line breaks and other controls included) written as `\uXXXX`,
- * and nothing else changed: for error messages and terminal output that quote server text.
+ * `text` for error messages and terminal output that quote server text: provider/text.ts's {@link printable}, the
+ * one function for text bound for a terminal or a log (every {@link UNSAFE} character as `\uXXXX`, no workflow
+ * command).
  */
-export function printable(text: string): string {
-  return text.replace(UNSAFE, unicodeEscape);
-}
+export { printable };

@@ -176,16 +176,20 @@ export interface OrgModel {
   skipped: Skipped[];
 }
 
-/** Identifiers a generated program already uses, and JavaScript's reserved words. */
-const RESERVED = new Set([
-  "pulumi", "config", "platformConfig", "orgUid", "underUid",
+/**
+ * Identifiers a generated program already declares (every layout and format: `typescript.ts`, `split.ts`: the
+ * imports, `config`, `orgUid`, `underUid`, a split stack's `uids` output, `_uid`, `_refs`, `_stacks`, the YAML
+ * layout's `org`, `Org` and `counts`), JavaScript's reserved words, and globals a module-level `const` would shadow.
+ */
+export const RESERVED: ReadonlySet<string> = new Set([
+  "pulumi", "config", "platformConfig", "orgUid", "underUid", "uids", "_uid", "_refs", "_stacks", "org", "Org", "counts", "outside",
   "Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "getRoleOutput",
   "Repo", "Tag", "Overlay", "OverlayBinding", "Subscription",
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export", "extends",
   "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null", "return", "super", "switch", "this",
   "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements", "interface", "package",
   "private", "protected", "public", "await", "arguments", "eval", "undefined", "NaN", "Infinity", "require", "module", "exports",
-  "process", "console",
+  "process", "console", "globalThis", "__dirname", "__filename", "as", "any", "type", "declare", "namespace", "of",
 ]);
 
 /** camelCase of path segments: `["ci-cd", "ci bot"]` → `ciCdCiBot`. */
@@ -232,6 +236,14 @@ interface Nameable {
 function assignVarNames(items: Nameable[], reserved: Iterable<string>): void {
   const taken = new Set<string>([...RESERVED, ...reserved]);
   const valid = (n: string) => n !== "" && /^[a-z_$][A-Za-z0-9_$]*$/.test(n) && !taken.has(n);
+  // Every name given goes through here: the first free of `n`, `n_2`, `n_3`, … (no two objects, and no object
+  // and the generator, ever share one).
+  const claim = (it: Nameable, n: string) => {
+    let name = n;
+    for (let i = 2; !valid(name); i++) name = `${n}_${i}`;
+    it.varName = name;
+    taken.add(name);
+  };
   const fix = (n: string, kind: ExportKind) => (n === "" || /^[0-9]/.test(n) ? `${kind[0]!.toLowerCase()}${kind.slice(1)}${n[0]?.toUpperCase() ?? ""}${n.slice(1)}` : n);
   let open = [...items].sort((a, b) => (a.uid < b.uid ? -1 : 1));
   const longest = Math.max(0, ...items.map((i) => i.segs.length));
@@ -252,23 +264,16 @@ function assignVarNames(items: Nameable[], reserved: Iterable<string>): void {
       const done = it.segs.length <= k;
       const alone = counts.get(c) === 1;
       const winsTie = done && exhaustedCounts.get(c) === 1;
-      if (valid(c) && (alone || winsTie)) {
-        it.varName = c;
-        taken.add(c);
-      } else if (done) {
-        // Used up and tied: the kind, then the short uid.
+      if (valid(c) && (alone || winsTie)) claim(it, c);
+      else if (done) {
+        // Used up and tied (or taken): the kind, then the short uid.
         const withKind = `${c}${it.kind}`;
-        const name = valid(withKind) && exhaustedCounts.get(c) === 1 ? withKind : `${withKind}${shortUid(it.uid)}`;
-        it.varName = valid(name) ? name : `${name}_${taken.size}`;
-        taken.add(it.varName);
+        claim(it, valid(withKind) && exhaustedCounts.get(c) === 1 ? withKind : `${withKind}${shortUid(it.uid)}`);
       } else next.push(it);
     }
     open = next;
   }
-  for (const it of open) {
-    it.varName = `${fix(camel(it.segs), it.kind)}${it.kind}${shortUid(it.uid)}`;
-    taken.add(it.varName);
-  }
+  for (const it of open) claim(it, `${fix(camel(it.segs), it.kind)}${it.kind}${shortUid(it.uid)}`);
 }
 
 /**

@@ -5,7 +5,8 @@
  *
  * ```yaml
  * groups:        [{ name, description?, uid?, outside?, groups?: [ ...same shape, nested ] }]
- * identities:    [{ name, group: "<group path: names joined by />", description?, uid?, claimMatch: { issuer, subject } }]
+ * identities:    [{ name, group: "<group path: names joined by />", description?, uid?,
+ *                   claimMatch: { issuer | issuerPattern, subject | subjectPattern, audience? | audiencePattern?, claims?, claimPatterns? } }]
  * roles:         [{ name, group: "<group path>", description?, uid?, capabilities: ["<dotted or CAP_ name>", ...] }]  # optional
  * bindings:      [{ identity: "<group path>/<identity name>", group: "<group path>", role: "<role name>", uid? }]
  * repos:         [{ name, group, description?, uid?, syncConfig?: { source, amazon?, google?, azure? }, readme? }]   # optional
@@ -32,6 +33,7 @@ import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
 import { PlatformError } from "../client/errors";
+import { isTrustworthyIssuer } from "../resources/identity";
 import { repoNameProblem } from "../resources/repo";
 import { sinkProblem } from "../resources/subscription";
 import { nameProblem } from "../validation";
@@ -70,8 +72,20 @@ export interface OrgIdentity {
   description?: string | undefined;
   /** An existing identity to adopt. */
   uid?: string | undefined;
-  /** The token claims it accepts: an https issuer and an exact subject. */
-  claimMatch: { issuer: string; subject: string };
+  /**
+   * The token claims it accepts (the Identity resource's `claimMatch`): an https issuer (or http on loopback) or an
+   * issuer pattern, an exact subject or a subject pattern, and optionally an audience and other claims.
+   */
+  claimMatch: {
+    issuer?: string | undefined;
+    issuerPattern?: string | undefined;
+    subject?: string | undefined;
+    subjectPattern?: string | undefined;
+    audience?: string | undefined;
+    audiencePattern?: string | undefined;
+    claims?: Record<string, string> | undefined;
+    claimPatterns?: Record<string, string> | undefined;
+  };
 }
 
 /** A custom role of the org file, defined at a group and visible at it and below. */
@@ -157,7 +171,16 @@ const OrgFileSchema = z.strictObject({
         group: z.string(),
         description: z.string().optional(),
         uid: z.string().optional(),
-        claimMatch: z.strictObject({ issuer: z.string(), subject: z.string() }),
+        claimMatch: z.strictObject({
+          issuer: z.string().optional(),
+          issuerPattern: z.string().optional(),
+          subject: z.string().optional(),
+          subjectPattern: z.string().optional(),
+          audience: z.string().optional(),
+          audiencePattern: z.string().optional(),
+          claims: z.record(z.string(), z.string()).optional(),
+          claimPatterns: z.record(z.string(), z.string()).optional(),
+        }),
       }),
     )
     .default([]),
@@ -369,8 +392,13 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
     const bad = nameProblem(id.name);
     if (bad) at(["identities", i, "name"], `identity name ${bad}`);
     if (!groupPaths.has(id.group)) at(["identities", i, "group"], noGroup(id.group));
-    if (!/^https:\/\/\S+$/.test(id.claimMatch.issuer)) at(["identities", i, "claimMatch", "issuer"], `issuer must be an https URL, got "${id.claimMatch.issuer}"`);
-    if (id.claimMatch.subject === "") at(["identities", i, "claimMatch", "subject"], "subject must not be empty");
+    const cm = id.claimMatch;
+    for (const [exact, pattern] of [["issuer", "issuerPattern"], ["subject", "subjectPattern"]] as const) {
+      if ((cm[exact] === undefined) === (cm[pattern] === undefined)) at(["identities", i, "claimMatch"], `give exactly one of ${exact} and ${pattern}`);
+    }
+    if (cm.audience !== undefined && cm.audiencePattern !== undefined) at(["identities", i, "claimMatch"], "give at most one of audience and audiencePattern");
+    if (cm.issuer !== undefined && !isTrustworthyIssuer(cm.issuer)) at(["identities", i, "claimMatch", "issuer"], `issuer must be an https URL (or http on loopback), got "${cm.issuer}"`);
+    if (cm.subject === "") at(["identities", i, "claimMatch", "subject"], "subject must not be empty");
     const path = `${id.group}/${id.name}`;
     if (identityPaths.has(path)) at(["identities", i, "name"], `duplicate identity path "${path}"`);
     identityPaths.add(path);

@@ -10,7 +10,7 @@ import type { PlatformClient } from "../client/client";
 import { programClientFromConfig } from "../lookups/core";
 import { getRoles } from "../lookups/roles";
 import { Group } from "../resources/group";
-import { Identity } from "../resources/identity";
+import { Identity, type ClaimMatchArgs } from "../resources/identity";
 import { Repo, type SyncConfigArgs } from "../resources/repo";
 import { Role } from "../resources/role";
 import { RoleBinding } from "../resources/roleBinding";
@@ -298,7 +298,7 @@ function declareOrg(parent: pulumi.Resource, name: string, rootUid: pulumi.Input
       id.path,
       new Identity(
         n(id.path),
-        { parentUid: groups.get(id.group)!.uid, name: id.name, description: id.description ?? "", claimMatch: id.claimMatch, ...(id.uid ? { adoptUid: id.uid } : {}) },
+        { parentUid: groups.get(id.group)!.uid, name: id.name, description: id.description ?? "", claimMatch: Object.fromEntries(Object.entries(id.claimMatch).filter(([, v]) => v !== undefined)) as ClaimMatchArgs, ...(id.uid ? { adoptUid: id.uid } : {}) },
         opts,
       ),
     );

@@ -270,6 +270,13 @@ export interface ObjectRow {
   name: string;
 }
 
+/** A listed row that does not have its kind's shape: the kind, its uid when the row has a string one, and what is wrong (server text: print it inert). */
+export interface BadRow {
+  kind: string;
+  uid?: string;
+  problem: string;
+}
+
 /**
  * What {@link declareResource} gives a resource file and the kind registry (`resources/registry.ts`): the
  * provider, the class's shape (`shim.ts`), and what other modules read of the declaration.
@@ -292,8 +299,12 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   readonly parentKey: string;
   /** How a create proves an object its own (resolved: the default of a named kind filled in). */
   readonly ownership: Ownership<I, A>;
-  /** Lists the kind's objects under a group; undefined when the kind is not listed ({@link ResourceDeclaration.listing}). */
-  readonly list: ((client: PlatformClient, params: ListParams, limit?: number) => Promise<ObjectRow[]>) | undefined;
+  /**
+   * Lists the kind's objects under a group; undefined when the kind is not listed ({@link ResourceDeclaration.listing}).
+   * With `bad`, each row is checked on its own: one that does not have the kind's shape goes to `bad` (with its
+   * uid when it has one, and what is wrong) and the rest are listed; without it, such a row fails the listing.
+   */
+  readonly list: ((client: PlatformClient, params: ListParams, limit?: number, bad?: (row: BadRow) => void) => Promise<ObjectRow[]>) | undefined;
   /** Named by its path in messages (a container). */
   readonly container: boolean;
   /** The declared field that names an object to a person (`name`, a subscription's `sink`), when one does. */
@@ -506,7 +517,16 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const label = listing?.label ?? "name";
   const labelOf = (x: A): string => (typeof label === "function" ? label(x) : String((x as unknown as Props)[label] ?? ""));
   const list = listing
-    ? async (c: PlatformClient, params: ListParams, limit?: number): Promise<ObjectRow[]> => {
+    ? async (c: PlatformClient, params: ListParams, limit?: number, bad?: (row: BadRow) => void): Promise<ObjectRow[]> => {
+        if (bad) {
+          const rows = d.collection(c).listRows(params).collect(limit);
+          const out: ObjectRow[] = [];
+          for (const r of await (listing.betaOnly ? betaOnly(rows) : rows)) {
+            if (r.problem === undefined) out.push({ kind: d.kind, uid: r.value.uid, name: labelOf(r.value) });
+            else bad({ kind: d.kind, ...(r.uid !== undefined ? { uid: r.uid } : {}), problem: r.problem });
+          }
+          return out;
+        }
         const rows = d.collection(c).list(params).collect(limit);
         return (await (listing.betaOnly ? betaOnly(rows) : rows)).map((x) => ({ kind: d.kind, uid: x.uid, name: labelOf(x) }));
       }

@@ -6,6 +6,7 @@
  * `description` or `claimMatch` PATCHes exactly those fields; read returns the server's values as inputs so
  * drift shows; delete treats NOT_FOUND as done (the server also removes the identity's role bindings).
  */
+import { isTrustworthyIssuer } from "../validation";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem, type Failures } from "../validation";
@@ -164,10 +165,6 @@ function relationshipOf(o: object): Partial<IdentityInputs> {
   return { [kind]: normalizeClaimMatch(i[kind] as Record<string, unknown>) };
 }
 
-/** https, or http on a loopback address (a local test issuer that nothing off this machine can mint for). */
-export function isTrustworthyIssuer(url: string): boolean {
-  return /^https:\/\/\S+$/.test(url) || /^http:\/\/(127(\.\d{1,3}){3}|localhost|\[::1\])(:\d+)?(\/\S*)?$/.test(url);
-}
 
 function staticKeysFailures(v: unknown, f: Failures): void {
   if (v === undefined || isUnknown(v)) return;
@@ -307,3 +304,5 @@ export class Identity extends PlatformResource {
     super(identity, name, args, opts);
   }
 }
+
+export { isTrustworthyIssuer };

@@ -7,7 +7,11 @@
  *    attempts the action.
  * 2. Escalations: for every grant (of the probe capabilities) the model reports only through escalation, the test
  *    carries its path out step by step through the API on a fresh copy of the org (rewrite the claimMatch and
- *    assume, bind, rebind, edit the role) and the final action succeeds (it failed before the steps).
+ *    assume, bind, rebind, edit the role, create a custom role and bind itself to it, present its own workload's
+ *    token for an identity whose claimMatch pattern admits it) and the final action succeeds (it failed before).
+ *    Each step is taken with the token of the identity the model credits it to. Half the orgs hold an identity
+ *    trusting a subject pattern every other identity's token matches.
+ * 4. Every direct grant is listed with its binding, never only behind an escalation above it.
  * 3. Out of reach: for a sample of pairs the closure does not reach, every attempt to get there is refused:
  *    the action itself, binding itself owner there, rewriting a binding there, taking over an identity that holds
  *    it, and adding it to a custom role bound to the identity.
@@ -26,7 +30,7 @@ import { api, base, builtinRole, http, listAll, qs, type Res } from "./helpers";
 const SEED = 2424;
 const ORGS = 8;
 const OUT_OF_REACH_PER_ORG = 40;
-const EXECUTABLE: EscalationKind[] = ["assume", "bind", "rebind", "editRole"];
+const EXECUTABLE: EscalationKind[] = ["assume", "bind", "rebind", "editRole", "createRole", "present"];
 
 /** Capabilities a custom role is drawn from (the ones escalation turns on, and a few plain ones). */
 const CUSTOM_CAPS = [
@@ -42,6 +46,8 @@ interface OrgSpec {
   identities: number[];
   roles: Array<{ group: number; caps: string[] }>;
   bindings: Array<{ identity: number; role: number; group: number }>;
+  /** Whether the first identity trusts a subject pattern every other identity's own token matches (`present`). */
+  broad: boolean;
 }
 
 const orgSpec: fc.Arbitrary<OrgSpec> = fc.record({
@@ -49,6 +55,7 @@ const orgSpec: fc.Arbitrary<OrgSpec> = fc.record({
   identities: fc.array(fc.nat(), { minLength: 3, maxLength: 6 }),
   roles: fc.array(fc.record({ group: fc.nat(), caps: fc.subarray(CUSTOM_CAPS, { minLength: 1, maxLength: 4 }) }), { minLength: 1, maxLength: 3 }),
   bindings: fc.array(fc.record({ identity: fc.nat(), role: fc.nat(), group: fc.nat() }), { minLength: 4, maxLength: 10 }),
+  broad: fc.boolean(),
 });
 
 /** A built org: uids by spec index, the current subject of each identity, and the model's view of it. */
@@ -80,7 +87,8 @@ async function build(spec: OrgSpec): Promise<Built> {
   const identities: string[] = [];
   for (let i = 0; i < spec.identities.length; i++) {
     const sub = `sub-${i}-${++unique}`;
-    const r = await api(emu, "POST", `${base("identities")}/${groups[1 + (spec.identities[i]! % (groups.length - 1))]}`, { name: `id${i}-${unique}`, claimMatch: { issuer: emu.issuer.url, subject: sub } });
+    const claimMatch = spec.broad && i === 0 ? { issuer: emu.issuer.url, subjectPattern: "sub-.*" } : { issuer: emu.issuer.url, subject: sub };
+    const r = await api(emu, "POST", `${base("identities")}/${groups[1 + (spec.identities[i]! % (groups.length - 1))]}`, { name: `id${i}-${unique}`, claimMatch });
     ok(r, "create identity");
     identities.push(r.body.uid);
     subject.set(r.body.uid, sub);
@@ -109,6 +117,14 @@ async function build(spec: OrgSpec): Promise<Built> {
     roleBindings: await listAll(emu, "roleBindings"),
     identityProviders: await listAll(emu, "identityProviders"),
   });
+  // Direct grants never hide behind escalations: every binding's grant is listed with a binding route.
+  const full = effectiveAccess(org);
+  for (const b of org.bindings) {
+    for (const cap of org.roles.find((r) => r.id === b.roleId)?.capabilities ?? []) {
+      const listed = full.some((g) => g.identityId === b.identityId && g.capability === cap && g.via.some((v) => v.kind === "binding") && new OrgIndex(org).within(b.groupId, g.groupId));
+      expect(listed, `${b.identityId} ${cap} at ${b.groupId}: a direct grant shown only by escalation`).toBe(true);
+    }
+  }
   return { emu, groups, identities, customRoles, bindings, subject, org };
 }
 
@@ -187,6 +203,20 @@ async function carryOut(b: Built, step: EscalationStep, tokens: Map<string, stri
       ok(await api(b.emu, "PATCH", `${base("roles")}/${step.roleId}`, { capabilities: caps }, t), "edit role");
       return step.actorId;
     }
+    case "createRole": {
+      const role = await api(b.emu, "POST", `${base("roles")}/${step.roleGroupId}`, { name: `made-${++unique}`, capabilities: [step.capability] }, t);
+      ok(role, "create a custom role");
+      ok(await api(b.emu, "POST", `${base("roleBindings")}/${step.groupId}`, { identityUid: step.actorId, roleUid: role.body.uid }, t), "bind itself to it");
+      return step.actorId;
+    }
+    case "present": {
+      // The actor's own workload token, exchanged for the target: no API call, no capability.
+      const oidc = await b.emu.issuer.mint(b.subject.get(step.actorId)!);
+      const r = await http(`${b.emu.authUrl}/sts/exchange${qs({ aud: b.emu.url, identity: step.targetId })}`, { token: oidc });
+      ok(r, `present ${step.actorId}'s token for ${step.targetId}`);
+      tokens.set(step.targetId, r.body.token as string);
+      return step.targetId;
+    }
     default:
       throw new Error(`step ${step.kind} is not served by the emulator`);
   }
@@ -212,6 +242,10 @@ function translateStep(s: EscalationStep, tr: (u: string) => string): Escalation
       return { ...s, actorId: tr(s.actorId), roleId: tr(s.roleId), binding: { identityId: tr(s.binding.identityId), roleId: tr(s.binding.roleId), groupId: tr(s.binding.groupId) } };
     case "editRole":
       return { ...s, actorId: tr(s.actorId), roleId: tr(s.roleId), heldAt: tr(s.heldAt) };
+    case "createRole":
+      return { ...s, actorId: tr(s.actorId), roleGroupId: tr(s.roleGroupId), groupId: tr(s.groupId) };
+    case "present":
+      return { ...s, actorId: tr(s.actorId), targetId: tr(s.targetId) };
     default:
       return s;
   }
@@ -280,6 +314,12 @@ describe("effective access agrees with the API's enforcement", () => {
           // 2. Escalations: every reported escalated grant (of the probe capabilities). Grants that share a path
           // share one fresh copy of the org: the path is carried out once, then each of its final actions.
           const escalated: Grant[] = closed.filter((gr) => PROBE_CAPS.includes(gr.capability) && a.identities.includes(gr.identityId) && !holds(ix, direct, gr.identityId, gr.capability, gr.groupId));
+          // Creating a custom role gives only what no existing role gives when every step is open (the probes' are
+          // owner's): the closure of that step alone is carried out too, two of its paths per org.
+          const created = effectiveAccess(a.org, { escalations: ["createRole"] }).filter(
+            (gr) => PROBE_CAPS.includes(gr.capability) && a.identities.includes(gr.identityId) && !holds(ix, direct, gr.identityId, gr.capability, gr.groupId),
+          );
+          escalated.push(...created.slice(0, 2));
           const byPath = new Map<string, Grant[]>();
           for (const gr of escalated) {
             const key = JSON.stringify(gr.via[0]!.path);

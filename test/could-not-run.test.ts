@@ -1,0 +1,146 @@
+/**
+ * Every command tells why it could not run (README, "Exit codes"), through the built bin against the standalone
+ * emulator (another process) and the real Pulumi CLI: the reason on stderr and in the JSON or Markdown it prints,
+ * exit code 2, the same for every command. And the report commands' `--timeout`: past it, a clear error and exit 2,
+ * against a server (another process) that never answers.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNAUTHENTICATED_HINT } from "../provider/commands/failure";
+import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { runBin } from "./harness/bin";
+import { startHostileProxy } from "./harness/hostile";
+import { startStandalone, type StandaloneEmulator } from "./standalone";
+
+const LONG = 240_000;
+const drift = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+const orgProgram = path.join(REPO_ROOT, "test", "programs", "org");
+
+let emu: StandaloneEmulator;
+let backend: string;
+let hang: ChildProcess | undefined;
+let hangUrl: string;
+let goodOrg: string;
+let badOrg: string;
+
+/** The environment of a command: the API (default the emulator), its token, the stacks' file backend, the CLI on PATH. */
+function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}`,
+    HOME: process.env["HOME"],
+    PLATFORM_API_URL: emu.env.PLATFORM_API_URL,
+    PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN,
+    PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID,
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    NO_COLOR: "1",
+    ...extra,
+  };
+}
+
+const WRONG = { PLATFORM_TOKEN: "plat_wrong_token_0000000000000000" };
+
+beforeAll(async () => {
+  emu = await startStandalone();
+  const proxy = await startHostileProxy(emu.env.PLATFORM_API_URL, "hang");
+  hang = proxy.child;
+  hangUrl = proxy.url;
+  backend = mkdtempSync(path.join(tmpdir(), "could-not-run-"));
+  goodOrg = path.join(backend, "org.yaml");
+  badOrg = path.join(backend, "bad.yaml");
+  writeFileSync(goodOrg, "groups:\n  - name: payments\n    description: Payments\n");
+  writeFileSync(badOrg, "groups:\n  - name: payments\n    description: Payments\n  - name: Bad_Name\n");
+  const base = { PLATFORM_API_URL: emu.env.PLATFORM_API_URL, PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN, PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID };
+  const d = new PulumiCli({ cwd: drift, backendDir: backend, stack: "cnr", env: base });
+  await d.initStack();
+  await d.ok(["up", "--yes", "--skip-preview"]);
+  const o = new PulumiCli({ cwd: orgProgram, backendDir: backend, stack: "cnr-org", env: { ...base, ORG_FILE: goodOrg } });
+  await o.initStack();
+  await o.ok(["up", "--yes", "--skip-preview"]);
+}, LONG);
+
+afterAll(async () => {
+  hang?.kill("SIGTERM");
+  await emu?.stop();
+  if (backend) rmSync(backend, { recursive: true, force: true });
+  rmSync(path.join(drift, "Pulumi.cnr.yaml"), { force: true });
+  rmSync(path.join(orgProgram, "Pulumi.cnr-org.yaml"), { force: true });
+});
+
+describe("drift with a token the API rejects", () => {
+  it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async () => {
+    for (const format of ["table", "json", "markdown"]) {
+      const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", format], envFor(WRONG));
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/platform-pulumi drift: pulumi preview --refresh --stack cnr failed:/);
+      expect(r.stderr).toMatch(/\(code 16, HTTP 401\)/);
+      expect(r.stderr).toContain(UNAUTHENTICATED_HINT);
+      expect(r.stderr).not.toContain(WRONG.PLATFORM_TOKEN);
+      if (format === "json") {
+        const out = JSON.parse(r.stdout) as { stack: string; error: { message: string; reasons: string[]; hints: string[] } };
+        expect(out.stack).toBe("cnr");
+        expect(out.error.reasons.join("\n")).toMatch(/\(code 16, HTTP 401\)/);
+        expect(out.error.hints).toEqual([UNAUTHENTICATED_HINT]);
+      }
+      if (format === "markdown") {
+        expect(r.stdout).toMatch(/^### platform-pulumi drift on stack `cnr`: could not run/);
+        expect(r.stdout).toMatch(/code 16, HTTP 401/);
+        expect(r.stdout).toContain("**What to do**");
+      }
+      if (format === "table") expect(r.stdout).toBe("");
+    }
+  }, LONG);
+});
+
+describe("drift with an invalid org file", () => {
+  it("exits 2 and gives the file's file:line:col problem on stderr and in the json and markdown", async () => {
+    for (const format of ["table", "json", "markdown"]) {
+      const r = await runBin(["drift", "--stack", "cnr-org", "--cwd", orgProgram, "--format", format], envFor({ ORG_FILE: badOrg }));
+      expect(r.code, r.stderr).toBe(2);
+      const where = new RegExp(`${badOrg.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:4:\\d+: .*Bad_Name`);
+      expect(r.stderr).toMatch(where);
+      if (format === "json") expect((JSON.parse(r.stdout) as { error: { reasons: string[] } }).error.reasons.join("\n")).toMatch(where);
+      if (format === "markdown") expect(r.stdout.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1")).toMatch(where);
+    }
+  }, LONG);
+});
+
+describe("unmanaged with a token the API rejects", () => {
+  it("exits 2 (could not run, not 1 'found') with the API's status and the token hint, also in --json", async () => {
+    const r = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift], envFor(WRONG));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/platform-pulumi unmanaged: .*\(code 16, HTTP 401\)/);
+    expect(r.stderr).toContain(UNAUTHENTICATED_HINT);
+    const j = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--json"], envFor(WRONG));
+    expect(j.code, j.stderr).toBe(2);
+    expect((JSON.parse(j.stdout) as { error: { message: string } }).error.message).toMatch(/\(code 16, HTTP 401\)/);
+  }, LONG);
+});
+
+describe("--timeout", () => {
+  it("unmanaged and drift against a server that never answers stop at the deadline with a clear error and exit 2", async () => {
+    const u = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--timeout", "3s"], envFor({ PLATFORM_API_URL: hangUrl }));
+    expect(u.code, u.stderr).toBe(2);
+    expect(u.stderr).toMatch(/platform-pulumi unmanaged: unmanaged did not finish within --timeout 3s; stopped it/);
+    const d = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--timeout", "5s", "--format", "json"], envFor({ PLATFORM_API_URL: hangUrl }));
+    expect(d.code, d.stderr).toBe(2);
+    expect(d.stderr).toMatch(/drift did not finish within --timeout 5s/);
+    expect((JSON.parse(d.stdout) as { error: { message: string } }).error.message).toMatch(/--timeout 5s/);
+  }, LONG);
+
+  it("a bad value names the option, the value and what is allowed; every report command takes it", async () => {
+    const stackArgs = ["--stack", "cnr", "--cwd", drift];
+    const args: Record<string, string[]> = { drift: stackArgs, unmanaged: stackArgs, recover: stackArgs, export: ["--org", emu.env.PLATFORM_ORG_UID, "--out", path.join(backend, "o")] };
+    for (const [cmd, given] of Object.entries(args)) {
+      const r = await runBin([cmd, ...given, "--timeout", "10"], envFor());
+      expect(r.code, `${cmd}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain('--timeout "10" is not allowed: a duration with a unit (ms, s, m or h), such as 90s, 10m or 1h');
+      const help = await runBin([cmd, "--help"], envFor());
+      expect(help.stdout, cmd).toMatch(/--timeout <d>.*\n.*default 30m/);
+    }
+  }, LONG);
+});

@@ -1,0 +1,130 @@
+/**
+ * Generated identifiers never collide (README "Export"): an org whose names are the generator's own identifiers
+ * (`uids`, `pulumi`, `org`, `org-uid`, `config`, `counts`), reserved words (`class`, `delete`), names equal once
+ * camel-cased (`a-b`, `a_b`, `a.b`, `a b`), and objects of other kinds with the same names, referred to across top-level groups (so a split set's stacks import and export them), exported
+ * through the built bin in every layout and format; each project is installed against the packed tarball and
+ * `pulumi up` runs it (a TypeScript program is type-checked first), adopting everything, changing nothing.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../emulator";
+import { PlatformClient } from "../provider/client/client";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { runEngine } from "../scripts/lib/engine";
+import { runBin as bin } from "./harness/bin";
+import { installSet, upTiers } from "./harness/splitSet";
+import { cleanEnv, packTarball, tail } from "./consumer/toolchain";
+
+let emu: Emulator;
+let client: PlatformClient;
+let work: string;
+let tarball: Promise<string>;
+let keep = false;
+const refused: string[] = [];
+
+// The API takes lowercase names of 3 to 63 characters only (`A`, `a` and `orgUid` are refused), so names that
+// differ only in case cannot reach the generator; `org-uid`, `under-uid`, `get-role-output` and `platform-config`
+// camel-case to identifiers the generator declares or imports.
+const TOP = ["uids", "a-b", "a_b", "a.b", "a b", "class", "pulumi", "org", "org-uid", "under-uid", "get-role-output", "platform-config", "config", "counts", "delete", "outside"];
+
+/** Seeds the org: clashing top-level group names, the same names one level down and as identities and roles, bound across groups. */
+async function seed(c: PlatformClient, root: string): Promise<void> {
+  const groups = new Map<string, string>();
+  for (const name of TOP) {
+    try {
+      groups.set(name, (await c.groups.create(root, { name })).uid);
+    } catch (err) {
+      refused.push(`${name}: ${(err as Error).message.split("\n")[0]}`);
+    }
+  }
+  const claim = (s: string) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` } });
+  const viewer = (await c.roles.list({ pageSize: 200 }).collect()).find((r) => r.name === "viewer")!.uid;
+  const uids = groups.get("uids")!;
+  const nested = await c.groups.create(uids, { name: "uids" });
+  const idUids = await c.identities.create(groups.get("class")!, { name: "uids", ...claim("uids") } as never);
+  const idPulumi = await c.identities.create(nested.uid, { name: "pulumi", ...claim("pulumi") } as never);
+  const roleOrg = await c.roles.create(groups.get("a-b")!, { name: "org", capabilities: ["CAP_IAM_GROUPS_LIST"] } as never);
+  const roleClass = await c.roles.create(root, { name: "class", capabilities: ["CAP_IAM_GROUPS_LIST"] } as never);
+  // Across top-level groups: a split set's stacks read these through the `uids` outputs.
+  await c.roleBindings.create(groups.get("a_b")!, { identityUid: idUids.uid, roleUid: roleOrg.uid });
+  await c.roleBindings.create(groups.get("pulumi")!, { identityUid: idPulumi.uid, roleUid: roleClass.uid });
+  await c.roleBindings.create(groups.get("org")!, { identityUid: idUids.uid, roleUid: viewer });
+  await c.repos.create(groups.get("config")!, { name: "uids", description: "a repo named like the output" });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-names-"));
+  tarball = packTarball(work, { ignoreScripts: true });
+  tarball.catch(() => undefined);
+  emu = await startEmulator({ seed: {} });
+  client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  await seed(client, emu.orgUid);
+  if (refused.length) process.stderr.write(`export names: the API refused ${refused.join("; ")}\n`);
+}, 300_000);
+
+afterAll(async () => {
+  await client?.close();
+  await emu?.close();
+  if (keep) process.stderr.write(`export names: kept ${work} for inspection\n`);
+  else rmSync(work, { recursive: true, force: true });
+}, 300_000);
+
+const apiEnv = () => ({ PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token });
+
+describe("export of an org named like the generator's identifiers", () => {
+  it("the API took every name", () => {
+    expect(refused).toEqual([]);
+  });
+
+  for (const format of ["ts", "yaml"] as const) {
+    it(`--layout split --format ${format}: every project compiles and its up adopts everything`, async () => {
+      const out = path.join(work, `split-${format}`);
+      const r = await bin(["export", "--org", emu.orgUid, "--out", out, "--stack", "dev", "--layout", "split", "--format", format], cleanEnv(undefined, apiEnv()));
+      expect(r.code, tail(r)).toBe(0);
+      const tiers = (JSON.parse(readFileSync(path.join(out, "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+      const setWork = path.join(work, `split-${format}-work`);
+      mkdirSync(setWork);
+      const clis = await installSet({ tarball: await tarball, out, projects: tiers.flat(), work: setWork, env: apiEnv() });
+      const mark = emu.requests.length;
+      if (!(await upTiers(tiers, clis))) keep = true;
+      expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+    }, 900_000);
+  }
+
+  it("--layout one --format ts: the project compiles and its up adopts everything", async () => {
+    const out = path.join(work, "one-ts");
+    const r = await bin(["export", "--org", emu.orgUid, "--out", path.join(out, "org"), "--stack", "dev"], cleanEnv(undefined, apiEnv()));
+    expect(r.code, tail(r)).toBe(0);
+    const src = readFileSync(path.join(out, "org", "index.ts"), "utf8");
+    const declared = [...src.matchAll(/^(?:export )?const (\w+) =/gm)].map((m) => m[1]!);
+    expect(declared.length - new Set(declared).size).toBe(0);
+    const setWork = path.join(work, "one-ts-work");
+    mkdirSync(setWork);
+    const clis = await installSet({ tarball: await tarball, out, projects: ["org"], work: setWork, env: apiEnv() });
+    const mark = emu.requests.length;
+    if (!(await upTiers([["org"]], clis))) keep = true;
+    expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+  }, 900_000);
+
+  it("--layout one --format yaml: the org file runs in the org-setup program and its up adopts everything", async () => {
+    const out = path.join(work, "one-yaml");
+    const r = await bin(["export", "--org", emu.orgUid, "--out", out, "--format", "yaml"], cleanEnv(undefined, apiEnv()));
+    expect(r.code, tail(r)).toBe(0);
+    const program = path.join(REPO_ROOT, "test", "programs", "org");
+    const backend = path.join(work, "one-yaml-state");
+    mkdirSync(backend);
+    const cli = new PulumiCli({ cwd: program, backendDir: backend, stack: "names", env: { ...apiEnv(), PLATFORM_ORG_UID: emu.orgUid, ORG_FILE: path.join(out, "org.yaml") } });
+    try {
+      await cli.initStack();
+      const mark = emu.requests.length;
+      const up = await runEngine(cli, "up", ["--yes"]);
+      expect(up.code, tail(up, 60)).toBe(0);
+      expect(up.summary).toMatchObject({ update: 0, delete: 0, replace: 0 });
+      expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+    } finally {
+      rmSync(path.join(program, "Pulumi.names.yaml"), { force: true });
+    }
+  }, 600_000);
+});
