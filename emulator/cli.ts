@@ -16,6 +16,7 @@ import "./server-deps";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { JSONWebKeySet } from "jose";
+import { DEFAULT_CONTROL } from "./control";
 import { startEmulator, type SeedData } from "./index";
 import { DEFAULT_SEED, readSeedFile } from "./seed";
 
@@ -39,6 +40,9 @@ export const usage = (invocation = "npm run emulator --"): string => `usage: ${i
   --log                     log every request to stderr (never to stdout)
   --no-parent-watch         keep serving after the process that started it exits (default: exit with it,
                             so \`npx platform-pulumi emulator … & kill $!\` stops the emulator too)`;
+
+/** How long a stop waits for requests in flight before the process exits anyway, ms. */
+export const STOP_GRACE_MS = 250;
 
 function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
@@ -110,8 +114,19 @@ export async function runEmulator(args: readonly string[], invocation?: string):
   });
   process.stdout.write(`PLATFORM_API_URL=${emu.url}\nPLATFORM_TOKEN=${emu.token}\nPLATFORM_ORG_UID=${emu.orgUid}\n`);
   const counts = Object.entries(emu.dump()).map(([k, rows]) => `${k} ${rows.length}`).join(", ");
-  process.stderr.write(`emulator: ready in ${Date.now() - started} ms (${counts}); auth at ${emu.authUrl}${values.control ? "; control at /_emulator/" : ""}\n`);
-  const stop = () => void emu.close().then(() => process.exit(0));
+  process.stderr.write(
+    `emulator: ready in ${Date.now() - started} ms (${counts}); auth at ${emu.authUrl}${values.control ? "; control at /_emulator/" : ""}; ` +
+      `the token lives ${ttl ?? DEFAULT_CONTROL.tokenTtlSeconds} s (--token-ttl); restart it for a new one\n`,
+  );
+  // Stop at once: closing waits for requests in flight (one delayed by --control's latency, say), so exit after
+  // STOP_GRACE_MS whether or not they have ended; their clients see the connection close, as with a killed server.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
+    void emu.close().then(() => process.exit(0));
+  };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   if (!values["no-parent-watch"]) watchParent(stop);

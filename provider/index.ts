@@ -66,6 +66,7 @@ export type {
   Parser,
 } from "./client/types";
 export { resolveSettings, SettingsError, type Settings } from "./config";
+export { orgUid } from "./orgUid";
 export { tokenSource, CredentialError, TokenExchangeError, type TokenSource, type CredentialSettings } from "./credentials";
 export {
   Org,

@@ -187,3 +187,42 @@ describe("npx platform-pulumi emulator --log, started in the background and kill
     }
   });
 });
+
+describe("the standalone emulator stopped with a request in flight", () => {
+  it("says how long its token lives, and exits on SIGTERM without waiting for a request held by --control's latency", async () => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "emulator", "cli.js"), "--port", "0", "--control"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no three lines within 20s; stderr ${JSON.stringify(err)}`)), 20_000);
+        child.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (out.split("\n").length > 3) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const env = Object.fromEntries(out.split("\n").slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      await expect.poll(() => err).toContain("the token lives 3600 s (--token-ttl)");
+      const url = env["PLATFORM_API_URL"]!;
+      const set = await fetch(`${url}/_emulator/control`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ latencyMs: 120_000 }) });
+      expect(set.status).toBe(200);
+      // A request the latency holds for two minutes: in flight when the signal comes.
+      const held = fetch(`${url}/iam/v2beta1/groups/${env["PLATFORM_ORG_UID"]}`, { headers: { authorization: `Bearer ${env["PLATFORM_TOKEN"]}` } }).then(
+        (r) => `answered ${r.status}`,
+        () => "connection closed",
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill("SIGTERM");
+      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("still running after 15 s"), 15_000))]);
+      expect(code).toBe(0);
+      expect(await held).toBe("connection closed");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+});

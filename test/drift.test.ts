@@ -73,6 +73,12 @@ describe("pending from a preview's plan", () => {
     ]);
   });
 
+  it("leaves out the Org component, which has no API object behind it; its children stay", () => {
+    const org = { sequence: seq++, timestamp: 0, resourcePreEvent: { metadata: { op: "update", urn: "urn:pulumi:prod::p::platform:index:Org::org", type: "platform:index:Org", provider: "", old: { inputs: { source: "a" }, outputs: {} }, new: { inputs: { source: "b" }, outputs: {} } } } } as unknown as EngineEvent;
+    const { steps } = readEngineEvents([org, ...step("update", "Group", "org/team", { description: "x" }, { description: "y" })]);
+    expect(pendingOf(steps).map(({ type, name, op }) => `${type} ${name} ${op}`)).toEqual(["Group org/team update"]);
+  });
+
   it("the markdown report escapes pipes in values and lists each section", () => {
     const md = formatDrift(
       { stack: "prod", drifted: [{ urn: "u", type: "Group", name: "a", uid: "x", change: "changed", fields: [{ path: "description", state: "a|b", live: null }] }], pending: [], unmanaged: [] },

@@ -38,6 +38,22 @@ describe("authentication", () => {
   });
 });
 
+describe("content-type without a body", () => {
+  it("takes a DELETE and a GET that say application/json and send no body as having none, as the API's gateway does", async () => {
+    const g = await mkGroup(emu, emu.orgUid, "json-header-delete");
+    const headers = { authorization: `Bearer ${emu.token}`, "content-type": "application/json" };
+    const get = await fetch(`${emu.url}/iam/v2beta1/groups/${g.uid}`, { headers });
+    expect(get.status, await get.clone().text()).toBe(200);
+    const del = await fetch(`${emu.url}/iam/v2beta1/groups/${g.uid}`, { method: "DELETE", headers });
+    expect(del.status, await del.clone().text()).toBe(200);
+    expect((await raw(emu, "GET", `/iam/v2beta1/groups/${g.uid}`)).status).toBe(404);
+    // A POST still needs its body.
+    const post = await fetch(`${emu.url}/iam/v2beta1/groups/${emu.orgUid}`, { method: "POST", headers });
+    expect(post.status).toBe(400);
+    expect(((await post.json()) as { code: number }).code).toBe(3);
+  });
+});
+
 describe("groups", () => {
   it("starts with a root group whose uid is 40 hex characters", async () => {
     expect(emu.orgUid).toMatch(ROOT);

@@ -4,7 +4,7 @@
  * writes. Each bad input's error names the field, its value and what is allowed.
  */
 import { describe, expect, it } from "vitest";
-import { checkExportOptions } from "../provider/commands/export";
+import { EXPORT_USAGE, checkExportOptions } from "../provider/commands/export";
 import { Org, OrgFileError, parseOrgFile } from "../provider/org";
 import { builtinRoleNames } from "../provider/org/file";
 
@@ -16,6 +16,9 @@ describe("checkExportOptions", () => {
     expect(() => checkExportOptions({ ...base, layout: "split", format: "yaml" })).not.toThrow();
     expect(() => checkExportOptions({ ...base, layout: "split", format: "yaml", stack: "dev", children: "2" })).not.toThrow();
     expect(() => checkExportOptions({ ...base, layout: "split", format: "ts", stack: "dev" })).not.toThrow();
+  });
+  it("the synopsis says --stack does not go with the one org file, as the check refuses it", () => {
+    expect(EXPORT_USAGE.split("\n").slice(0, 2).join("\n")).toContain("[--stack <name> (not with one org file: --format yaml --layout one)]");
   });
   it("refuses --stack with the one org file, --children without split, an unknown layout", () => {
     expect(() => checkExportOptions({ ...base, format: "yaml", stack: "dev" })).toThrow('--stack "dev" is not allowed: only with --format ts or --layout split');
@@ -85,7 +88,19 @@ describe("Org: outside references are checked before anything is declared", () =
     expect(() => new Org("team", { spec, outside: { groups: { engineering: "" } } })).toThrow('Org "team": outside.groups["engineering"] "" is not allowed: the group\'s uid');
     expect(() => new Org("team", { spec, outside: { groups: { engineering: "u" }, identities: { "ops/bot": "" } } })).toThrow('Org "team": outside.identities["ops/bot"] "" is not allowed: the uid of the identity at that path');
   });
-  it("parentUid is required only when the file declares a top-level group", () => {
-    expect(() => new Org("org", { spec: { groups: [{ name: "security" }] } })).toThrow('Org "org": parentUid is required (the uid of the group to create the org\'s top-level groups under, such as "security"), got undefined');
+  it("with no parentUid, a top-level group goes under the file's parentUid, else orgUid(), which names what to set", () => {
+    const saved = process.env["PLATFORM_ORG_UID"];
+    delete process.env["PLATFORM_ORG_UID"];
+    try {
+      expect(() => new Org("org", { spec: { groups: [{ name: "security" }] } })).toThrow("the org's root group uid is not set: set stack config `platform:orgUid`");
+    } finally {
+      if (saved !== undefined) process.env["PLATFORM_ORG_UID"] = saved;
+    }
+  });
+  it("refuses a parentUid other than the one the file records, naming both", () => {
+    const recorded = `${ORG}/${"b".repeat(16)}`;
+    expect(() => new Org("org", { parentUid: ORG, spec: { parentUid: recorded, groups: [{ name: "security" }] } })).toThrow(
+      `Org "org": parentUid "${ORG}" is not allowed: spec records parentUid "${recorded}", the group its top-level groups live under`,
+    );
   });
 });

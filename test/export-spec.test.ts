@@ -34,4 +34,18 @@ describe("ownDependencySpec", () => {
     // tmpdir has no package.json naming the package; this package runs from the repository (a clone).
     expect(ownDependencySpec(out, out)).toBe(`file:${path.relative(out, REPO_ROOT)}`);
   });
+
+  it("outside any project, takes the spec of the project that installed the running package (npx's cache keeps one)", () => {
+    const installer = project({ "platform-pulumi": "file:vendor/platform-pulumi-0.1.0.tgz" });
+    const own = { root: path.join(installer, "node_modules", "platform-pulumi"), version: "0.1.0" };
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "export-spec-elsewhere-"));
+    const out = path.join(elsewhere, "exported");
+    expect(ownDependencySpec(out, elsewhere, own)).toBe(`file:${path.relative(out, path.join(installer, "vendor", "platform-pulumi-0.1.0.tgz"))}`);
+    // npx's cache records the absolute path it was given: kept as written.
+    const npx = project({ "platform-pulumi": "file:/srv/vendor/platform-pulumi-0.1.0.tgz" });
+    expect(ownDependencySpec(out, elsewhere, { root: path.join(npx, "node_modules", "platform-pulumi"), version: "0.1.0" })).toBe("file:/srv/vendor/platform-pulumi-0.1.0.tgz");
+    // Installed where no package.json names it (a global install): the version range is all there is.
+    const bare = mkdtempSync(path.join(tmpdir(), "export-spec-global-"));
+    expect(ownDependencySpec(out, elsewhere, { root: path.join(bare, "lib", "node_modules", "platform-pulumi"), version: "0.1.0" })).toBe("^0.1.0");
+  });
 });

@@ -5,7 +5,7 @@
  * it describes (no POST, no DELETE, then no changes).
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -120,6 +120,65 @@ describe("Org component", () => {
     expect(r.stdout).toMatch(/\+ 15 to create/); // the stack, the component and its 13 children
   }, LONG);
 
+  it("export --format yaml --under a group: the README's snippet adopts the file under that group; a different parentUid fails the preview", async () => {
+    // The README's Org snippet, as written (no parentUid: the file's, else platform:orgUid).
+    const snippet = 'const org = new Org("org", { file: "org.yaml" });';
+    expect(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8")).toContain(snippet);
+    const anchor = await client.groups.create(emu.orgUid, { name: "under-anchor" });
+    const team = await client.groups.create(anchor.uid, { name: "team-a", description: "Team A" });
+    await client.groups.create(team.uid, { name: "svc" });
+    const exported = path.join(work, "under");
+    const r = await bin(["export", "--org", emu.orgUid, "--under", anchor.uid, "--out", exported, "--format", "yaml"], env);
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(path.join(exported, "org.yaml"), "utf8")).toContain(`parentUid: ${anchor.uid}\n`);
+
+    const project = path.join(work, "under-project");
+    mkdirSync(project, { recursive: true });
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(project, "node_modules"), "dir");
+    copyFileSync(path.join(exported, "org.yaml"), path.join(project, "org.yaml"));
+    writeFileSync(path.join(project, "Pulumi.yaml"), "name: under-project\nruntime: nodejs\nmain: index.js\n");
+    writeFileSync(
+      path.join(project, "index.js"),
+      [
+        'const { Org, orgUid } = require("platform-pulumi");',
+        `if (process.env.GIVE_ROOT) new Org("org", { parentUid: orgUid(), file: "org.yaml" }); else { ${snippet} module.exports = { groupUids: org.groupUids }; }`,
+        "",
+      ].join("\n"),
+    );
+    // platform:orgUid is the root, as the README's setup says: the file's parentUid must win over it.
+    const { PLATFORM_ORG_UID: _root, ...noOrgEnv } = env;
+    const cli = new PulumiCli({ cwd: project, backendDir: backend, stack: "under", env: noOrgEnv });
+    await cli.initStack();
+    await cli.ok(["config", "set", "platform:orgUid", emu.orgUid]);
+
+    const wrong = new PulumiCli({ cwd: project, backendDir: backend, stack: "under", env: { ...noOrgEnv, GIVE_ROOT: "1" } });
+    const seen = emu.requests.length;
+    const refused = await wrong.run(["preview"]);
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stdout}\n${refused.stderr}`).toContain(`parentUid "${emu.orgUid}" is not allowed: org.yaml records parentUid "${anchor.uid}"`);
+
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    expect(writes(seen)).toEqual([]);
+    await cli.ok(["preview", "--expect-no-changes"]);
+    expect(Object.keys((await cli.outputs())["groupUids"] as object).sort()).toEqual(["team-a", "team-a/svc"]);
+    await cli.ok(["stack", "rm", "--force", "--yes"]);
+  }, LONG);
+
+  it("unmanaged speaks to an org file's user: the path of the group an object is under, and the uid: to add there", async () => {
+    const file = path.join(work, "unmanaged.yaml");
+    writeFileSync(file, "groups:\n  - name: um-eng\n    groups: [{ name: apps }]\n");
+    const cli = await stack("unmanaged", { ORG_FILE: file });
+    await cli.ok(["up", "--yes", "--skip-preview"]);
+    const apps = ((await cli.outputs())["groupUids"] as Record<string, string>)["um-eng/apps"]!;
+    const stray = await client.groups.create(apps, { name: "stray" });
+    const r = await bin(["unmanaged", "--stack", "unmanaged", "--cwd", program, "--json"], cli.env() as Record<string, string>);
+    expect(r.code, r.out).toBe(1);
+    const rows = JSON.parse(r.out.slice(r.out.indexOf("["))) as Array<{ uid: string; parentPath: string; adopt: string }>;
+    expect(rows).toEqual([expect.objectContaining({ uid: stray.uid, parentPath: "um-eng/apps", adopt: `org file: uid: "${stray.uid}" on the group "um-eng/apps/stray"` })]);
+    await client.groups.delete(stray.uid);
+    await cli.ok(["destroy", "--yes", "--skip-preview"]);
+  }, LONG);
+
   it("reports every problem of the file at once, with file:line:column, and creates nothing", async () => {
     const bad = path.join(work, "bad.yaml");
     writeFileSync(bad, "groups:\n  - name: ok-name\n  - name: Bad_Name\nidentities:\n  - name: bot\n    group: nowhere\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: ok-name/bot, group: ok-name, role: viewer }\n");
@@ -143,8 +202,21 @@ describe("Org component", () => {
     const seen = emu.requests.length;
     const r = await cli.run(["up", "--yes", "--skip-preview"]);
     expect(r.code).not.toBe(0);
-    expect(`${r.stdout}\n${r.stderr}`).toMatch(/role\.yaml:8:\d+: bindings\[0\]\.role: no role named "admin"; roles: /);
+    expect(`${r.stdout}\n${r.stderr}`).toMatch(/role\.yaml:8:\d+: bindings\[0\]\.role: no role named "admin"; roles at "team": /);
     expect(writes(seen)).toEqual([]);
+  }, LONG);
+
+  it("a bad setting fails the Org at once, as one line, without Node's PromiseRejectionHandledWarning lines", async () => {
+    const file = path.join(work, "setting.yaml");
+    writeFileSync(file, "groups:\n  - name: team\nidentities:\n  - name: bot\n    group: team\n    claimMatch: { issuer: 'https://x.example', subject: s }\nbindings:\n  - { identity: team/bot, group: team, role: viewer }\n");
+    const cli = await stack("setting", { ORG_FILE: file, PLATFORM_RETRY_MAX_ATTEMPTS: "abc" });
+    const seen = emu.requests.length;
+    const r = await cli.run(["preview"]);
+    expect(r.code).not.toBe(0);
+    const text = `${r.stdout}\n${r.stderr}`;
+    expect(text).toContain('platform:retryMaxAttempts (PLATFORM_RETRY_MAX_ATTEMPTS) must be an integer >= 1, got "abc"');
+    expect(text).not.toContain("PromiseRejectionHandledWarning");
+    expect(emu.requests.length).toBe(seen);
   }, LONG);
 
   it("checks a spec given as an object the same way, placing problems by path", async () => {

@@ -55,6 +55,43 @@ describe("org file", () => {
     expect(p.slice(1).join("\n")).toMatch(/bindings\[0\]\.identity.*bindings\[0\]\.group.*bindings\[0\]\.role: no role named "admin"/s);
   });
 
+  it("places an unclosed { at its own line, not at the line after it", () => {
+    const text = [
+      "groups: [{ name: eng }]",
+      "identities:",
+      "  - { name: bot, group: eng, description: 'it''s {here', claimMatch: { issuer: 'https://i', subject: s }",
+      "bindings:",
+      "  - { identity: eng/bot, group: eng, role: viewer }",
+    ].join("\n");
+    const p = problems(text);
+    expect(p[0]).toMatch(/^org\.yaml:3:5: YAML: .*end with a \} \(the "\{" here is not closed\)$/);
+  });
+
+  it("says a binding at the group the top-level groups live under (group: /) is declared beside Org", () => {
+    const p = problems("groups: [{ name: eng }]\nidentities:\n  - { name: bot, group: eng, claimMatch: { issuer: 'https://i', subject: s } }\nbindings:\n  - { identity: eng/bot, group: /, role: viewer }\n");
+    expect(p).toEqual([expect.stringMatching(/^org\.yaml:5:\d+: bindings\[0\]\.group: "\/" is not allowed: a path names a group this file declares, .*RoleBinding with groupUid: orgUid\(\)/)]);
+  });
+
+  it("an unknown role: did you mean, among only the roles visible at the binding's group", () => {
+    const text = [
+      "groups: [{ name: eng }, { name: ops }]",
+      "identities:",
+      "  - { name: bot, group: eng, claimMatch: { issuer: 'https://i', subject: s } }",
+      "roles:",
+      "  - { name: operator, group: ops, capabilities: [groups.list] }",
+      "  - { name: releaser, group: eng, capabilities: [groups.list] }",
+      "bindings:",
+      "  - { identity: eng/bot, group: eng, role: edtor }",
+    ].join("\n");
+    expect(problems(text)).toEqual([`org.yaml:8:44: bindings[0].role: no role named "edtor"; did you mean "editor"?; roles at "eng": viewer, editor, owner, registry.pull, releaser`]);
+  });
+
+  it("records the group its top-level groups live under (parentUid), which must be a group uid", () => {
+    const uid = `${"a".repeat(40)}/${"b".repeat(16)}`;
+    expect(parseOrgFile(`parentUid: "${uid}"\ngroups: [{ name: eng }]\n`, "org.yaml", roles).parentUid).toBe(uid);
+    expect(problems("parentUid: nope\ngroups: [{ name: eng }]\n")).toEqual([expect.stringMatching(/^org\.yaml:1:12: parentUid: "nope" is not a group uid/)]);
+  });
+
   it("requires https issuers", () => {
     const p = problems("groups: [{ name: eng }]\nidentities:\n  - { name: bot, group: eng, claimMatch: { issuer: 'http://i', subject: s } }\n");
     expect(p[0]).toMatch(/claimMatch\.issuer: issuer must be an https URL/);
@@ -156,7 +193,7 @@ describe("org spec (the org as an object)", () => {
     expect((caught as OrgFileError).problems).toEqual([
       expect.stringMatching(/^spec: groups\[1\]\.name: group name "Bad" must match/),
       'spec: bindings[0].identity: no identity at path "team/ghost"; known: ',
-      expect.stringMatching(/^spec: bindings\[0\]\.role: no role named "admin"; roles: viewer, editor, owner, registry\.pull$/),
+      expect.stringMatching(/^spec: bindings\[0\]\.role: no role named "admin"; roles at "team": viewer, editor, owner, registry\.pull$/),
     ]);
   });
 });

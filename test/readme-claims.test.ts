@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { usage } from "../emulator/cli";
+import { KINDS as KIND_ENTRIES } from "../provider/resources/registry";
 import { providerSource, type ResourceKind } from "../provider/resources/shim";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 
@@ -20,6 +21,27 @@ const KINDS: ResourceKind[] = [
 ];
 
 describe("README claims", () => {
+  it("every policy option the policy table says to configure is in policies/config.example.json", () => {
+    const example = JSON.parse(readFileSync(path.join(REPO_ROOT, "policies", "config.example.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    const rows = README.split("\n").filter((l) => /^\| `[a-z-]+` \|/.test(l));
+    expect(rows.length).toBeGreaterThan(10);
+    for (const row of rows) {
+      const policy = /^\| `([a-z-]+)`/.exec(row)![1]!;
+      for (const m of row.matchAll(/configure `([A-Za-z]+)`/g)) expect(example[policy] ?? {}, `${policy}: ${m[1]}`).toHaveProperty(m[1]!);
+    }
+  });
+
+  it("names every kind whose create carries the ownership marker (and so costs one PATCH)", () => {
+    const sentence = /Groups, identities,[^.]*? are created with an ownership marker/s.exec(README)?.[0];
+    expect(sentence, "the Resources section's sentence on the ownership marker").toBeDefined();
+    const spelled: Record<string, string> = {
+      Group: "groups", Identity: "identities", Role: "roles", IdentityProvider: "identity providers", AccountAssociation: "account associations", Repo: "repos",
+    };
+    const marked = KIND_ENTRIES.filter((k) => k.ownership.proof === "marker").map((k) => k.kind);
+    expect(marked.sort()).toEqual(Object.keys(spelled).sort());
+    for (const k of marked) expect(sentence!.replace(/\s+/g, " ").toLowerCase(), k).toContain(spelled[k]!);
+  });
+
   it("lists exactly the emulator's flags (its --help)", () => {
     const fromHelp = new Set([...usage().matchAll(/^\s+(--[a-z-]+)/gm)].map((m) => m[1]!));
     const para = README.split("\n\n").find((p) => p.includes("lists the options:"));

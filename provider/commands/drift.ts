@@ -145,10 +145,18 @@ export function driftOf(events: readonly EngineEvent[], external: ReadonlySet<st
   return out.sort((a, b) => a.urn.localeCompare(b.urn));
 }
 
-/** The steps `pulumi up --refresh` would take, from the plan steps of a `pulumi preview --refresh`, one per resource. */
+/** The `Org` component's type (`ORG_TYPE` of provider/org, not imported here: the CLI does not load the SDK for it). */
+const ORG_COMPONENT_TYPE = "platform:index:Org";
+
+/**
+ * The steps `pulumi up --refresh` would take, from the plan steps of a `pulumi preview --refresh`, one per resource.
+ * The `Org` component's own steps are left out: it has no API object (its file's layout and source are its inputs,
+ * so every edit of the file "updates" it); its children are listed.
+ */
 export function pendingOf(steps: readonly EngineStep[]): PendingChange[] {
   const out = new Map<string, PendingChange>();
   for (const s of changes({ steps: [...steps] })) {
+    if (s.type === ORG_COMPONENT_TYPE) continue;
     const op = s.op === "create" || s.op === "import" ? "create" : s.op === "update" ? "update" : s.op === "delete" ? "delete" : /replace/.test(s.op) ? "replace" : undefined;
     if (op === undefined || out.has(s.urn)) continue;
     out.set(s.urn, { urn: s.urn, type: kindOf(s.type), name: s.name, op, fields: op === "update" || op === "replace" ? [...s.diffs] : [] });

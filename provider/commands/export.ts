@@ -1,5 +1,6 @@
 /**
- * `platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]`:
+ * `platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]`
+ * (`--stack` with a project: `--format ts`, or `--layout split`):
  * an org that exists (built by hand or by scripts) as a Pulumi program whose first `pulumi up`
  * adopts every object: it creates nothing, deletes nothing and changes nothing. `pulumi import` cannot do this
  * for dynamic resources (pulumi/pulumi#16175).
@@ -24,8 +25,9 @@ import { table } from "./stack";
 import { TIMEOUT_OPTION, TIMEOUT_USAGE, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
 
 /** The `export` subcommand's usage. */
-export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml] [--stack <name>]
-       [--layout one|split [--children <n>]] [--timeout <d>]
+export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml]
+       [--stack <name> (not with one org file: --format yaml --layout one)] [--layout one|split [--children <n>]]
+       [--timeout <d>]
   Writes an existing org as a Pulumi program whose first \`pulumi up\` adopts every object (adoptUid) and
   creates, deletes and changes nothing. Reads the API given by PLATFORM_API_URL with PLATFORM_TOKEN (or
   workload identity: PLATFORM_IDENTITY and PLATFORM_IDENTITY_TOKEN[_FILE]).
@@ -123,29 +125,38 @@ function ownPackage(): { root: string; version: string } | undefined {
  *
  * 1. the spec of `platform-pulumi` in the nearest package.json above `cwd` that names it (the user's project),
  *    a relative `file:` path rewritten relative to `outDir`;
- * 2. else, when this package runs from a folder that is not inside `node_modules` (a clone), `file:<that folder>`,
+ * 2. else, when this package runs from inside `node_modules`, the spec in the package.json of the project that
+ *    installed it (the folder holding that `node_modules`, or above it; `npx`'s cache keeps one too), rewritten
+ *    the same way: an export run outside any project still writes the tarball, path or git URL it came from;
+ * 3. else, when this package runs from a folder that is not inside `node_modules` (a clone), `file:<that folder>`,
  *    relative to `outDir`;
- * 3. else `^<version>`.
+ * 4. else `^<version>`.
+ * @param own this package's root folder and version (default: found from this file).
  */
-export function ownDependencySpec(outDir: string, cwd = process.cwd()): string {
+export function ownDependencySpec(outDir: string, cwd = process.cwd(), own: { root: string; version: string } | undefined = ownPackage()): string {
   const out = path.resolve(outDir);
   const relativeFile = (abs: string) => `file:${path.relative(out, abs) || "."}`;
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const f = path.join(dir, "package.json");
-    if (existsSync(f)) {
-      const pkg = JSON.parse(readFileSync(f, "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      const spec = pkg.dependencies?.["platform-pulumi"] ?? pkg.devDependencies?.["platform-pulumi"];
-      if (spec !== undefined) {
-        const file = /^file:(.*)$/.exec(spec);
-        return file && !path.isAbsolute(file[1]!) ? relativeFile(path.resolve(dir, file[1]!)) : spec;
+  const specAbove = (from: string): string | undefined => {
+    for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+      const f = path.join(dir, "package.json");
+      if (existsSync(f)) {
+        const pkg = JSON.parse(readFileSync(f, "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+        const spec = pkg.dependencies?.["platform-pulumi"] ?? pkg.devDependencies?.["platform-pulumi"];
+        if (spec !== undefined) {
+          const file = /^file:(.*)$/.exec(spec);
+          return file && !path.isAbsolute(file[1]!) ? relativeFile(path.resolve(dir, file[1]!)) : spec;
+        }
       }
+      if (path.dirname(dir) === dir) return undefined;
     }
-    if (path.dirname(dir) === dir) break;
-  }
-  const own = ownPackage();
+  };
+  const fromProject = specAbove(cwd);
+  if (fromProject !== undefined) return fromProject;
   if (!own) return "*";
-  if (!own.root.split(path.sep).includes("node_modules")) return relativeFile(own.root);
-  return `^${own.version}`;
+  const segments = own.root.split(path.sep);
+  const nm = segments.lastIndexOf("node_modules");
+  if (nm < 0) return relativeFile(own.root);
+  return specAbove(segments.slice(0, nm).join(path.sep) || path.sep) ?? `^${own.version}`;
 }
 
 /**

@@ -42,6 +42,8 @@ export interface UnmanagedObject {
   name: string;
   /** The group it lives under. */
   parentUid: string;
+  /** That group's path of names from the org's root (`engineering/platform`; `/` for the root itself). */
+  parentPath?: string;
   /** How to take it under management: the argument to declare, or what to do. */
   adopt: string;
   /**
@@ -143,7 +145,67 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       }
     }
   }
-  return [...found.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.uid.localeCompare(b.uid));
+  const rows = [...found.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.uid.localeCompare(b.uid));
+  await placeInOrg(rows, state.deployment.resources ?? [], client, root);
+  return rows;
+}
+
+/** The org file's section of each kind it holds (README, "Declarative org setup"). */
+const ORG_FILE_SECTIONS: Record<string, string> = { Group: "groups", Identity: "identities", Role: "roles", RoleBinding: "bindings", Repo: "repos", Subscription: "subscriptions" };
+
+/**
+ * Gives each row its group's path (names from the root: what the `under` column shows), and, when that group is
+ * one an `Org` component of the stack declares, the org file's way to adopt it (`uid:` on the entry at that path)
+ * instead of the TypeScript `adoptUid` line. Names come from the state and the rows; a group named by neither is
+ * read (one GET each, cached).
+ */
+async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ urn: string; type: string; id?: string; parent?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }>, client: PlatformClient, root: string | undefined): Promise<void> {
+  const names = new Map<string, string>();
+  // A parent is a group, or for a tag or overlay binding a repo: names of both from the state and the rows.
+  for (const r of resources) if (r.type.startsWith(TYPE_PREFIX) && r.id && typeof r.outputs?.["name"] === "string") names.set(r.id, r.outputs["name"] as string);
+  for (const o of rows) if (o.kind === "Group" || o.kind === "Repo") names.set(o.uid, o.name);
+  // Groups an Org declares: their path in its file is their resource name without `<component name>/`.
+  const orgs = new Map(resources.filter((r) => r.type === "platform:index:Org").map((r) => [r.urn, r.urn.slice(r.urn.lastIndexOf("::") + 2)]));
+  const filePath = new Map<string, string>();
+  const orgParents = new Set<string>();
+  for (const r of resources) {
+    const org = r.parent ? orgs.get(r.parent) : undefined;
+    if (org === undefined || r.type !== `${TYPE_PREFIX}Group` || !r.id) continue;
+    const p = r.urn.slice(r.urn.lastIndexOf("::") + 2).slice(org.length + 1);
+    filePath.set(r.id, p);
+    if (!p.includes("/") && typeof r.inputs?.["parentUid"] === "string") orgParents.add(r.inputs["parentUid"] as string);
+  }
+  const nameOf = async (uid: string): Promise<string> => {
+    if (!names.has(uid)) {
+      try {
+        names.set(uid, (await client.groups.get(uid)).name);
+      } catch {
+        // Not a group (a repo the stack does not hold), or unreadable: its id segment stands for its name.
+        names.set(uid, uid.slice(uid.lastIndexOf("/") + 1));
+      }
+    }
+    return names.get(uid)!;
+  };
+  const pathOf = async (uid: string): Promise<string> => {
+    const top = root && (uid === root || uid.startsWith(`${root}/`)) ? root : uid.slice(0, 40);
+    if (uid === top) return "/";
+    const segs = uid.slice(top.length + 1).split("/");
+    const out: string[] = [];
+    for (let i = 1; i <= segs.length; i++) out.push(await nameOf(`${top}/${segs.slice(0, i).join("/")}`));
+    return out.join("/");
+  };
+  for (const o of rows) {
+    o.parentPath = await pathOf(o.parentUid);
+    const section = ORG_FILE_SECTIONS[o.kind];
+    const at = filePath.get(o.parentUid);
+    if (o.problem !== undefined || section === undefined || (at === undefined && !(o.kind === "Group" && orgParents.has(o.parentUid)))) continue;
+    const uid = `uid: ${tsString(o.uid)}`;
+    o.adopt =
+      o.kind === "Group" ? `org file: ${uid} on the group ${tsString(at === undefined ? o.name : `${at}/${o.name}`)}`
+      : o.kind === "RoleBinding" ? `org file: ${uid} on the binding at group ${tsString(at!)} (${o.name})`
+      : o.kind === "Subscription" ? `org file: ${uid} on the subscription of group ${tsString(at!)} to ${o.name}`
+      : `org file: ${uid} on ${section} ${tsString(o.name)} of group ${tsString(at!)}`;
+  }
 }
 
 /** Options of {@link unmanaged}. */
@@ -172,11 +234,11 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
     if (opts.json) out(`${jsonText(rows)}\n`);
     else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
     else {
-      if (good.length) out(`${table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentUid, r.adopt]))}\n`);
+      if (good.length) out(`${table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]))}\n`);
       if (good.length) out(`\n${good.length} object(s) no stack references.\n`);
       if (bad.length) {
         out(`${good.length ? "\n" : ""}${bad.length} row(s) the server sent that could not be read (the rest are listed above):\n`);
-        out(`${table(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentUid, r.problem ?? ""]))}\n`);
+        out(`${table(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentPath ?? r.parentUid, r.problem ?? ""]))}\n`);
       }
     }
     return rows.length > 0 ? 1 : 0;

@@ -417,12 +417,13 @@ export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOp
       "// org-setup program, declaring org.yaml with the Org component. Every object there has a uid, which the",
       "// program adopts (adoptUid): the first `pulumi up` creates nothing, deletes nothing and changes nothing.",
       'import * as pulumi from "@pulumi/pulumi";',
-      'import { Org } from "platform-pulumi";',
+      'import { Org, orgUid as readOrgUid } from "platform-pulumi";',
       "",
     ];
     const declaresTop = held.topGroups.some((t) => s.model.groups.some((g) => g.uid === t.uid));
     if (declaresTop) {
-      lines.push('const orgUid = new pulumi.Config("platform").require("orgUid");');
+      // Through the package's orgUid(): unset or misspelled, it fails at once, naming the key.
+      lines.push("const orgUid = readOrgUid();");
       if (under) lines.push(`// The top-level groups live under group "${tsComment(m.snapshot.anchor.name)}", which this program reads but does not manage.`, `const underUid = orgUid + ${tsString(m.snapshot.anchor.uid.slice(m.snapshot.rootUid.length))};`);
     }
     const outsides = (["groups", "identities", "roles"] as const).filter((k) => file.outside[k].size > 0);

@@ -221,10 +221,11 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
     "// once that first update has run it can stay or go.",
     'import * as pulumi from "@pulumi/pulumi";',
   );
-  if (imports.length) out.push(`import { ${imports.join(", ")} } from "platform-pulumi";`);
+  // The root's uid through the package's orgUid(): unset or misspelled, it fails at once, naming the key.
+  out.push(`import { ${[...imports, "orgUid as readOrgUid"].join(", ")} } from "platform-pulumi";`);
   out.push("");
   if (m.identityProviders.length) out.push("const config = new pulumi.Config();");
-  out.push('const orgUid = new pulumi.Config("platform").require("orgUid");');
+  out.push("const orgUid = readOrgUid();");
   if (under) {
     out.push(
       `// Everything below lives under group "${tsComment(s.anchor.name)}", which this program reads but does not manage.`,

@@ -185,13 +185,15 @@ export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
 
   const header = o?.header ?? [
     "# Exported by `platform-pulumi export --format yaml`: the org-setup program's org file, with the uid of each",
-    "# existing object, which the program adopts (adoptUid) instead of creating it.",
+    "# existing object, which the program adopts (adoptUid) instead of creating it. parentUid: the group its",
+    "# top-level groups live under (the org's root group, or the --under group), which Org takes when given none.",
   ];
   const count = (gs: YamlGroup[]): number => gs.reduce((a, g) => a + (g.outside ? 0 : 1) + count(g.groups ?? []), 0);
   const written = new Set<string>([...inFile].filter((u) => !o?.outsideGroups.has(u)));
   for (const list of [identities, roles, bindings, repos, subscriptions]) for (const x of list) written.add(x["uid"] as string);
   return {
-    text: `${header.join("\n")}\n${stringify({ groups, identities, roles, bindings, repos, subscriptions }, { lineWidth: 0 })}`,
+    // One file for one stack records where its top-level groups live (a split set's index.ts gives it instead).
+    text: `${header.join("\n")}\n${stringify({ ...(o ? {} : { parentUid: m.snapshot.anchor.uid }), groups, identities, roles, bindings, repos, subscriptions }, { lineWidth: 0 })}`,
     written,
     outside,
     counts: { Group: count(groups), Identity: identities.length, Role: roles.length, RoleBinding: bindings.length, Repo: repos.length, Subscription: subscriptions.length },

@@ -28,6 +28,7 @@
  * only, the text's by `file:line:column` too. The {@link Org} component (./index.ts) declares what this checks.
  */
 import { readFileSync } from "node:fs";
+import { closest, distance } from "fastest-levenshtein";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
@@ -136,6 +137,12 @@ export interface OrgSubscription {
 
 /** An org as data: the org file's content, parsed (every list optional). */
 export interface OrgSpec {
+  /**
+   * The uid of the group the file's top-level groups live under (the org's root group, or a group under it):
+   * `platform-pulumi export --format yaml` records it. {@link Org} takes it when given no `parentUid`, and refuses a
+   * different `parentUid`, which would declare the file's adopted groups somewhere they are not.
+   */
+  parentUid?: string | undefined;
   groups?: OrgGroup[] | undefined;
   identities?: OrgIdentity[] | undefined;
   roles?: OrgRole[] | undefined;
@@ -155,6 +162,7 @@ const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
 );
 
 const OrgFileSchema = z.strictObject({
+  parentUid: z.string().optional(),
   groups: z.array(OrgGroupSchema).default([]),
   identities: z
     .array(
@@ -197,6 +205,9 @@ const OrgFileSchema = z.strictObject({
   subscriptions: z.array(z.strictObject({ group: z.string(), sink: z.string(), uid: z.string().optional() })).default([]),
 });
 
+/** A group's uid: the root's 40 hex characters, then a segment of 16 per level below it (seed §2, "Common rules"; as `export --under` checks). */
+const GROUP_UID = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+
 /** A group with its path, in declaration order (parents before children). */
 export interface FlatGroup {
   /** Names from the top joined by `/`, e.g. `engineering/platform/ci-cd`. */
@@ -213,6 +224,8 @@ export interface FlatGroup {
 
 /** The org file, checked and flattened for declaring resources. */
 export interface OrgLayout {
+  /** The group the top-level groups live under, when the file records it (`parentUid`). */
+  parentUid: string | undefined;
   /** Groups, parents before children. */
   groups: FlatGroup[];
   /** Identities, with `path` (`<group path>/<identity name>`). */
@@ -270,12 +283,38 @@ export function parseOrgFile(text: string, file = "org.yaml", knownRoles?: Reado
     throw new OrgFileError(
       file,
       doc.errors.map((e) => {
-        const { line, col } = lc.linePos(e.pos[0]);
-        return `${file}:${line}:${col}: YAML: ${e.message.split("\n")[0]}`;
+        const message = e.message.split("\n")[0]!;
+        // The parser finds an unclosed `{` or `[` where the next line begins: place it at the bracket instead.
+        const opener = /end with an? [}\]]/.test(message) ? unclosedFlowOpener(text, e.pos[0]) : undefined;
+        const { line, col } = lc.linePos(opener ?? e.pos[0]);
+        return `${file}:${line}:${col}: YAML: ${message}${opener === undefined ? "" : ` (the "${text[opener]}" here is not closed)`}`;
       }),
     );
   }
   return check(doc.toJS() ?? {}, file, (p) => location(doc, lc, file, p), knownRoles, outside);
+}
+
+/**
+ * The offset of the last `{` or `[` before `end` that no `}` or `]` closes, outside quoted scalars and comments;
+ * undefined when there is none (then the parser's own place stands).
+ */
+function unclosedFlowOpener(text: string, end: number): number | undefined {
+  const open: number[] = [];
+  for (let i = 0; i < end && i < text.length; i++) {
+    const c = text[i]!;
+    if ((c === "'" || c === '"') && /(^|[\s:,[{-])$/.test(text.slice(Math.max(0, i - 1), i))) {
+      // A quoted scalar (a quote starts one only where a scalar starts): '' escapes a single quote, \ a double one's.
+      for (i++; i < end; i++) {
+        if (c === '"' && text[i] === "\\") i++;
+        else if (text[i] === c && c === "'" && text[i + 1] === "'") i++;
+        else if (text[i] === c) break;
+      }
+    } else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < end && text[i] !== "\n") i++;
+    } else if (c === "{" || c === "[") open.push(i);
+    else if (c === "}" || c === "]") open.pop();
+  }
+  return open.at(-1);
 }
 
 /**
@@ -317,6 +356,9 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
   const org = parsed.data;
   const problems: string[] = [];
   const at = (path: Array<string | number>, msg: string) => problems.push(`${locate(path)}: ${pathText(path)}: ${msg}`);
+  if (org.parentUid !== undefined && !GROUP_UID.test(org.parentUid)) {
+    at(["parentUid"], `"${org.parentUid}" is not a group uid: 40 lowercase hex characters (the root group), then "/" and 16 hex characters per level`);
+  }
 
   const groups: FlatGroup[] = [];
   const groupPaths = new Set<string>();
@@ -340,11 +382,16 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
   walk(org.groups, undefined, true, ["groups"]);
 
   const known = (paths: Set<string>) => [...paths].slice(0, 20).join(", ") + (paths.size > 20 ? ", ..." : "");
+  // The group the top-level groups live under has no path in the file (it is Org's parentUid).
+  const noGroup = (g: string) =>
+    g === "/" || g === ""
+      ? `${JSON.stringify(g)} is not allowed: a path names a group this file declares, and the group its top-level groups live under has none; declare what goes there beside Org (e.g. a RoleBinding with groupUid: orgUid())`
+      : `no group at path "${g}"; known: ${known(groupPaths)}`;
   const identityPaths = new Set<string>();
   const identities = org.identities.map((id, i) => {
     const bad = nameProblem(id.name);
     if (bad) at(["identities", i, "name"], `identity name ${bad}`);
-    if (!groupPaths.has(id.group)) at(["identities", i, "group"], `no group at path "${id.group}"; known: ${known(groupPaths)}`);
+    if (!groupPaths.has(id.group)) at(["identities", i, "group"], noGroup(id.group));
     const cm = id.claimMatch;
     for (const [exact, pattern] of [["issuer", "issuerPattern"], ["subject", "subjectPattern"]] as const) {
       if ((cm[exact] === undefined) === (cm[pattern] === undefined)) at(["identities", i, "claimMatch"], `give exactly one of ${exact} and ${pattern}`);
@@ -359,7 +406,7 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
   });
 
   const groupRef = (path: Array<string | number>, g: string) => {
-    if (!groupPaths.has(g)) at(path, `no group at path "${g}"; known: ${known(groupPaths)}`);
+    if (!groupPaths.has(g)) at(path, noGroup(g));
   };
   const rolePaths = new Set<string>();
   const fileRoles = new Map<string, string[]>(); // role name → the group paths it is defined at
@@ -396,7 +443,9 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
         at(["bindings", i, "role"], `role "${b.role}" is defined at ${definedAt.join(", ")}, not at "${b.group}" or above it`);
       }
     } else if (knownRoles && !knownRoles.has(b.role)) {
-      at(["bindings", i, "role"], `no role named "${b.role}"; roles: ${[...knownRoles, ...fileRoles.keys()].join(", ")}`);
+      // Only the roles this binding could name: built-in ones, and the file's defined at its group or above.
+      const visible = [...knownRoles, ...[...fileRoles].filter(([, at]) => at.some((g) => b.group === g || b.group.startsWith(`${g}/`))).map(([n]) => n)];
+      at(["bindings", i, "role"], `no role named "${b.role}"${didYouMean(b.role, visible)}; roles at "${b.group}": ${visible.join(", ")}`);
     }
   });
 
@@ -424,7 +473,18 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
   });
 
   if (problems.length > 0) throw new OrgFileError(file, problems);
-  return { groups, identities, roles, bindings: org.bindings, repos, subscriptions: org.subscriptions };
+  return { parentUid: org.parentUid, groups, identities, roles, bindings: org.bindings, repos, subscriptions: org.subscriptions };
+}
+
+/**
+ * `; did you mean "x"?` for the name of `names` nearest to `name` (Levenshtein, case ignored, from
+ * `fastest-levenshtein`) when it is within a third of the name's length (at least 2 edits), else "".
+ */
+function didYouMean(name: string, names: readonly string[]): string {
+  if (names.length === 0) return "";
+  const near = closest(name.toLowerCase(), names.map((n) => n.toLowerCase()));
+  if (distance(name.toLowerCase(), near) > Math.max(2, Math.floor(name.length / 3))) return "";
+  return `; did you mean "${names.find((n) => n.toLowerCase() === near)!}"?`;
 }
 
 /** Reads and checks an org file from disk. @throws OrgFileError; Error when the file cannot be read. */

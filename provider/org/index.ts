@@ -7,6 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { markReported } from "../client/reported";
 import type { PlatformClient } from "../client/client";
+import { programClientFromConfig } from "../lookups/core";
 import { getRoles } from "../lookups/roles";
 import { Group } from "../resources/group";
 import { Identity, type ClaimMatchArgs } from "../resources/identity";
@@ -14,6 +15,7 @@ import { Repo, type SyncConfigArgs } from "../resources/repo";
 import { Role } from "../resources/role";
 import { RoleBinding } from "../resources/roleBinding";
 import { Subscription } from "../resources/subscription";
+import { orgUid } from "../orgUid";
 import { builtinRoleNames, checkOrgSpec, orgFileData, parseOrgFile, type OrgLayout, type OrgOutsidePaths, type OrgSpec } from "./file";
 
 export { OrgFileError, parseOrgFile, checkOrgSpec, type OrgOutsidePaths, type OrgSpec, type OrgGroup, type OrgIdentity, type OrgRole, type OrgBinding, type OrgRepo, type OrgSubscription, type OrgLayout, type FlatGroup } from "./file";
@@ -43,8 +45,10 @@ export interface OrgOutside {
 /** Arguments of {@link Org}: the root group, and the org as a file or as data (exactly one of `file` and `spec`). */
 export interface OrgArgs {
   /**
-   * The uid of the group the org's top-level groups are created under (usually the org's root group). Required
-   * unless every top-level group of the file is `outside` (declared in another stack, its uid in `outside.groups`).
+   * The uid of the group the org's top-level groups are created under (usually the org's root group). Default: the
+   * file's own `parentUid` (which `platform-pulumi export --format yaml` records), else {@link orgUid}
+   * (`platform:orgUid`, then `PLATFORM_ORG_UID`). When the file records one, a different value here is refused.
+   * Unused when every top-level group of the file is `outside` (declared in another stack, its uid in `outside.groups`).
    */
   parentUid?: pulumi.Input<string>;
   /**
@@ -97,7 +101,7 @@ interface OrgData {
  * `platform-pulumi export --format yaml` adopts the org it describes and changes nothing.
  *
  * @example
- * const org = new Org("org", { parentUid: orgUid, file: "org.yaml" });
+ * const org = new Org("org", { file: "org.yaml" }); // under the file's parentUid, else platform:orgUid
  * export const groupUids = org.groupUids;
  */
 export class Org extends pulumi.ComponentResource<OrgData> {
@@ -116,8 +120,9 @@ export class Org extends pulumi.ComponentResource<OrgData> {
    * Declares the org. The file is read and checked here, synchronously: a problem throws at once, before anything
    * is declared. The built-in roles the bindings name are then checked against the API (one List of roles) before
    * any child is declared; an unknown one fails the update the same way.
-   * @throws TypeError when neither or both of `file` and `spec` are given, when `parentUid` is missing while the
-   *   file declares a top-level group, or when `outside.groups` does not name exactly the file's outside groups;
+   * @throws TypeError when neither or both of `file` and `spec` are given, when `parentUid` differs from the one
+   *   the file records, or when `outside.groups` does not name exactly the file's outside groups; SettingsError
+   *   when the file declares a top-level group and no parentUid is given, recorded or configured (see {@link orgUid});
    *   OrgFileError with every problem of the org; Error when the file cannot be read.
    */
   constructor(name: string, args: OrgArgs, opts: pulumi.ComponentResourceOptions = {}) {
@@ -128,9 +133,15 @@ export class Org extends pulumi.ComponentResource<OrgData> {
     const outside = outsidePaths(args.outside);
     const layout = checkSource(source, undefined, outside);
     checkOutside(name, args, layout);
+    // The built-in roles are looked up after the program's first turn; a bad setting found then would surface as
+    // an unhandled rejection (Node's PromiseRejectionHandledWarning lines before the message). Read the settings
+    // now, so such a mistake fails here, at once, as one line.
+    // (Only read here: the client itself is not an input of the component, whose inputs Pulumi records in state.)
+    const parsed = "text" in source ? orgFileData(source.text) : source.spec;
+    if (!args.client && builtinRoleNames(parsed, outside.roles).length > 0) programClientFromConfig();
     const init: OrgInit = {
       orgName: name,
-      parentUid: args.parentUid ?? "",
+      parentUid: topParentUid(name, args, layout, source),
       source,
       layout,
       outside: { groups: args.outside?.groups ?? {}, identities: args.outside?.identities ?? {}, roles: args.outside?.roles ?? {} },
@@ -177,14 +188,36 @@ function outsidePaths(o: OrgOutside | undefined): OrgOutsidePaths {
 }
 
 /**
- * `parentUid` is given when the file declares a top-level group, and `outside.groups` names exactly the file's
- * outside groups, each with a uid. @throws TypeError naming the field, its value and what is allowed.
+ * The uid the file's top-level groups are declared under: `args.parentUid`, else the file's recorded `parentUid`,
+ * else {@link orgUid}; "" when the file declares no top-level group of its own. A `parentUid` that differs from the
+ * file's is refused here when it is a string, and when its value is known (at preview, or at up) when it is an
+ * output: adopting the file's groups under another parent would fail only at `up`.
+ * @throws TypeError naming both uids; SettingsError from {@link orgUid}.
+ */
+function topParentUid(name: string, args: OrgArgs, layout: OrgLayout, source: OrgSource): pulumi.Input<string> {
+  if (!layout.groups.some((g) => g.parentPath === undefined && !g.outside)) return args.parentUid ?? "";
+  const recorded = layout.parentUid;
+  const given = args.parentUid === "" ? undefined : args.parentUid;
+  if (given === undefined) return recorded ?? orgUid();
+  if (recorded === undefined) return given;
+  const where = "text" in source ? source.file : "spec";
+  const differs = (uid: string) =>
+    markReported(new TypeError(`Org "${name}": parentUid "${uid}" is not allowed: ${where} records parentUid "${recorded}", the group its top-level groups live under (export --under writes it); give that uid, or leave parentUid out to take the file's`));
+  if (typeof given === "string") {
+    if (given !== recorded) throw differs(given);
+    return given;
+  }
+  return pulumi.output(given).apply((uid) => {
+    if (uid !== recorded) throw differs(uid);
+    return uid;
+  });
+}
+
+/**
+ * `outside.groups` names exactly the file's outside groups, each with a uid.
+ * @throws TypeError naming the field, its value and what is allowed.
  */
 function checkOutside(name: string, args: OrgArgs, layout: OrgLayout): void {
-  const declaredTop = layout.groups.find((g) => g.parentPath === undefined && !g.outside);
-  if (declaredTop && (args.parentUid === undefined || args.parentUid === "")) {
-    throw markReported(new TypeError(`Org "${name}": parentUid is required (the uid of the group to create the org's top-level groups under, such as "${declaredTop.path}"), got ${JSON.stringify(args.parentUid)}`));
-  }
   const marked = layout.groups.filter((g) => g.outside).map((g) => g.path);
   const given = args.outside?.groups ?? {};
   for (const [p, uid] of Object.entries(given)) {

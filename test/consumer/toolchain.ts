@@ -201,14 +201,10 @@ export function typescriptBlocks(markdown: string): ReadmeBlock[] {
 
 /**
  * The README convention: each TypeScript block compiles on its own, as a CommonJS module of a new Pulumi
- * TypeScript project that installed platform-pulumi (the template tsconfig), with only this preamble before it.
- * A block imports what it uses and never declares `orgUid`.
+ * TypeScript project that installed platform-pulumi (the template tsconfig), with only this comment before it.
+ * A block imports what it uses, the root group's uid included (`orgUid()` of the package).
  */
-export const README_PREAMBLE = [
-  "// Preamble of every README block (see test/consumer/toolchain.ts): the root group's uid, as a program gets it",
-  "// from stack config `platform:orgUid`.",
-  "declare const orgUid: string;",
-];
+export const README_PREAMBLE = ["// A README block as written (see test/consumer/toolchain.ts)."];
 
 /**
  * The block as a module file: the preamble, then the block as written. A block without a top-level import or
