@@ -133,7 +133,7 @@ describe("platform-pulumi access", () => {
     expect(lines[6]).toMatch(/^\| critical \| \*\*gitlab-release\*\* `\/engineering\/platform\/ci-cd\/gitlab-release` \| \+ gained \| editor \| `\/engineering\/platform` \| editor bound at \/engineering\/platform \|$/);
     const rows = lines.slice(7).filter((l) => l.startsWith("|"));
     expect(rows.length).toBeGreaterThan(1);
-    expect(rows.every((l) => /^\| (critical|high|low) \|  \| \+ gained \|/.test(l))).toBe(true);
+    expect(rows.every((l) => /^\| (critical|high|low) \| {2}\| \+ gained \|/.test(l))).toBe(true);
     expect(r.out).toContain("--fail-severity critical,high: 43 capability grant(s) gained by 1 identity");
     expect(r.out.length).toBeLessThan(3_000);
   }, LONG);
