@@ -234,7 +234,9 @@ function runGenerated(index: string): Array<{ kind: string; name: string; args: 
         declared.push({ kind, name, args });
       }
     };
-  const platform = new Proxy({}, { get: (_t, k) => (k === "getRoleOutput" ? () => ({ uid: "builtin-role-uid" }) : k === "__esModule" ? false : resource(String(k))) });
+  // The package's functions the generated program calls; every other name is a resource class.
+  const functions: Record<string, unknown> = { getRoleOutput: () => ({ uid: "builtin-role-uid" }), orgUid: () => "0".repeat(40) };
+  const platform = new Proxy({}, { get: (_t, k) => (typeof k === "string" && k in functions ? functions[k] : k === "__esModule" ? false : resource(String(k))) });
   const pulumi = {
     Config: class { require() { return "0".repeat(40); } requireSecret() { return "secret"; } getObject() { return undefined; } },
     // A split layout's stack reads the others' uids (export/split.ts).
@@ -252,7 +254,9 @@ function runGenerated(index: string): Array<{ kind: string; name: string; args: 
     },
   };
   vm.runInNewContext(js, sandbox, { timeout: 5_000 });
-  expect([...new Set(loaded)].sort()).toEqual(["@pulumi/pulumi", "platform-pulumi"]);
+  // The package, and @pulumi/pulumi where a split stack reads another's outputs: nothing else.
+  expect(loaded).toContain("platform-pulumi");
+  expect([...new Set(loaded)].filter((m) => m !== "@pulumi/pulumi" && m !== "platform-pulumi")).toEqual([]);
   return declared;
 }
 

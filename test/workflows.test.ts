@@ -91,7 +91,8 @@ describe("policy pack and policy gate", () => {
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\| \w+ \| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
     expect(r.out).toMatch(/\| low \| advisory \| description-required \| Group::team \|/);
-    expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 2 new finding(s) below it or advisory)");
+    expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 3 new finding(s) below it or advisory)");
+    expect(r.out).toMatch(/\| high \| advisory \| identity-subject-not-wildcard \| Identity::ci \| claimMatch.subjectPattern ".\*" admits tokens of GitHub Actions: any workflow of any repository on GitHub/);
   }, LONG);
 
   it("--format json prints one object: findings with severity and status, the policies not evaluated apart, access changes, errors", async () => {
