@@ -27,6 +27,7 @@
  * read from a uid's shape, for that reason.
  */
 import { RE2JS } from "re2js";
+import type { ClaimMatch } from "../client/types";
 import { CAPABILITY_NAMES, dottedName } from "../capabilities";
 import { BUILTIN_ROLE_CAPABILITIES } from "./builtin";
 
@@ -39,20 +40,8 @@ export interface AccessGroup {
   name: string;
 }
 
-/**
- * An identity's `claimMatch` (seed §2 Identity; the emulator's exact-or-pattern members): which OIDC tokens may be
- * exchanged for it. Exact members are compared as they are, patterns match a whole claim (RE2).
- */
-export interface ClaimMatch {
-  issuer?: string | undefined;
-  issuerPattern?: string | undefined;
-  subject?: string | undefined;
-  subjectPattern?: string | undefined;
-  audience?: string | undefined;
-  audiencePattern?: string | undefined;
-  claims?: Readonly<Record<string, string>> | undefined;
-  claimPatterns?: Readonly<Record<string, string>> | undefined;
-}
+/** An identity's `claimMatch` (seed §2 Identity), the client's type: exact values, or RE2 patterns matched against a whole claim. */
+export type { ClaimMatch };
 
 /** An identity (workload identity or user). */
 export interface AccessIdentity {

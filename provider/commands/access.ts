@@ -17,10 +17,10 @@ import { isBuiltinRoleName } from "../access/builtin";
 import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
 import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
-import { DEFAULT_FAIL_SEVERITIES, parseSeverities, type Severity } from "../access/severity";
+import { DEFAULT_FAIL_SEVERITIES, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
-import { TIMEOUT_USAGE, runReportCommand, type ReportOptions } from "./report";
+import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportOptions } from "./report";
 import { jsonText } from "../text";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
@@ -269,26 +269,18 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, "fail-severity": { type: "string" }, "json-out": { type: "string" }, "max-chars": { type: "string" } };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS };
   return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values }) => {
     const failOn = (values["fail-on"] as string[] | undefined) ?? [];
-    let failSeverities: Severity[] | undefined;
-    let maxChars: number | undefined;
+    let review;
     try {
       if (failOn.length) capabilityMatcher(failOn);
-      const fs = values["fail-severity"];
-      if (typeof fs === "string") failSeverities = fs.trim().toLowerCase() === "none" ? [] : parseSeverities(fs);
-      const mc = values["max-chars"];
-      if (typeof mc === "string") {
-        maxChars = Number(mc);
-        if (!Number.isInteger(maxChars) || maxChars < 1000) throw new Error(`--max-chars: "${mc}" is not a whole number of at least 1000`);
-      }
+      review = reviewArgs(values);
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
       return 2;
     }
-    const jsonFile = typeof values["json-out"] === "string" ? values["json-out"] : undefined;
-    const r = await accessReview(ref, { current: values["current"] === true, format, failOn, failSeverities, maxChars, jsonFile });
+    const r = await accessReview(ref, { current: values["current"] === true, format, failOn, ...review });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   });

@@ -21,12 +21,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { markdown as accessMarkdown, textTable as accessText, type ReportChange } from "../access/report";
-import { DEFAULT_FAIL_SEVERITIES, parseSeverities, SEVERITIES, type Severity } from "../access/severity";
+import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/severity";
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
 import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
-import { TIMEOUT_USAGE, mdTable, runReportCommand, type ReportFormat } from "./report";
+import { REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, runReportCommand, type ReportFormat } from "./report";
 import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
@@ -283,22 +283,16 @@ ${TIMEOUT_USAGE}
  * @returns the exit code (0, 1 or 2 as {@link GATE_USAGE} says).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
-  const options = { config: { type: "string" }, pack: { type: "string" }, "fail-severity": { type: "string" }, all: { type: "boolean" }, "json-out": { type: "string" }, "max-chars": { type: "string" } } as const;
+  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, ...REVIEW_OPTIONS } as const;
   return runReportCommand("gate", argv, GATE_USAGE, options, async ({ ref, format, values }) => {
-    let failSeverities: Severity[] | undefined;
-    let maxChars: number | undefined;
+    let review;
     try {
-      const fs = values["fail-severity"];
-      if (typeof fs === "string") failSeverities = fs.trim().toLowerCase() === "none" ? [] : parseSeverities(fs);
-      const mc = values["max-chars"];
-      if (typeof mc === "string") {
-        maxChars = Number(mc);
-        if (!Number.isInteger(maxChars) || maxChars < 1000) throw new Error(`--max-chars: "${mc}" is not a whole number of at least 1000`);
-      }
+      review = reviewArgs(values);
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n${GATE_USAGE}\n`);
       return 2;
     }
+    const { failSeverities, maxChars, jsonFile } = review;
     const r = await runGate(ref, {
       ...(typeof values["pack"] === "string" ? { pack: values["pack"] } : {}),
       ...(typeof values["config"] === "string" ? { config: values["config"] } : {}),
@@ -306,7 +300,6 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
       all: values["all"] === true,
     });
     const { exitCode, ...report } = r;
-    const jsonFile = typeof values["json-out"] === "string" ? values["json-out"] : undefined;
     if (jsonFile) writeFileSync(jsonFile, `${jsonText(report)}\n`);
     process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
     for (const e of report.errors) process.stderr.write(`${inertLines(e)}\n`);

@@ -4,6 +4,7 @@
  * "Command-line jobs": 0 clean, 1 found something, 2 could not run (the reason on stderr).
  */
 import { parseArgs } from "node:util";
+import { parseSeverities, type Severity } from "../access/severity";
 import type { StackRef } from "./stack";
 import { mdText } from "../text";
 import { TIMEOUT_OPTION, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
@@ -87,4 +88,31 @@ export function mdTable(header: readonly string[], rows: ReadonlyArray<readonly 
 /** A value for a table cell: JSON, `(none)` for undefined. */
 export function shown(v: unknown): string {
   return v === undefined ? "(none)" : JSON.stringify(v);
+}
+
+/** The options `gate` and `access` share for judging and printing a review, as {@link ReportOptions}. */
+export const REVIEW_OPTIONS = { "fail-severity": { type: "string" }, "json-out": { type: "string" }, "max-chars": { type: "string" } } as const;
+
+/** The parsed {@link REVIEW_OPTIONS}: each absent when not given. */
+export interface ReviewArgs {
+  failSeverities?: Severity[] | undefined;
+  maxChars?: number | undefined;
+  jsonFile?: string | undefined;
+}
+
+/**
+ * Parses `--fail-severity <list|none>`, `--max-chars <n>` (a whole number ≥ 1000) and `--json-out <file>`.
+ * @throws Error naming the flag, its value and what is allowed.
+ */
+export function reviewArgs(values: Record<string, string | boolean | string[] | undefined>): ReviewArgs {
+  const out: ReviewArgs = {};
+  const fs = values["fail-severity"];
+  if (typeof fs === "string") out.failSeverities = fs.trim().toLowerCase() === "none" ? [] : parseSeverities(fs);
+  const mc = values["max-chars"];
+  if (typeof mc === "string") {
+    out.maxChars = Number(mc);
+    if (!Number.isInteger(out.maxChars) || out.maxChars < 1000) throw new Error(`--max-chars: "${mc}" is not a whole number of at least 1000`);
+  }
+  if (typeof values["json-out"] === "string") out.jsonFile = values["json-out"];
+  return out;
 }

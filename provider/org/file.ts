@@ -33,6 +33,7 @@ import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
 import { PlatformError } from "../client/errors";
+import type { ClaimMatch } from "../client/types";
 import { isTrustworthyIssuer } from "../resources/identity";
 import { repoNameProblem } from "../resources/repo";
 import { sinkProblem } from "../resources/subscription";
@@ -76,16 +77,7 @@ export interface OrgIdentity {
    * The token claims it accepts (the Identity resource's `claimMatch`): an https issuer (or http on loopback) or an
    * issuer pattern, an exact subject or a subject pattern, and optionally an audience and other claims.
    */
-  claimMatch: {
-    issuer?: string | undefined;
-    issuerPattern?: string | undefined;
-    subject?: string | undefined;
-    subjectPattern?: string | undefined;
-    audience?: string | undefined;
-    audiencePattern?: string | undefined;
-    claims?: Record<string, string> | undefined;
-    claimPatterns?: Record<string, string> | undefined;
-  };
+  claimMatch: ClaimMatch;
 }
 
 /** A custom role of the org file, defined at a group and visible at it and below. */
