@@ -1,6 +1,7 @@
 /**
- * `npm run --silent build && node dist/bench/access.js`: the wall time of `platform-pulumi access --current` on a
- * stack of `BENCH_RESOURCES` resources (default 3,000).
+ * `npm run --silent build && node dist/bench/access.js`: the wall time of `platform-pulumi access --current`,
+ * `access --unused` and one `access --who-can` on a stack of `BENCH_RESOURCES` resources (default 3,000), the
+ * last two as ratios against the first, measured in the same run (README "Performance").
  *
  * `pulumi up` of the main job's org (examples/org-setup/org.yaml: 13 groups, 4 identities, 5 bindings) on the
  * emulator gives a real state; that state is replicated (each copy under its own top-level groups, with its own
@@ -8,7 +9,8 @@
  * resources takes over ten minutes on a small machine and the command only reads the state. Then the built bin's
  * `access --current --format json` runs `BENCH_ROUNDS` times (default 3) in its own process; each run's wall time
  * (process start to exit, `pulumi stack export` and `pulumi config` included) is printed as one JSON line, then a
- * summary line.
+ * summary line per command. The emulator holds a copy of every replicated object too (written to its store), so
+ * `--unused` reads each identity's `lastSeenTime` from the API as it would on a real org.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -21,6 +23,8 @@ import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 const RESOURCES = Number(process.env["BENCH_RESOURCES"] ?? 3000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const STACK = "bench-access";
+/** The `--who-can` query timed: who holds any IAM write at the first copy of the org file's `engineering/platform` group, on the state. */
+const WHO_CAN = ["--who-can", "iam.*", "--at", "/engineering-0/platform", "--current"];
 const PREFIX = "pulumi-nodejs:dynamic/platform:";
 
 type Json = Record<string, unknown>;
@@ -48,14 +52,18 @@ async function main(): Promise<void> {
     const out: Json[] = [...others];
     const root = emu.orgUid;
     const uidRe = new RegExp(`^${root}((?:/[0-9a-f]{16})+)$`);
-    for (let k = 0; k < copies; k++) {
-      const urns = new Set(base.map((r) => r["urn"] as string));
+    const urns = new Set(base.map((r) => r["urn"] as string));
+    /** Copy `k` of a string: URNs get a suffix, uids under the root new segments. */
+    const copyOf = (k: number) => {
       const seg = (s: string) => createHash("sha1").update(`${s}:${k}`).digest("hex").slice(0, 16);
-      const f = (s: string): string => {
+      return (s: string): string => {
         if (urns.has(s)) return `${s}-${k}`;
         const m = uidRe.exec(s);
         return m ? `${root}${m[1]!.split("/").slice(1).map((x) => `/${seg(x)}`).join("")}` : s;
       };
+    };
+    for (let k = 0; k < copies; k++) {
+      const f = copyOf(k);
       for (const r of base) {
         const c = mapStrings(r, f) as Json;
         // Top-level groups get their own names, so each copy has its own paths.
@@ -66,28 +74,57 @@ async function main(): Promise<void> {
         out.push(c);
       }
     }
+    // The API holds every copy as well: --unused reads lastSeenTime from it.
+    const rows = emu.dump();
+    for (const [name, list] of Object.entries(rows)) {
+      const table = emu.store.tables[name as keyof typeof rows];
+      for (const row of list) {
+        if (typeof row["uid"] !== "string" || !uidRe.test(row["uid"])) continue;
+        for (let k = 0; k < copies; k++) {
+          const c = mapStrings(row, copyOf(k)) as typeof row;
+          // A top-level group is renamed in the state's copy; the API's copy follows.
+          if (name === "groups" && /^\/[0-9a-f]{16}$/.test(row["uid"].slice(root.length)) && typeof c["name"] === "string") c["name"] = `${c["name"]}-${k}`;
+          table.put(c);
+        }
+      }
+    }
     const file = path.join(backend, "state.json");
     writeFileSync(file, JSON.stringify({ ...state, deployment: { ...state.deployment, resources: out } }));
     await cli.ok(["stack", "import", "--file", file]);
     const count = out.filter((r) => String(r["type"]).startsWith(PREFIX)).length;
     const env = { ...process.env, ...platform, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
-    const times: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      const started = Date.now();
-      const r = await new Promise<{ code: number; out: string }>((resolve) => {
-        const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", STACK, "--cwd", REPO_ROOT, "--current", "--format", "json"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    /** One run of the built bin's `access` with `args`, in its own process: exit code, stdout and wall time (ms). */
+    const run = (args: readonly string[]) =>
+      new Promise<{ code: number; out: string; ms: number }>((resolve) => {
+        const started = Date.now();
+        const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", STACK, "--cwd", REPO_ROOT, ...args, "--format", "json"], { env, stdio: ["ignore", "pipe", "inherit"] });
         let o = "";
         child.stdout.on("data", (d: Buffer) => (o += d));
-        child.on("close", (code) => resolve({ code: code ?? -1, out: o }));
+        child.on("close", (code) => resolve({ code: code ?? -1, out: o, ms: Date.now() - started }));
       });
-      const ms = Date.now() - started;
-      if (r.code !== 0) throw new Error(`access exited ${r.code}`);
-      const grants = (JSON.parse(r.out) as { grants: unknown[] }).grants.length;
-      times.push(ms);
-      process.stdout.write(`${JSON.stringify({ run: i + 1, resources: count, grants, ms })}\n`);
+    const commands: Array<{ name: string; args: string[]; ok: number[]; rows: (json: Json) => number }> = [
+      { name: "--current", args: ["--current"], ok: [0], rows: (j) => (j["grants"] as unknown[]).length },
+      { name: "--unused", args: ["--unused", "--days", "90"], ok: [0, 1], rows: (j) => (j["unused"] as unknown[]).length },
+      { name: "--who-can", args: WHO_CAN, ok: [0], rows: (j) => (j["holders"] as unknown[]).length },
+    ];
+    const medians = new Map<string, number>();
+    // Interleaved rounds, so a slower moment of the machine falls on every command alike.
+    const times = new Map<string, number[]>(commands.map((c) => [c.name, []]));
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const c of commands) {
+        const r = await run(c.args);
+        if (!c.ok.includes(r.code)) throw new Error(`access ${c.args.join(" ")} exited ${r.code}: ${r.out.slice(0, 500)}`);
+        times.get(c.name)!.push(r.ms);
+        process.stdout.write(`${JSON.stringify({ command: `access ${c.args.join(" ")}`, run: i + 1, resources: count, rows: c.rows(JSON.parse(r.out) as Json), exit: r.code, ms: r.ms })}\n`);
+      }
     }
-    const sorted = [...times].sort((a, b) => a - b);
-    process.stdout.write(`access --current on ${count} resources: median ${sorted[Math.floor(sorted.length / 2)]} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms over ${ROUNDS} runs\n`);
+    for (const c of commands) {
+      const sorted = [...times.get(c.name)!].sort((a, b) => a - b);
+      const median = sorted[Math.floor(sorted.length / 2)]!;
+      medians.set(c.name, median);
+      const ratio = median / medians.get("--current")!;
+      process.stdout.write(`access ${c.args.join(" ")} on ${count} resources: median ${median} ms (min ${sorted[0]}, max ${sorted.at(-1)}) over ${ROUNDS} runs; ${ratio.toFixed(2)}x access --current\n`);
+    }
   } finally {
     await cli.ok(["stack", "rm", "--yes", "--force"]).catch(() => undefined);
     await emu.close();
