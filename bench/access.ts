@@ -23,7 +23,7 @@ import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 const RESOURCES = Number(process.env["BENCH_RESOURCES"] ?? 3000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const STACK = "bench-access";
-/** The `--who-can` query timed: who holds any IAM write at the first copy of the org file's `engineering/platform` group, on the state. */
+/** The `--who-can` query timed: who holds any IAM capability at the first copy of the org file's `engineering/platform` group, on the state. */
 const WHO_CAN = ["--who-can", "iam.*", "--at", "/engineering-0/platform", "--current"];
 const PREFIX = "pulumi-nodejs:dynamic/platform:";
 
