@@ -22,7 +22,7 @@ export interface SeedRule {
   /** What the rule says, in one line. */
   summary: string;
   /** Why no test covers it (e.g. "gRPC: out of scope"); absent when a test must cover it. */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /** The seed's rules and table rows, in document order (`seed-rules.yaml`, checked against {@link SeedRule}'s shape). */
