@@ -158,6 +158,13 @@ describe("--format sarif", () => {
     expect(at(argo)).toEqual({ uri: rel(changed), base: "%SRCROOT%", line: lastLineOf(changed, "- identity: platform/argo/argo-sync") });
     // Reads gained are notes.
     expect(run.results.filter((x) => x.properties["severity"] === "low").every((x) => x.level === "note")).toBe(true);
+    // --current: what is held now, each at its binding (here the org file's line of gha-deployer's).
+    const current = await sarif("access", base, [release("release", "repo:my-org/release")], ["--current"]);
+    expect(current.code, current.stderr).toBe(0);
+    const held = valid(current.stdout).runs[0]!.results.find((x) => x.message.text.startsWith("/platform/ci-cd/gha-deployer holds groups.create at /platform "));
+    expect(held).toMatchObject({ ruleId: "access/binding", level: "error", properties: { status: "held", severity: "high" } });
+    expect(held!.baselineState).toBeUndefined();
+    expect(at(held)).toEqual({ uri: rel(base), base: "%SRCROOT%", line: lineOf(base, "- identity: platform/ci-cd/gha-deployer") });
     // Nothing gained: no results.
     const none = await sarif("access", base, [release("release", "repo:my-org/release")]);
     expect(none.code, none.stderr).toBe(0);

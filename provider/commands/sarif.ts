@@ -228,11 +228,6 @@ export class SourceLocator {
     for (const r of records) if (r && typeof r.urn === "string") this.byUrn.set(r.urn, r);
   }
 
-  /** Whether the engine told where `urn` is declared (in the program or, for an `Org` child, in its org file). */
-  has(urn: string): boolean {
-    return this.position(urn) !== undefined;
-  }
-
   /** `originalUriBaseIds` of the run: {@link SRCROOT} as the repository's `file://` URI. */
   baseIds(): Record<string, { uri: string }> {
     return { [SRCROOT]: { uri: pathToFileURL(this.root + path.sep).href } };
