@@ -189,6 +189,19 @@ describe("--format sarif", () => {
     expect(at(changedGroup)).toEqual({ uri: rel(base), base: "%SRCROOT%", line: lineOf(base, "  - name: payments") });
   }, LONG);
 
+  it("a finding keeps its fingerprint once its change is applied (new, then already present, message changed)", async () => {
+    const roots = [release("release", "repo:my-org/release"), release("release2", "repo:my-org/release2")];
+    const ownerOf = (text: string) => valid(text).runs[0]!.results.find((x) => x.ruleId === "no-owner-at-root" && x.message.text.includes("root-release2-owner"))!;
+    const before = ownerOf((await sarif("gate", base, roots)).stdout);
+    expect(before.baselineState).toBe("new");
+    await new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, ROOT_IDENTITIES: JSON.stringify(roots) } }).ok(["up", "--yes", "--skip-preview", "--refresh"]);
+    const after = ownerOf((await sarif("gate", base, roots)).stdout);
+    expect(after.baselineState).toBe("unchanged");
+    expect(after.message.text).not.toBe(before.message.text);
+    expect(after.partialFingerprints).toEqual(before.partialFingerprints);
+    expect(at(after)).toEqual(at(before));
+  }, LONG);
+
   it("a command that could not run prints SARIF saying so (exit 2)", async () => {
     const r = await runBin(["drift", "--cwd", program, "--stack", "no-such-stack", "--format", "sarif"], { ...env, ORG_FILE: base });
     expect(r.code).toBe(2);

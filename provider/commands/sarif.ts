@@ -427,7 +427,9 @@ export function gateSarif(r: GateReport, locator?: SourceLocator): SarifLog {
       level: levelOf(v.severity, v.level),
       message: { text: `${v.resource ? `${v.resource}: ` : ""}${v.message}` },
       locations: [loc],
-      partialFingerprints: fingerprint("gate", v.pack, v.policy, v.urn, v.message),
+      // A resource's finding by policy and URN (its message may name the resource's uid once it exists); a stack
+      // policy's (`no-new-access`, at the stack) by its message too, which names the identity and what it gains.
+      partialFingerprints: v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
       baselineState: v.status === "new" ? "new" : "unchanged",
       properties: { severity: v.severity, status: v.status, enforcementLevel: v.level, pack: v.pack, ...(v.urn ? { urn: v.urn } : {}) },
     });
