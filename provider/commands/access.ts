@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]`:
+ * `platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]`:
  * the review gate on IAM changes. Who can do what, and where, after this change (README "Access review").
  *
  * Default: the difference between effective access now (the stack's state, `pulumi stack export`) and after the
@@ -20,11 +20,12 @@ import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "..
 import { DEFAULT_FAIL_SEVERITIES, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
-import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportOptions } from "./report";
+import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportFormat, type ReportOptions } from "./report";
+import { SourceLocator, accessSarif, recordsOfPlan } from "./sarif";
 import { jsonText } from "../text";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
-const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
+const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
                             [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
 
   Effective access (direct grants and the escalations they open) that a change gains and loses: the stack's
@@ -34,7 +35,8 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
   --stack <name>          the stack (required)
   --cwd <dir>             the Pulumi project folder (default: the current folder)
   --current               effective access now, instead of the change
-  --format <f>            table (default), json (documented, stable) or markdown (for a pull request)
+  --format <f>            table (default), json (documented, stable), markdown (for a pull request) or sarif
+                          (SARIF 2.1.0, for GitHub code scanning)
   --fail-on <globs>       comma-separated globs over capability names (iam.*, *.delete, role_bindings.create):
                           exit 1 when a gained (with --current: held) capability matches
   --fail-severity <list>  exit 1 when a gained capability is at one of these severities (default for a change:
@@ -178,7 +180,7 @@ async function lookups(client: PlatformClient | undefined, objs: readonly StackO
 /** The options of one run. */
 export interface AccessOptions {
   current: boolean;
-  format: "table" | "json" | "markdown";
+  format: ReportFormat;
   failOn: string[];
   /** Severities of a gained (with `current`: held) capability that make the exit code 1. @default critical and high for a change, none with `current` */
   failSeverities?: readonly Severity[] | undefined;
@@ -197,6 +199,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
   let after: StackObject[] | undefined;
+  const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
   if (!opts.current) {
     const r = await runPulumi(ref, ["preview", "--json"]);
     let plan: { steps?: PlanStep[] };
@@ -211,6 +214,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
       throw new StackCommandError(`pulumi preview --json --stack ${ref.stack} failed (exit ${r.code}): ${msg}`);
     }
     after = objectsFromPlan(plan, before);
+    locator?.add(recordsOfPlan(plan));
   }
   let config: Record<string, string> = {};
   try {
@@ -252,9 +256,10 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
+  else if (opts.format === "sarif") output = `${jsonText(accessSarif({ stack: ref.stack, current: opts.current, rows, objects: opts.current ? before : after!, ctx, locator }))}\n`;
   else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
-  if (opts.format !== "json") {
+  if (opts.format !== "json" && opts.format !== "sarif") {
     if (match) {
       const caps = [...new Set(hits.map((h) => h.capability))].sort();
       output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged [--with <stack>]...]`: what changed
+ * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged [--with <stack>]...]`: what changed
  * outside Pulumi, kept apart from what the program would change (README, "Drift detection: `platform-pulumi drift`").
  *
  * - **Drift** is where the live API differs from the stack's state: an object changed or deleted outside Pulumi.
@@ -21,6 +21,7 @@ import { TIMEOUT_USAGE, mdTable, runReportCommand, shown, type ReportFormat } fr
 import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
 import { jsonText } from "../text";
+import { driftSarif, locatorFor } from "./sarif";
 
 /** One field that differs between the state and the API. */
 export interface DriftField {
@@ -230,13 +231,14 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
 }
 
 /** The `drift` subcommand's usage. */
-export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown] [--unmanaged] [--with <stack>]... [--timeout <d>]
+export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged] [--with <stack>]... [--timeout <d>]
   Reports what changed outside Pulumi (drifted: the API differs from the state), apart from what the program
   would change (pending: every step \`pulumi up --refresh\` would take). Runs one \`pulumi preview --refresh\`:
   changes neither the state nor the API. The stack's backend and credentials come from the environment.
   --stack <name>    the stack (required; or PULUMI_STACK)
   --cwd <dir>       the Pulumi project's folder (default: the current one)
-  --format <f>      table (default), json (one object; shape in the README) or markdown (for a PR or a CI summary)
+  --format <f>      table (default), json (one object; shape in the README), markdown (for a PR or a CI summary) or
+                    sarif (SARIF 2.1.0, for GitHub code scanning)
   --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
   --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
                     managed too (the other projects of a split export); repeat it for each
@@ -258,7 +260,8 @@ export function driftCommand(argv: readonly string[]): Promise<number> {
       return 2;
     }
     const report = await driftReport(ref, { unmanaged: withUnmanaged, with: others });
-    process.stdout.write(formatDrift(report, format, withUnmanaged));
+    if (format === "sarif") process.stdout.write(`${jsonText(driftSarif(report, await locatorFor(ref, [], false)))}\n`);
+    else process.stdout.write(formatDrift(report, format, withUnmanaged));
     return driftExitCode(report);
   });
 }

@@ -13,6 +13,7 @@
 import ms from "ms";
 import { inertLines, jsonText, mdCode, mdText } from "../text";
 import type { ReportFormat } from "./report";
+import { couldNotRunSarif } from "./sarif";
 
 /** The exit codes every command uses: 0 clean (or done), 1 found something (drift, violations, unmanaged objects, gains matching `--fail-on`), 2 could not run. */
 export const EXIT = { clean: 0, found: 1, couldNotRun: 2 } as const;
@@ -194,5 +195,6 @@ export function reportCouldNotRun(name: string, format: ReportFormat, stack: str
     parts.push("Exit code 2: the check could not run, so this is no verdict on the change.", "");
     io.stdout(parts.join("\n"));
   }
+  if (format === "sarif") io.stdout(`${jsonText(couldNotRunSarif(name, stack, [why.message, ...why.reasons.map((r) => r.trim()), ...why.hints]))}\n`);
   return EXIT.couldNotRun;
 }

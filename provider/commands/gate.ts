@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown]
+ * `platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown|sarif]
  * [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>]`: the policy gate of a pull request,
  * judging the change (README "Policy gate").
  *
@@ -28,6 +28,7 @@ import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, runReportCommand, type ReportFormat } from "./report";
 import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
+import { gateSarif, locatorFor } from "./sarif";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
@@ -57,6 +58,8 @@ export interface Violation {
   resource: string;
   /** The violation's own text (the policy's description and the severity tag left out). */
   message: string;
+  /** The policy's description (the engine message's first line), the help of its SARIF rule. */
+  description?: string;
 }
 
 /** The gate's report: exactly the object `--format json` prints (README, "Policy gate"). */
@@ -100,6 +103,7 @@ export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): 
     const skipped = /can't run policy .* during preview/.test(message);
     // The engine's message is the policy's description, then the violation's text (tagged by policies/change.ts).
     let text = skipped ? message : message.split("\n").slice(1).join(" ").trim() || message;
+    const description = skipped ? "" : message.split("\n")[0]!.trim();
     const tag = TAG.exec(text);
     if (tag) text = text.slice(tag[0].length);
     const v: Violation = {
@@ -111,6 +115,7 @@ export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): 
       urn: p.urn,
       resource: p.urn ? resourceOf(p.urn) : "",
       message: text,
+      ...(description && description !== text ? { description } : {}),
     };
     (skipped ? notEvaluated : violations).push(v);
   }
@@ -259,7 +264,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
 }
 
 /** The `gate` subcommand's usage. */
-export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown]
+export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown|sarif]
                           [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>]
   Previews the stack with the policy pack (by default the one shipped in this package) and judges the change: each
   finding has a severity (critical, high, low) and is new or already present before the change; the access the
@@ -269,7 +274,8 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
   --cwd <dir>             the Pulumi project's folder (default: the current one)
   --config <json>         a policy pack config file (node_modules/platform-pulumi/policies/config.example.json shows every key)
   --pack <dir>            another policy pack folder (default: the shipped platform pack)
-  --format <f>            table (default), json (one object; shape in the README) or markdown (for a PR or a CI summary)
+  --format <f>            table (default), json (one object; shape in the README), markdown (for a PR or a CI summary)
+                          or sarif (SARIF 2.1.0, for GitHub code scanning)
   --fail-severity <list>  the severities a new mandatory finding fails at (default: critical,high; none: never)
   --all                   findings already present before the change fail too (judge the whole stack)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
@@ -301,7 +307,8 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
     });
     const { exitCode, ...report } = r;
     if (jsonFile) writeFileSync(jsonFile, `${jsonText(report)}\n`);
-    process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
+    if (format === "sarif") process.stdout.write(`${jsonText(gateSarif(report, await locatorFor(ref, report.violations.map((v) => v.urn))))}\n`);
+    else process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
     for (const e of report.errors) process.stderr.write(`${inertLines(e)}\n`);
     for (const h of hintsFor(report.errors.join("\n"))) process.stderr.write(`what to do: ${printable(h)}\n`);
     return exitCode;

@@ -1,6 +1,6 @@
 /**
  * What the report commands (`drift`, `gate`) share: their arguments (`--stack`, `--cwd`, `--format
- * table|json|markdown` and each command's own), a Markdown table, and the exit-code contract of the README's
+ * table|json|markdown|sarif` and each command's own), a Markdown table, and the exit-code contract of the README's
  * "Command-line jobs": 0 clean, 1 found something, 2 could not run (the reason on stderr).
  */
 import { parseArgs } from "node:util";
@@ -11,11 +11,14 @@ import { TIMEOUT_OPTION, parseTimeout, reportCouldNotRun, withTimeout, type Time
 
 export { EXIT, TIMEOUT_USAGE, reportCouldNotRun } from "./failure";
 
-/** How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a pull request or a CI step summary. */
-export type ReportFormat = "table" | "json" | "markdown";
+/**
+ * How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a
+ * pull request or a CI step summary, `sarif` (a SARIF 2.1.0 log for code scanning, ./sarif.ts).
+ */
+export type ReportFormat = "table" | "json" | "markdown" | "sarif";
 
 /** The formats {@link ReportFormat} allows, in the order the usage lists them. */
-export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown"];
+export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown", "sarif"];
 
 /** A command's own options besides `--stack`, `--cwd`, `--format`, `--timeout` and `--help`, in `node:util` `parseArgs` form. */
 export type ReportOptions = Record<string, { type: "string"; multiple?: boolean } | { type: "boolean"; default?: boolean }>;
@@ -30,7 +33,7 @@ export interface ReportArgs {
 
 /**
  * Runs a report command: parses `--stack <name>` (required, or `PULUMI_STACK`), `--cwd <dir>` (default the current
- * folder), `--format table|json|markdown` (default `table`), `--help`,
+ * folder), `--format table|json|markdown|sarif` (default `table`), `--help`,
  * `--timeout <duration>` (./failure.ts: default 30m; past it the command stops, its `pulumi` runs too) and the
  * command's `options`, then `run`.
  * A usage error prints the reason and `usage` to stderr and returns 2; `--help` prints `usage` and returns 0; when

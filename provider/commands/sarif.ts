@@ -1,0 +1,570 @@
+/**
+ * `--format sarif` of `gate`, `access` and `drift`: one SARIF 2.1.0 log (OASIS "Static Analysis Results
+ * Interchange Format" 2.1.0), the format GitHub code scanning reads (README "SARIF for code scanning").
+ *
+ * One run; its tool is `platform-pulumi` (version from package.json) with one rule per policy (gate), per way an
+ * access is held (access: a direct binding, or an escalation named by its first step's kind, provider/access/model.ts
+ * `EscalationKind`) and per drift kind (drift). Each result has a `level` from the finding's severity
+ * ({@link levelOf}), its severity and status in `properties`, and a `partialFingerprints` entry that depends only on
+ * what the finding is about (policy, resource, identity, capability, group), so code scanning follows one finding
+ * across runs.
+ *
+ * Where a finding is: the program file and line that declares the resource, as the engine recorded it — the Node.js
+ * SDK sends each registration's call stack, and the engine keeps it as `sourcePosition` and `stackTrace` in the
+ * state (`pulumi stack export`) and in the plan of `pulumi preview --json` (`project:///<path>#<line>,<column>`,
+ * relative to the Pulumi project folder). The first frame outside `node_modules` and outside this package is the
+ * user's line. A resource declared by `Org` is placed at its object's line in the org file (the `Org` component's
+ * recorded `source.file`, read from disk, else the text the stack recorded). When neither tells, the result has
+ * only a logical location: the resource's URN (or, for an unmanaged object, its uid).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from "yaml";
+import { dottedName } from "../capabilities";
+import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
+import type { ReportChange, ReportGrant } from "../access/report";
+import type { Severity } from "../access/severity";
+import { orgFromStack, type StackContext, type StackObject } from "../access/stack";
+import type { DriftReport } from "./drift";
+import type { GateReport, Violation } from "./gate";
+import { TYPE_PREFIX, exportStack, runPulumi, type StackRef } from "./stack";
+
+/** The root of this package (this file is `dist/provider/commands/sarif.js`). */
+const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
+
+/** The SARIF schema the log names (`$schema`); the tests validate against the OASIS schema it stands for. */
+export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/** Where the README documents the findings, for `tool.driver.informationUri` and each rule's `helpUri`. */
+export const INFORMATION_URI = "https://www.npmjs.com/package/platform-pulumi";
+
+/** The `Org` component's type token (provider/org `ORG_TYPE`; not imported: the CLI does not load the SDK). */
+const ORG_TYPE = "platform:index:Org";
+
+/** The base every relative `artifactLocation.uri` is relative to: the repository (or project) folder. */
+export const SRCROOT = "%SRCROOT%";
+
+/** A SARIF level (SARIF 2.1.0 §3.27.10). */
+export type SarifLevel = "error" | "warning" | "note" | "none";
+
+/** A SARIF location (§3.28): a file and line, and/or a logical location (the resource's URN). */
+export interface SarifLocation {
+  physicalLocation?: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; startColumn?: number } };
+  logicalLocations?: Array<{ fullyQualifiedName: string; name?: string; kind?: string }>;
+}
+
+/** A rule (SARIF `reportingDescriptor`, §3.49): its id, short description and help text. */
+export interface SarifRule {
+  id: string;
+  name?: string;
+  shortDescription: { text: string };
+  fullDescription?: { text: string };
+  help: { text: string };
+  helpUri?: string;
+  defaultConfiguration?: { level: SarifLevel };
+}
+
+/** A result (§3.27): one finding. */
+export interface SarifResult {
+  ruleId: string;
+  ruleIndex: number;
+  level: SarifLevel;
+  message: { text: string };
+  locations: SarifLocation[];
+  partialFingerprints: Record<string, string>;
+  baselineState?: "new" | "unchanged";
+  properties: Record<string, unknown>;
+}
+
+/** A SARIF 2.1.0 log with one run, as the commands print it. */
+export interface SarifLog {
+  $schema: string;
+  version: "2.1.0";
+  runs: Array<{
+    tool: { driver: { name: string; version: string; semanticVersion: string; informationUri: string; rules: SarifRule[] } };
+    automationDetails: { id: string };
+    originalUriBaseIds?: Record<string, { uri: string }>;
+    /** Present when the command could not run (or not fully): `executionSuccessful` false and why. */
+    invocations?: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: SarifLevel; message: { text: string } }> }>;
+    results: SarifResult[];
+  }>;
+}
+
+/**
+ * The SARIF level of a finding (README "SARIF for code scanning"): `critical` and `high` are `error`, `low` is
+ * `note`; an advisory finding (the pack's `advisory` level) is at most `warning`.
+ */
+export function levelOf(severity: Severity, enforcement?: string): SarifLevel {
+  const level: SarifLevel = severity === "low" ? "note" : "error";
+  return enforcement === "advisory" && level === "error" ? "warning" : level;
+}
+
+/** A resource as the engine recorded it: a state resource or a plan step's `newState` (fields this module reads). */
+export interface SourceRecord {
+  urn: string;
+  type: string;
+  parent?: string | undefined;
+  inputs?: Record<string, unknown> | undefined;
+  /** `project:///<path relative to the project folder>#<line>,<column>`. */
+  sourcePosition?: string | undefined;
+  /** The registration's call stack, innermost frame first (a frame without a position is `{}`). */
+  stackTrace?: Array<{ sourcePosition?: string }> | undefined;
+}
+
+/** The records of a `pulumi preview --json` plan: each step's `newState`, its URN from the step. */
+export function recordsOfPlan(plan: { steps?: Array<{ urn: string; newState?: Record<string, unknown> }> }): SourceRecord[] {
+  return (plan.steps ?? []).flatMap((s) => (s.newState && typeof s.newState["type"] === "string" ? [{ ...(s.newState as unknown as SourceRecord), urn: s.urn }] : []));
+}
+
+/** A file and line (1-based), absolute path. */
+interface Position {
+  file: string;
+  line: number;
+  column?: number | undefined;
+}
+
+/** The repository folder above `dir` (the nearest with `.git`), else `dir`. */
+function repoRootOf(dir: string): string {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, ".git"))) return d;
+    if (path.dirname(d) === d) return path.resolve(dir);
+  }
+}
+
+/** `project:///a/b.ts#12,5` → the absolute file, line and column (the path is relative to `projectDir`). */
+export function parseSourcePosition(pos: string, projectDir: string): Position | undefined {
+  const m = /^project:\/\/\/(.*)#(\d+)(?:,(\d+))?$/.exec(pos);
+  if (!m) return undefined;
+  let rel: string;
+  try {
+    rel = decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+  return { file: path.resolve(projectDir, rel), line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}) };
+}
+
+/** Whether a frame's file is the user's: not under `node_modules`, not this package's own code. */
+function userFile(file: string): boolean {
+  if (file.split(path.sep).includes("node_modules")) return false;
+  return !["provider", "dist", "emulator", "cli", "policies"].some((d) => file.startsWith(path.join(PACKAGE_ROOT, d) + path.sep));
+}
+
+/** The line of each object of an org file, keyed `<Kind>:<path>` as `Org` names its children (see {@link orgKey}). */
+export function orgFileLines(text: string): Map<string, number> {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc });
+  const out = new Map<string, number>();
+  const root = doc.contents;
+  if (!isMap(root)) return out;
+  const str = (m: YAMLMap, k: string): string | undefined => {
+    const v = m.get(k, true);
+    return isScalar(v) && v.value !== null && v.value !== undefined ? String(v.value) : undefined;
+  };
+  const put = (key: string, m: YAMLMap) => {
+    if (m.range && !out.has(key)) out.set(key, lc.linePos(m.range[0]).line);
+  };
+  const items = (k: string): YAMLMap[] => {
+    const s = root.get(k, true);
+    return isSeq(s) ? s.items.filter(isMap) : [];
+  };
+  const walk = (seq: unknown, parent: string | undefined) => {
+    if (!isSeq(seq)) return;
+    for (const g of seq.items) {
+      if (!isMap(g)) continue;
+      const name = str(g, "name");
+      if (name === undefined) continue;
+      const p = parent === undefined ? name : `${parent}/${name}`;
+      put(`Group:${p}`, g);
+      walk(g.get("groups", true), p);
+    }
+  };
+  walk(root.get("groups", true), undefined);
+  for (const [list, kind] of [["identities", "Identity"], ["roles", "Role"], ["repos", "Repo"]] as const) {
+    for (const m of items(list)) put(`${kind}:${str(m, "group")}/${str(m, "name")}`, m);
+  }
+  for (const m of items("bindings")) put(`RoleBinding:${str(m, "identity")}@${str(m, "group")}#${str(m, "role")}`, m);
+  for (const m of items("subscriptions")) put(`Subscription:${str(m, "group")}->${str(m, "sink")}`, m);
+  return out;
+}
+
+/** The key {@link orgFileLines} gives the object an `Org` child resource declares: its kind and its name after `<org>/`. */
+export function orgKey(type: string, name: string, orgName: string): string | undefined {
+  const last = type.split("$").pop()!;
+  if (!last.startsWith(TYPE_PREFIX) || !name.startsWith(`${orgName}/`)) return undefined;
+  return `${last.slice(TYPE_PREFIX.length)}:${name.slice(orgName.length + 1)}`;
+}
+
+/**
+ * Places resources in source: the program line the engine recorded, the org file's line for an `Org`'s child, or
+ * the URN alone. Relative URIs are relative to the repository above the project folder ({@link SRCROOT}); a file
+ * outside it gets an absolute `file://` URI.
+ */
+export class SourceLocator {
+  private readonly byUrn = new Map<string, SourceRecord>();
+  private readonly orgLines = new Map<string, { file: string; lines: Map<string, number> } | null>();
+  /** The repository folder (the nearest above the project folder with `.git`), the base of relative URIs. */
+  readonly root: string;
+  /** The Pulumi project folder, absolute. */
+  readonly projectDir: string;
+
+  /**
+   * @param projectDir the Pulumi project folder (`--cwd`), which the engine's `project:///` paths are relative to.
+   * @param records the stack's resources (state) and, later ones winning, the plan's.
+   */
+  constructor(
+    projectDir: string,
+    records: Iterable<SourceRecord>,
+  ) {
+    this.projectDir = path.resolve(projectDir);
+    this.root = repoRootOf(projectDir);
+    this.add(records);
+  }
+
+  /** Adds records (a plan's, after the state's): a URN seen again takes the later record. */
+  add(records: Iterable<SourceRecord>): void {
+    for (const r of records) if (r && typeof r.urn === "string") this.byUrn.set(r.urn, r);
+  }
+
+  /** `originalUriBaseIds` of the run: {@link SRCROOT} as the repository's `file://` URI. */
+  baseIds(): Record<string, { uri: string }> {
+    return { [SRCROOT]: { uri: pathToFileURL(this.root + path.sep).href } };
+  }
+
+  /** The SARIF location of the resource `urn` (physical when known, always its URN as a logical location). */
+  locate(urn: string, kind = "resource"): SarifLocation {
+    const pos = this.position(urn);
+    const logical = { logicalLocations: [{ fullyQualifiedName: urn, name: urn.slice(urn.lastIndexOf("::") + 2), kind }] };
+    return pos ? { physicalLocation: this.physical(pos), ...logical } : { ...this.projectFile(), ...logical };
+  }
+
+  /**
+   * Where a finding goes when nothing tells its line: the project's `Pulumi.yaml`, line 1 (GitHub code scanning
+   * shows a result only at a file), beside its logical location; nothing when there is no such file.
+   */
+  projectFile(): Pick<SarifLocation, "physicalLocation"> {
+    for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+      const file = path.join(this.projectDir, name);
+      if (existsSync(file)) return { physicalLocation: this.physical({ file, line: 1 }) };
+    }
+    return {};
+  }
+
+  private physical(pos: Position): NonNullable<SarifLocation["physicalLocation"]> {
+    const rel = path.relative(this.root, pos.file);
+    const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+    const artifactLocation = inside ? { uri: rel.split(path.sep).map(encodeURIComponent).join("/"), uriBaseId: SRCROOT } : { uri: pathToFileURL(pos.file).href };
+    return { artifactLocation, region: { startLine: pos.line, ...(pos.column ? { startColumn: pos.column } : {}) } };
+  }
+
+  private position(urn: string): Position | undefined {
+    const r = this.byUrn.get(urn);
+    if (!r) return undefined;
+    const org = this.orgOf(r);
+    if (org) {
+      const inFile = this.inOrgFile(org, r);
+      if (inFile) return inFile;
+      return this.programLine(org); // an Org given as a spec: the Org's own declaration
+    }
+    return this.programLine(r);
+  }
+
+  /** The `Org` component `r` is a child of, if any. */
+  private orgOf(r: SourceRecord): SourceRecord | undefined {
+    const p = r.parent ? this.byUrn.get(r.parent) : undefined;
+    return p && p.type === ORG_TYPE ? p : undefined;
+  }
+
+  /** The first frame of `r`'s recorded call stack in the user's code, else its `sourcePosition` when that is. */
+  private programLine(r: SourceRecord): Position | undefined {
+    const frames = [...(Array.isArray(r.stackTrace) ? r.stackTrace : []).map((f) => f?.sourcePosition), r.sourcePosition];
+    for (const f of frames) {
+      const pos = f ? parseSourcePosition(f, this.projectDir) : undefined;
+      if (pos && userFile(pos.file)) return pos;
+    }
+    return undefined;
+  }
+
+  /** The org file line of `r`, a child of `org`. */
+  private inOrgFile(org: SourceRecord, r: SourceRecord): Position | undefined {
+    let file = this.orgLines.get(org.urn);
+    if (file === undefined) {
+      file = null;
+      const source = org.inputs?.["source"] as { file?: unknown; text?: unknown } | undefined;
+      if (source && typeof source.file === "string") {
+        const abs = path.resolve(this.projectDir, source.file);
+        let text: string | undefined;
+        try {
+          text = statSync(abs).isFile() ? readFileSync(abs, "utf8") : undefined;
+        } catch {
+          text = undefined;
+        }
+        text ??= typeof source.text === "string" ? source.text : undefined;
+        if (text !== undefined) file = { file: abs, lines: orgFileLines(text) };
+      }
+      this.orgLines.set(org.urn, file);
+    }
+    if (!file) return undefined;
+    const orgName = org.urn.slice(org.urn.lastIndexOf("::") + 2);
+    const key = orgKey(r.type, r.urn.slice(r.urn.lastIndexOf("::") + 2), orgName);
+    const line = key === undefined ? undefined : file.lines.get(key);
+    return line === undefined ? undefined : { file: file.file, line };
+  }
+}
+
+/**
+ * A {@link SourceLocator} for the stack `ref`: its state (`pulumi stack export`); with `plan`, when one of `urns` is
+ * not in the state (a resource the change creates), also the plan of one `pulumi preview --json` (it writes
+ * nothing), whose steps carry the same source positions. A failed export or preview leaves those URNs unplaced.
+ */
+export async function locatorFor(ref: StackRef, urns: readonly string[], plan = true): Promise<SourceLocator> {
+  let records: SourceRecord[] = [];
+  try {
+    records = ((await exportStack(ref)).deployment.resources ?? []) as unknown as SourceRecord[];
+  } catch {
+    // no state: every resource comes from the plan, or stays unplaced
+  }
+  const locator = new SourceLocator(ref.cwd, records);
+  const known = new Set(records.map((r) => r.urn));
+  if (plan && urns.some((u) => u !== "" && !known.has(u))) {
+    try {
+      const r = await runPulumi(ref, ["preview", "--json"]);
+      locator.add(recordsOfPlan(JSON.parse(r.stdout) as { steps?: Array<{ urn: string; newState?: Record<string, unknown> }> }));
+    } catch {
+      // the preview could not run: those findings keep their URN alone
+    }
+  }
+  return locator;
+}
+
+/** The package's version, from its package.json. */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** A stable fingerprint of what a finding is about (SARIF `partialFingerprints`, §3.27.17). */
+function fingerprint(...parts: string[]): Record<string, string> {
+  return { "platformPulumiFinding/v1": createHash("sha256").update(parts.join("\u0000")).digest("hex") };
+}
+
+/** Builds the log: rules in first-use order, results pointing at them. */
+class LogBuilder {
+  private readonly rules = new Map<string, { rule: SarifRule; index: number }>();
+  readonly results: SarifResult[] = [];
+  /** Set by {@link LogBuilder.failed}: why the command did not complete. */
+  private failure: string[] | undefined;
+
+  constructor(
+    private readonly command: string,
+    private readonly stack: string,
+    private readonly locator: SourceLocator | undefined,
+  ) {}
+
+  /** Declares `rule` (once) and returns its index. */
+  rule(rule: SarifRule): number {
+    const known = this.rules.get(rule.id);
+    if (known) return known.index;
+    const index = this.rules.size;
+    this.rules.set(rule.id, { rule, index });
+    return index;
+  }
+
+  /** Adds a result of `rule`. */
+  result(rule: SarifRule, r: Omit<SarifResult, "ruleId" | "ruleIndex">): void {
+    this.results.push({ ruleId: rule.id, ruleIndex: this.rule(rule), ...r });
+  }
+
+  /** Records that the command did not complete, and why (each line a notification). */
+  failed(why: readonly string[]): void {
+    this.failure = [...why];
+  }
+
+  log(): SarifLog {
+    return {
+      $schema: SARIF_SCHEMA,
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver: { name: "platform-pulumi", version: packageVersion(), semanticVersion: packageVersion(), informationUri: INFORMATION_URI, rules: [...this.rules.values()].map((r) => r.rule) } },
+          automationDetails: { id: `platform-pulumi/${this.command}/${this.stack}/` },
+          ...(this.locator ? { originalUriBaseIds: this.locator.baseIds() } : {}),
+          ...(this.failure ? { invocations: [{ executionSuccessful: false, toolExecutionNotifications: this.failure.map((text) => ({ level: "error" as const, message: { text } })) }] } : {}),
+          results: this.results,
+        },
+      ],
+    };
+  }
+}
+
+/** The rule of a gate policy: its id is the policy's name, its help the policy's description. */
+function policyRule(v: Violation): SarifRule {
+  const text = v.description || `Policy ${v.policy} of pack ${v.pack}.`;
+  return {
+    id: v.policy,
+    name: v.policy,
+    shortDescription: { text },
+    help: { text: `${text} Reported by policy pack ${v.pack} during \`platform-pulumi gate\` (README "Policy as code").` },
+    helpUri: INFORMATION_URI,
+  };
+}
+
+/**
+ * The gate's report as SARIF: one result per violation (policies not evaluated until apply left out), its level
+ * from severity and enforcement level ({@link levelOf}), `baselineState` `new` or `unchanged` (already present),
+ * located at its resource ({@link SourceLocator}); a stack policy's finding at the stack.
+ */
+export function gateSarif(r: GateReport, locator?: SourceLocator): SarifLog {
+  const b = new LogBuilder("gate", r.stack, locator);
+  for (const v of r.violations) {
+    const loc = v.urn ? (locator ? locator.locate(v.urn) : { logicalLocations: [{ fullyQualifiedName: v.urn, kind: "resource" }] }) : { logicalLocations: [{ fullyQualifiedName: `stack ${r.stack}`, kind: "module" }] };
+    b.result(policyRule(v), {
+      level: levelOf(v.severity, v.level),
+      message: { text: `${v.resource ? `${v.resource}: ` : ""}${v.message}` },
+      locations: [loc],
+      // A resource's finding by policy and URN (its message may name the resource's uid once it exists); a stack
+      // policy's (`no-new-access`, at the stack) by its message too, which names the identity and what it gains.
+      partialFingerprints: v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
+      baselineState: v.status === "new" ? "new" : "unchanged",
+      properties: { severity: v.severity, status: v.status, enforcementLevel: v.level, pack: v.pack, ...(v.urn ? { urn: v.urn } : {}) },
+    });
+  }
+  if (!r.passed && r.errors.length && r.violations.every((v) => !(v.level === "mandatory" && r.failSeverities.includes(v.severity)))) b.failed(r.errors);
+  return b.log();
+}
+
+/** What each way of holding access means, for the access rules' help. */
+const ACCESS_HELP: Record<"binding" | EscalationKind, string> = {
+  binding: "The identity holds the capability through a role binding of its own at the group or above it.",
+  assume: "The identity can take over another identity (identity.update: point its claimMatch at tokens it can present) and hold what that identity holds.",
+  bind: "The identity can create a role binding (role_bindings.create) granting itself a role at the group.",
+  rebind: "The identity can change an existing role binding (role_bindings.update) to a role of its choice.",
+  editRole: "The identity can add capabilities to a custom role it is bound to (roles.update).",
+  invite: "The identity can create a group invite (group_invites.create) carrying a role, and accept it.",
+  identityProvider: "The identity can create or update an identity provider (identity_providers.*) whose default role it then gets.",
+  createRole: "The identity can create a custom role (roles.create) with the capability, then bind it.",
+  present: "The identity's own tokens match another identity's claimMatch, so it can exchange them for that identity's token.",
+};
+
+/** The rule of an access finding: `access/binding`, or `access/escalation/<kind>` by the route's first step. */
+function accessRule(kind: "binding" | EscalationKind): SarifRule {
+  const id = kind === "binding" ? "access/binding" : `access/escalation/${kind}`;
+  const short = kind === "binding" ? "Access held through a direct role binding" : `Access held by escalation, first step: ${kind}`;
+  return { id, name: id, shortDescription: { text: short }, help: { text: `${ACCESS_HELP[kind]} Severity: critical (owner-equivalent or an IAM write that grants access), high (other writes and deletes), low (reads) (README "Severity").` }, helpUri: INFORMATION_URI };
+}
+
+/** What {@link accessSarif} reads. */
+export interface AccessSarifInput {
+  stack: string;
+  /** `--current`: `rows` are held grants; else changes, and only the gained ones are results. */
+  current: boolean;
+  rows: ReadonlyArray<ReportGrant | ReportChange>;
+  /** The objects the rows were computed from (the state with `--current`, else the plan's), and how to read them. */
+  objects: readonly StackObject[];
+  ctx: StackContext;
+  locator?: SourceLocator | undefined;
+}
+
+/**
+ * The access report as SARIF: one result per capability gained (with `current`, held) by an identity at a group,
+ * its rule by how it is held (the first route: a direct binding, else the escalation's first step kind), its level
+ * from its severity ({@link levelOf}). A binding's result is located at the RoleBinding resource that grants it; an
+ * escalation's at the identity's own declaration (the Identity resource), the route in the message.
+ */
+export function accessSarif(input: AccessSarifInput): SarifLog {
+  const b = new LogBuilder("access", input.stack, input.locator);
+  const so = orgFromStack(input.objects, input.ctx);
+  const ix = new OrgIndex(so.org);
+  const raw = new Map<string, Grant>();
+  for (const g of effectiveAccess(so.org, { escalations: ESCALATION_KINDS })) raw.set(`${ix.identityPath(g.identityId)}\u0000${dottedName(g.capability)}\u0000${ix.groupPath(g.groupId)}`, g);
+  const urnOfUid = new Map(input.objects.map((o) => [typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, o.urn]));
+  for (const row of input.rows) {
+    if ("change" in row && row.change !== "gained") continue;
+    const g = raw.get(`${row.identity.path}\u0000${row.capability}\u0000${row.group}`);
+    const via = g?.via[0];
+    const kind: "binding" | EscalationKind = !via || via.kind === "binding" ? "binding" : (via.path[0]?.kind ?? "bind");
+    let urn: string | undefined;
+    if (g && via?.kind === "binding") urn = so.org.bindings.find((x) => x.identityId === g.identityId && x.roleId === via.roleId && x.groupId === via.boundAt)?.label;
+    if (g && urn === undefined) urn = urnOfUid.get(g.identityId);
+    const shownVia = row.via[0];
+    const how = !shownVia ? "" : shownVia.kind === "binding" ? ` through role ${shownVia.role} bound at ${shownVia.boundAt}` : ` by escalation: ${(shownVia.route ?? shownVia.steps).join("; ")}`;
+    const what = input.current ? "holds" : "gains";
+    const loc: SarifLocation = urn && input.locator ? input.locator.locate(urn) : { logicalLocations: [{ fullyQualifiedName: urn ?? row.identity.path, kind: "resource" }] };
+    b.result(accessRule(kind), {
+      level: levelOf(row.severity),
+      message: { text: `${row.identity.path} ${what} ${row.capability} at ${row.group}${how}` },
+      locations: [loc],
+      partialFingerprints: fingerprint("access", row.identity.uid ?? row.identity.path, row.capability, row.group),
+      ...(input.current ? {} : { baselineState: "new" as const }),
+      properties: { severity: row.severity, status: input.current ? "held" : "gained", identity: row.identity.path, capability: row.capability, group: row.group, ...(via && via.kind === "escalation" ? { steps: via.path.map((s) => s.kind) } : {}) },
+    });
+  }
+  return b.log();
+}
+
+/** The drift rules: one per kind of finding. */
+const DRIFT_RULES = {
+  changed: { id: "drift/changed", text: "The object on the API differs from the stack's state: changed outside Pulumi.", level: "error" },
+  deleted: { id: "drift/deleted", text: "The object is gone from the API: deleted outside Pulumi.", level: "error" },
+  unmanaged: { id: "drift/unmanaged", text: "An object under the stack's groups that no stack holds (`platform-pulumi unmanaged` gives its adoptUid line).", level: "warning" },
+  pending: { id: "drift/pending", text: "A step `pulumi up --refresh` would take: the program differs from the refreshed state (not drift; a change not yet applied).", level: "note" },
+} as const;
+
+function driftRule(kind: keyof typeof DRIFT_RULES): SarifRule {
+  const r = DRIFT_RULES[kind];
+  return { id: r.id, name: r.id, shortDescription: { text: r.text }, help: { text: `${r.text} Reported by \`platform-pulumi drift\` (README "Drift detection").` }, helpUri: INFORMATION_URI, defaultConfiguration: { level: r.level } };
+}
+
+/**
+ * The drift report as SARIF: drifted resources (`drift/changed`, `drift/deleted`: error), unmanaged objects
+ * (`drift/unmanaged`: warning, located by uid only: nothing declares them) and pending steps (`drift/pending`: note).
+ */
+export function driftSarif(r: DriftReport, locator?: SourceLocator): SarifLog {
+  const b = new LogBuilder("drift", r.stack, locator);
+  const at = (urn: string): SarifLocation => (locator ? locator.locate(urn) : { logicalLocations: [{ fullyQualifiedName: urn, kind: "resource" }] });
+  for (const d of r.drifted) {
+    const rule = driftRule(d.change);
+    const what = d.change === "deleted" ? "deleted outside Pulumi" : `changed outside Pulumi: ${d.fields.map((f) => `${f.path} ${JSON.stringify(f.state)} in state, ${JSON.stringify(f.live)} on the API`).join("; ")}`;
+    b.result(rule, {
+      level: DRIFT_RULES[d.change].level,
+      message: { text: `${d.type} ${d.name}${d.uid ? ` (${d.uid})` : ""}: ${what}` },
+      locations: [at(d.urn)],
+      partialFingerprints: fingerprint("drift", d.change, d.urn),
+      properties: { status: "drifted", change: d.change, urn: d.urn, fields: d.fields.map((f) => f.path) },
+    });
+  }
+  for (const u of r.unmanaged) {
+    b.result(driftRule("unmanaged"), {
+      level: "warning",
+      message: { text: `${u.type} ${u.name} (${u.uid}) under ${u.parentUid} is held by no stack` },
+      locations: [{ logicalLocations: [{ fullyQualifiedName: u.uid, name: u.name, kind: "object" }] }],
+      partialFingerprints: fingerprint("drift", "unmanaged", u.type, u.uid),
+      properties: { status: "unmanaged", type: u.type, uid: u.uid },
+    });
+  }
+  for (const p of r.pending) {
+    b.result(driftRule("pending"), {
+      level: "note",
+      message: { text: `${p.type} ${p.name}: pulumi up --refresh would ${p.op} it${p.fields.length ? ` (${p.fields.join(", ")})` : ""}` },
+      locations: [at(p.urn)],
+      partialFingerprints: fingerprint("drift", "pending", p.op, p.urn),
+      properties: { status: "pending", op: p.op, urn: p.urn },
+    });
+  }
+  return b.log();
+}
+
+/**
+ * The SARIF a report command prints when it could not run (exit code 2, ./failure.ts): no results, one invocation
+ * with `executionSuccessful` false and the reason and hints as error notifications, so an upload step shows why.
+ */
+export function couldNotRunSarif(name: string, stack: string | undefined, lines: readonly string[]): SarifLog {
+  const b = new LogBuilder(name, stack ?? "", undefined);
+  b.failed(lines.length ? lines : [`platform-pulumi ${name} could not run`]);
+  return b.log();
+}
