@@ -16,17 +16,20 @@
 import { isBuiltinRoleName } from "../access/builtin";
 import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
-import { orgFromStack, type RoleInfo, type StackObject, type StackOrg } from "../access/stack";
+import { orgFromStack, type RoleInfo, type StackContext, type StackObject, type StackOrg } from "../access/stack";
 import { DEFAULT_FAIL_SEVERITIES, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
 import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportFormat, type ReportOptions } from "./report";
 import { SourceLocator, accessSarif, recordsOfPlan } from "./sarif";
 import { jsonText } from "../text";
+import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
                             [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
+       platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --who-can <glob> --at <group>
+       platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --can <identity> <capability> --at <group>
 
   Effective access (direct grants and the escalations they open) that a change gains and loses: the stack's
   state now against the plan of \`pulumi preview\`. Each row has a severity: critical (owner-equivalent or an IAM
@@ -43,6 +46,11 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
                           critical,high; with --current: none; none: never)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+  --who-can <glob>        every identity holding a capability the glob matches at --at, directly or by escalation,
+                          with its shortest path (after the change; with --current: now); exit 0 when it ran
+  --can <identity> <cap>  whether the identity (path or uid) holds the capability (groups.create) at --at, with
+                          the path: exit 0 yes, 1 no
+  --at <group>            the group path (/engineering/platform) or uid --who-can and --can ask about
 ${TIMEOUT_USAGE}
 
 exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
@@ -190,19 +198,35 @@ export interface AccessOptions {
   jsonFile?: string | undefined;
 }
 
+/** What {@link loadAccess} read: the stack's objects now and after the change, and how to make them an org. */
+export interface LoadedAccess {
+  /** The state, as `pulumi stack export` gives it. */
+  state: Awaited<ReturnType<typeof exportStack>>;
+  /** The plan of `pulumi preview --json`; undefined with `current`. */
+  plan?: { steps?: PlanStep[] } | undefined;
+  /** The stack's objects now (the state). */
+  before: StackObject[];
+  /** The stack's objects after the change (the plan); undefined with `current`. */
+  after?: StackObject[] | undefined;
+  /** Roles and groups the stack references without declaring them, as the API describes them. */
+  ctx: StackContext;
+  /** The org `objs` (`before` or `after`) describe, with `ctx`. */
+  orgOf: (objs: readonly StackObject[]) => StackOrg;
+}
+
 /**
- * Runs the review for `ref`: returns the exit code and what to print.
+ * Reads what the access review and the access queries (`--who-can`, `--can`) judge: the state, the plan unless
+ * `current`, and the roles and groups the stack references from the API (the stack's `platform:*` config or the
+ * environment, or `client`).
  * @throws StackCommandError when the state, the preview or a role cannot be read.
  */
-export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
-  const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
+export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient): Promise<LoadedAccess> {
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
   let after: StackObject[] | undefined;
-  const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
-  if (!opts.current) {
+  let plan: { steps?: PlanStep[] } | undefined;
+  if (!current) {
     const r = await runPulumi(ref, ["preview", "--json"]);
-    let plan: { steps?: PlanStep[] };
     try {
       plan = JSON.parse(r.stdout) as { steps?: PlanStep[] };
     } catch {
@@ -214,7 +238,6 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
       throw new StackCommandError(`pulumi preview --json --stack ${ref.stack} failed (exit ${r.code}): ${msg}`);
     }
     after = objectsFromPlan(plan, before);
-    locator?.add(recordsOfPlan(plan));
   }
   let config: Record<string, string> = {};
   try {
@@ -241,9 +264,21 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
       "Set the stack's platform:apiUrl/platform:token config or PLATFORM_API_URL/PLATFORM_TOKEN, as for the provider, so the command can read those roles' capabilities.",
     );
   }
-  const ctx = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
+  const ctx: StackContext = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
+  return { state, plan, before, after, ctx, orgOf: (objs) => orgFromStack(objs, ctx) };
+}
+
+/**
+ * Runs the review for `ref`: returns the exit code and what to print.
+ * @throws StackCommandError when the state, the preview or a role cannot be read.
+ */
+export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
+  const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
+  const { state, plan, before, after, ctx, orgOf } = await loadAccess(ref, opts.current, client);
+  const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
+  if (plan) locator?.add(recordsOfPlan(plan));
   const grantsOf = (objs: readonly StackObject[]) => {
-    const so: StackOrg = orgFromStack(objs, ctx);
+    const so = orgOf(objs);
     return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
   };
   const now = grantsOf(before);
@@ -274,8 +309,19 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS };
-  return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values }) => {
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS };
+  return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values, positionals }) => {
+    const query = queryArgs(values, positionals, format);
+    if (typeof query === "string") {
+      process.stderr.write(`${query}\n${USAGE}\n`);
+      return 2;
+    }
+    if (query) {
+      const loaded = await loadAccess(ref, values["current"] === true);
+      const r = runAccessQuery(query, ref.stack, values["current"] === true, loaded.orgOf(values["current"] === true ? loaded.before : loaded.after!));
+      (r.code === 2 ? process.stderr : process.stdout).write(r.output);
+      return r.code;
+    }
     const failOn = (values["fail-on"] as string[] | undefined) ?? [];
     let review;
     try {
@@ -288,5 +334,5 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
     const r = await accessReview(ref, { current: values["current"] === true, format, failOn, ...review });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
-  });
+  }, true);
 }

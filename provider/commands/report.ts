@@ -29,6 +29,8 @@ export interface ReportArgs {
   format: ReportFormat;
   /** The command's own options, as given (an option not given is absent unless it has a default; a `multiple` string option is an array). */
   values: Record<string, string | boolean | string[] | undefined>;
+  /** Arguments that are not options, in order; always empty unless the command allows them. */
+  positionals: string[];
 }
 
 /**
@@ -39,17 +41,20 @@ export interface ReportArgs {
  * A usage error prints the reason and `usage` to stderr and returns 2; `--help` prints `usage` and returns 0; when
  * `run` throws or the deadline passes, {@link reportCouldNotRun} tells why (stderr, and the JSON or Markdown on
  * stdout) and the exit code is 2 (the check could not run).
+ * @param allowPositionals whether arguments that are not options are passed to `run` (`access --can <identity>
+ *   <capability>`); default false: one is a usage error.
  * @returns the exit code.
  */
-export async function runReportCommand(name: string, argv: readonly string[], usage: string, options: ReportOptions, run: (args: ReportArgs) => Promise<number>): Promise<number> {
+export async function runReportCommand(name: string, argv: readonly string[], usage: string, options: ReportOptions, run: (args: ReportArgs) => Promise<number>, allowPositionals = false): Promise<number> {
   let values: Record<string, string | boolean | string[] | undefined>;
+  let positionals: string[];
   let timeout: Timeout;
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: [...argv],
       options: { stack: { type: "string" }, cwd: { type: "string" }, format: { type: "string" }, help: { type: "boolean", short: "h" }, ...TIMEOUT_OPTION, ...options },
       strict: true,
-      allowPositionals: false,
+      allowPositionals,
     }));
     timeout = parseTimeout(values["timeout"] as string | undefined);
   } catch (err) {
@@ -71,7 +76,7 @@ export async function runReportCommand(name: string, argv: readonly string[], us
     return 2;
   }
   try {
-    return await withTimeout(name, timeout, () => run({ ref: { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, format: format as ReportFormat, values }));
+    return await withTimeout(name, timeout, () => run({ ref: { stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, format: format as ReportFormat, values, positionals }));
   } catch (err) {
     return reportCouldNotRun(name, format as ReportFormat, stack, err);
   }
