@@ -114,7 +114,7 @@ describe("platform-pulumi access --can", () => {
     expect(README.includes(`$ platform-pulumi access --stack readme-demo --current --can /engineering/platform/ci-cd/ci-bot groups.delete --at /engineering/platform/ci-cd\n${yes.out}`), "the README example").toBe(true);
     const md = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd", "--format", "markdown"]);
     expect(md.code, md.err).toBe(0);
-    expect(md.out).toMatch(/^\*\*yes: .*ci-bot can groups\\\.delete at .* \(now\)\*\*\n\nheld at `\/engineering\/platform`, high:\n\n- "ci-bot" creates an invite/);
+    expect(md.out).toMatch(/^\*\*yes: .*ci-bot can groups\\\.delete at .* \(now\)\*\*\n\nheld at `\/engineering\/platform`, high:\n\n1\. "ci-bot" creates an invite/);
     const scanner = (JSON.parse((await access(["--current", "--who-can", "groups.list", "--at", "/security", "--format", "json"])).out) as WhoCanJson).holders[0]!.identity;
     expect(scanner.path).toBe("/security/vuln-scanning/scanner");
     const byUid = await access(["--current", "--can", scanner.uid!, "CAP_IAM_GROUPS_LIST", "--at", "/environments/production", "--format", "json"]);

@@ -230,7 +230,11 @@ export function formatCan(stack: string, current: boolean, a: CanAnswer, format:
   const when = current ? "now" : "after the change";
   const line = `${a.yes ? "yes" : "no"}: ${a.identity.path} ${a.yes ? "can" : "cannot"} ${a.capability} at ${a.at} (${when})`;
   const how = !h ? [] : h.via.kind === "binding" ? [`${h.via.role} bound at ${h.via.boundAt}`] : h.via.steps.map((s, i) => `${i + 1}. ${s}`);
-  if (format === "markdown") return `${[`**${mdText(line)}**`, ...(h ? ["", `held at ${mdCode(h.group)}, ${h.severity}:`, "", ...how.map((s) => `- ${mdText(s)}`)] : [])].join("\n")}\n`;
+  if (format === "markdown") {
+    // A binding as one bullet, escalation steps as a numbered list; names and paths are server text (mdText).
+    const items = !h ? [] : h.via.kind === "binding" ? [`- ${mdText(how[0]!)}`] : h.via.steps.map((s, i) => `${i + 1}. ${mdText(s)}`);
+    return `${[`**${mdText(line)}**`, ...(h ? ["", `held at ${mdCode(h.group)}, ${h.severity}:`, "", ...items] : [])].join("\n")}\n`;
+  }
   return `${[printable(line), ...(h ? [`  held at ${printable(h.group)} [${h.severity}]`, ...how.map((s) => `    ${printable(s)}`)] : [])].join("\n")}\n`;
 }
 
