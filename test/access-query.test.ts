@@ -115,6 +115,10 @@ describe("platform-pulumi access --can", () => {
     const md = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd", "--format", "markdown"]);
     expect(md.code, md.err).toBe(0);
     expect(md.out).toMatch(/^\*\*yes: .*ci-bot can groups\\\.delete at .* \(now\)\*\*\n\nheld at `\/engineering\/platform`, high:\n\n1\. "ci-bot" creates an invite/);
+    // A capability built-in roles hold that the package's capability list does not name.
+    const events = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "events_subscription.create", "--at", "/engineering/platform/ci-cd"]);
+    expect(events.code, events.err).toBe(0);
+    expect(events.out).toContain("editor bound at /engineering/platform");
     const scanner = (JSON.parse((await access(["--current", "--who-can", "groups.list", "--at", "/security", "--format", "json"])).out) as WhoCanJson).holders[0]!.identity;
     expect(scanner.path).toBe("/security/vuln-scanning/scanner");
     const byUid = await access(["--current", "--can", scanner.uid!, "CAP_IAM_GROUPS_LIST", "--at", "/environments/production", "--format", "json"]);

@@ -9,6 +9,7 @@
  */
 import { closest, distance } from "fastest-levenshtein";
 import { CAPABILITY_NAMES, dottedName, dottedNames, wireName } from "../capabilities";
+import { BUILTIN_ROLE_CAPABILITIES } from "./builtin";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant, type Via } from "./model";
 import { capabilityMatcher, markdown, textTable, type ReportGrant, type ReportIdentity } from "./report";
 import { capabilitySeverity } from "./severity";
@@ -82,14 +83,17 @@ export function resolveIdentity(q: AccessQuery, value: string): string {
 
 /**
  * The wire name of a capability given dotted (`groups.create`), qualified (`iam.groups.create`) or in wire form
- * (`CAP_IAM_GROUPS_CREATE`).
+ * (`CAP_IAM_GROUPS_CREATE`): one of the package's capabilities, or of `universe` (wire names; default the package's).
  * @throws QueryError naming the value and the nearest capability names.
  */
-export function resolveCapability(value: string): string {
+export function resolveCapability(value: string, universe: readonly string[] = CAPABILITY_NAMES): string {
   const v = value.trim();
   const wire = wireName(v) ?? wireName(v.replace(/^iam\./i, "")) ?? wireName(v.toUpperCase());
   if (wire) return wire;
-  const names = dottedNames();
+  // Capabilities the package's list does not name but roles hold (built-in roles' events and overlays ones).
+  const other = universe.find((c) => c === v || c === v.toUpperCase() || dottedName(c) === v.toLowerCase().replace(/^iam\./, ""));
+  if (other) return other;
+  const names = [...new Set([...dottedNames(), ...universe.map(dottedName)])].sort();
   const family = v.toLowerCase().replace(/^iam\./, "").split(".")[0] ?? "";
   const same = names.filter((n) => family !== "" && n.startsWith(`${family}.`));
   throw new QueryError(`--can: "${value}" is not a capability${near(v.toLowerCase().replace(/^iam\./, ""), names)}; ${same.length ? `capabilities of ${family}: ${same.join(", ")}` : `capabilities are dotted names such as ${names.slice(0, 6).join(", ")} (all: ${names.length})`}`);
@@ -132,6 +136,11 @@ function shortest(q: AccessQuery, identityId: string, capability: string, groupI
   };
 }
 
+/** Every capability the query knows (wire names): the package's, and those the org's roles (built-in included) hold. */
+function universeOf(q: AccessQuery): string[] {
+  return [...new Set([...CAPABILITY_NAMES, ...Object.values(BUILTIN_ROLE_CAPABILITIES).flat(), ...q.so.org.roles.flatMap((r) => r.capabilities)])];
+}
+
 function identityOf(q: AccessQuery, id: string): ReportIdentity {
   return { name: q.ix.identityName(id), path: q.ix.identityPath(id), uid: q.so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id) };
 }
@@ -143,8 +152,7 @@ function identityOf(q: AccessQuery, id: string): ReportIdentity {
  * @throws QueryError for a bad glob or an unknown group.
  */
 export function whoCan(q: AccessQuery, glob: string, at: string): QueryHit[] {
-  const universe = [...CAPABILITY_NAMES, ...q.grants.map((g) => g.capability)];
-  const caps = matchCapabilities(glob, universe);
+  const caps = matchCapabilities(glob, universeOf(q));
   const group = resolveGroup(q, at);
   const out: QueryHit[] = [];
   for (const i of q.so.org.identities) {
@@ -174,7 +182,7 @@ export interface CanAnswer {
  */
 export function canDo(q: AccessQuery, identity: string, capability: string, at: string): CanAnswer {
   const id = resolveIdentity(q, identity);
-  const cap = resolveCapability(capability);
+  const cap = resolveCapability(capability, universeOf(q));
   const group = resolveGroup(q, at);
   const hit = shortest(q, id, cap, group);
   return { yes: hit !== undefined, identity: identityOf(q, id), capability: dottedName(cap), at: q.ix.groupPath(group), hit };
