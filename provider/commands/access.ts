@@ -22,6 +22,8 @@ import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
 import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportOptions } from "./report";
 import { jsonText } from "../text";
+import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
+import type { SilencedFinding } from "../access/exclusions";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown] [--fail-on <patterns>]
@@ -41,6 +43,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
                           critical,high; with --current: none; none: never)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+${ACCESS_EXTRA_USAGE}
 ${TIMEOUT_USAGE}
 
 exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
@@ -53,6 +56,8 @@ export interface AccessJson {
   stack: string;
   changes?: ReportChange[];
   grants?: ReportGrant[];
+  /** Findings a live exclusion of `no-new-access` silenced (`--config`), with its reason; absent without exclusions. */
+  silenced?: SilencedFinding[];
 }
 
 function kindOf(type: string): string | undefined {
@@ -186,6 +191,8 @@ export interface AccessOptions {
   maxChars?: number | undefined;
   /** Where the full JSON report is also written (named in the Markdown when rows are left out). */
   jsonFile?: string | undefined;
+  /** `--unused`, `--days` and `--config` (./accessExtras.ts). */
+  extras?: AccessExtras | undefined;
 }
 
 /**
@@ -243,18 +250,21 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
     return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
   };
   const now = grantsOf(before);
-  const rows: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
+  if (opts.extras?.unused) return unusedReview(ref.stack, now, api, opts.extras, opts.format);
+  const all0: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
+  const { rows, silenced, notes } = silenceRows(all0, opts.extras);
   const held = rows.filter((r) => !("change" in r) || r.change === "gained");
   const hits = match ? held.filter((r) => match(r.capability)) : [];
   const severities = opts.failSeverities ?? (opts.current ? [] : DEFAULT_FAIL_SEVERITIES);
   const severe = held.filter((r) => severities.includes(r.severity));
-  const json = `${jsonText(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows })}\n`;
+  const json = `${jsonText({ stack: ref.stack, ...(opts.current ? { grants: rows } : { changes: rows }), ...(silenced ? { silenced } : {}) })}\n`;
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
   else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
   if (opts.format !== "json") {
+    output += notes;
     if (match) {
       const caps = [...new Set(hits.map((h) => h.capability))].sort();
       output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
@@ -269,18 +279,20 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
   return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values }) => {
     const failOn = (values["fail-on"] as string[] | undefined) ?? [];
     let review;
+    let extras;
     try {
       if (failOn.length) capabilityMatcher(failOn);
       review = reviewArgs(values);
+      extras = accessExtras(values);
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
       return 2;
     }
-    const r = await accessReview(ref, { current: values["current"] === true, format, failOn, ...review });
+    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   });
