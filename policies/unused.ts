@@ -18,7 +18,7 @@ import { parseExclusions, type ExcludablePolicy, type Exclusion, type SilencedFi
 import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
 import { reportGrants } from "../provider/access/report";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
-import { DEFAULT_UNUSED_DAYS, findUnused, parseDays, readActivity, seenWords, uidsToRead, type IdentityActivity } from "../provider/access/unused";
+import { DEFAULT_UNUSED_DAYS, findUnused, parseDays, readActivity, seenWords, holdsWords, uidsToRead, type IdentityActivity } from "../provider/access/unused";
 import { GATE_OUT_ENV, tagged } from "./change";
 
 /** The JSON-schema (Pulumi's config validation) of an `exclusions` list; the pack validates each entry with zod. */
@@ -108,7 +108,7 @@ export function unusedAccessWith(lookups: () => UnusedLookups, objects: (rs: rea
       const r = findUnused("", grants, activity, { days, exclusions });
       recordSilenced("unused-access", r.silenced);
       for (const u of r.unused) {
-        const holds = u.holds.map((h) => `${h.gives} at ${h.group}`).join("; ");
+        const holds = holdsWords(u);
         const expired = r.expired.filter((e) => e.includes(` for ${u.identity.path} `) || (u.identity.uid !== null && e.includes(` for ${u.identity.uid} `)));
         report(tagged(u.severity, `identity ${u.identity.path} holds ${holds} and was ${seenWords(u)}, outside the ${days}-day window: remove its bindings, or add a reviewed exclusion${expired.length ? ` (${expired.join("; ")})` : ""}`), urnOf.get(u.identity.uid ?? "")?.urn);
       }

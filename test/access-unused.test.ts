@@ -18,6 +18,9 @@ import type { UnusedReport } from "../provider/access/unused";
 import type { AccessJson } from "../provider/commands/access";
 import type { GateReport } from "../provider/commands/gate";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import type { PolicyResource, StackValidationArgs } from "@pulumi/policy";
+import { stackObjects } from "../policies/access";
+import { unusedAccessWith } from "../policies/unused";
 import { runBin } from "./harness/bin";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
@@ -54,8 +57,8 @@ function config(name: string, json: unknown): string {
 }
 
 /** Runs the bin's `command` on the stack with `file` as the program's org file. */
-function bin(command: "gate" | "access", args: string[], file = base) {
-  return runBin([command, "--cwd", program, "--stack", STACK, ...args], { ...env, ORG_FILE: file });
+function bin(command: "gate" | "access", args: string[], file = base, extra: NodeJS.ProcessEnv = {}) {
+  return runBin([command, "--cwd", program, "--stack", STACK, ...args], { ...env, ORG_FILE: file, ...extra });
 }
 
 /** Mints an OIDC token for `subject` from the emulator's test issuer and exchanges it for `identity`'s API token. */
@@ -117,7 +120,12 @@ describe("platform-pulumi access --unused", () => {
     expect(long.unused.map((u) => u.identity.path)).toEqual(["/platform/ci-cd/gha-deployer"]);
   }, LONG);
 
-  it("--days is validated: the flag, its value and what is allowed; exit 2", async () => {
+  it("--days is validated: the flag, its value and what is allowed; exit 2. Without API settings, exit 2; the window may come from --config", async () => {
+    const none = await bin("access", ["--unused"], base, { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--unused reads each identity's lastSeenTime from the API, and no API settings were found");
+    const fromConfig = await bin("access", ["--unused", "--format", "json", "--config", config("days", { "unused-access": { days: 200 } })]);
+    expect((JSON.parse(fromConfig.stdout) as UnusedReport).days).toBe(200);
     for (const v of ["0", "-3", "ninety", "1.5"]) {
       const r = await bin("access", ["--unused", `--days=${v}`]);
       expect(r.code).toBe(2);
@@ -201,7 +209,7 @@ describe("exclusions as code", () => {
     expect(bare.code, JSON.stringify(bare.report.violations) + bare.stderr).toBe(1);
     const found = bare.report.violations.filter((v) => v.policy === "unused-access");
     expect(found.map((v) => [v.severity, v.status, v.resource])).toEqual([["critical", "new", "Identity::org/platform/ci-cd/gha-deployer"]]);
-    expect(found[0]!.message).toMatch(/^identity \/platform\/ci-cd\/gha-deployer holds editor at \/platform.* and was never seen since its creation on .*, outside the 90-day window/);
+    expect(found[0]!.message).toMatch(/^identity \/platform\/ci-cd\/gha-deployer holds owner \+ 17 more: .* at \/platform and was never seen since its creation on .*, outside the 90-day window/);
     const ok = await run({ "unused-access": { enforcementLevel: "mandatory", days: 90, exclusions: [deployer(live)] } });
     expect(ok.code, JSON.stringify(ok.report.violations)).toBe(0);
     expect(ok.report.violations.filter((v) => v.policy === "unused-access")).toEqual([]);
@@ -244,5 +252,33 @@ describe("the window, on the emulator's clock", () => {
     const now = await bin("access", ["--unused", "--format", "json"]);
     expect(now.code, now.stderr).toBe(0);
     expect((JSON.parse(now.stdout) as UnusedReport).unused).toEqual([]);
+
+    // An identity deleted outside Pulumi (the state still holds it): said, not judged; nothing reported, so exit 2.
+    const argo = uids["platform/argo/argo-sync"]!;
+    const del = await fetch(`${emu.env.PLATFORM_API_URL}/iam/v2beta1/identities/${argo}`, { method: "DELETE", headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}` } });
+    expect(del.status, await del.text()).toBe(200);
+    const gone = await bin("access", ["--unused"]);
+    expect(gone.code, gone.stderr).toBe(2);
+    expect(gone.stdout).toContain(`could not read /platform/argo/argo-sync (${argo}) from the API:`);
   }, LONG);
+});
+
+describe("unused-access without API settings reads the identities' outputs", () => {
+  it("reports an identity whose outputs say it was never seen, not one seen today", async () => {
+    const root = "a".repeat(40);
+    const res = (kind: string, name: string, props: Record<string, unknown>) => ({ type: `pulumi-nodejs:dynamic/platform:${kind}`, urn: `urn:pulumi:s::p::pulumi-nodejs:dynamic/platform:${kind}::${name}`, name, props, opts: {}, dependencies: [], propertyDependencies: {} }) as unknown as PolicyResource;
+    const old = new Date(Date.now() - 120 * DAY).toISOString();
+    const resources = [
+      res("Identity", "old", { uid: `${root}/1111111111111111`, name: "old", parentUid: root, createTime: old, lastSeenTime: old }),
+      res("Identity", "fresh", { uid: `${root}/2222222222222222`, name: "fresh", parentUid: root, createTime: old, lastSeenTime: new Date().toISOString() }),
+      res("RoleBinding", "b1", { identityUid: `${root}/1111111111111111`, roleUid: "r-editor", groupUid: root, role: { name: "editor" } }),
+      res("RoleBinding", "b2", { identityUid: `${root}/2222222222222222`, roleUid: "r-editor", groupUid: root, role: { name: "editor" } }),
+    ];
+    const policy = unusedAccessWith(() => ({ role: async () => undefined, identity: undefined }), stackObjects);
+    const found: string[] = [];
+    const args = { resources, getConfig: () => ({ days: 90 }), stackTags: new Map(), notApplicable: () => undefined as never } as unknown as StackValidationArgs;
+    await (policy.validateStack as (a: StackValidationArgs, r: (m: string) => void) => Promise<void>)(args, (m) => found.push(m));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^\[critical\] identity \/old holds owner \+ 17 more: .* at \/ and was never seen since its creation on .* \(120 days ago\), outside the 90-day window/);
+  });
 });

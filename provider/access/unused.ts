@@ -8,7 +8,7 @@
  * else from the resource's outputs in the state.
  */
 import { applyExclusions, expiredLines, silencedLines, type Exclusion, type SilencedFinding } from "./exclusions";
-import { compactRows, type CompactRow, type ReportGrant, type ReportIdentity } from "./report";
+import { compactRows, rolesFor, type CompactRow, type ReportGrant, type ReportIdentity } from "./report";
 import { compareSeverity, type Severity } from "./severity";
 import { jsonText, mdCode, mdText, printable } from "../text";
 
@@ -184,4 +184,11 @@ export function formatUnused(r: UnusedReport, format: "table" | "json" | "markdo
   for (const l of r.expired) out.push(printable(l));
   if (r.silenced.length) out.push("silenced by exclusions:", ...silencedLines(r.silenced).map((l) => `  ${printable(l)}`));
   return `${out.join("\n")}\n`;
+}
+
+/** What an unused identity holds, one phrase per group (every route's capabilities together, said with roles): `owner + 13 more: … at /platform`. */
+export function holdsWords(u: UnusedIdentity): string {
+  const by = new Map<string, Set<string>>();
+  for (const h of u.holds) for (const c of h.capabilities) by.set(h.group, (by.get(h.group) ?? new Set<string>()).add(c));
+  return [...by].map(([g, caps]) => `${rolesFor([...caps])} at ${g}`).join("; ");
 }
