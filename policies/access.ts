@@ -20,6 +20,8 @@ import { orgFromStack, type RoleInfo, type StackObject } from "../provider/acces
 import { wireName } from "../provider/capabilities";
 import { severityOf } from "../provider/access/severity";
 import { GATE_OUT_ENV, loadBaseline, tagged } from "./change";
+import { applyExclusions } from "../provider/access/exclusions";
+import { EXCLUSIONS_CONFIG_SCHEMA, configExclusions, recordSilenced } from "./unused";
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 
@@ -438,6 +440,8 @@ export interface NoNewAccessConfig {
   capabilities?: string[];
   /** Identities allowed to hold them: uid, name or path (`/engineering/ci-deployer`). */
   allowedIdentities?: string[];
+  /** Reviewed exceptions that silence findings until they expire (provider/access/exclusions.ts). */
+  exclusions?: unknown;
 }
 
 /**
@@ -457,9 +461,10 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
     name: "no-new-access",
     description: "A change gives no identity a capability at a scope it did not hold before (escalations included); severity from what is gained.",
     enforcementLevel: "mandatory",
-    configSchema: { properties: { capabilities: { type: "array", items: { type: "string" } }, allowedIdentities: { type: "array", items: { type: "string" } } } },
+    configSchema: { properties: { capabilities: { type: "array", items: { type: "string" } }, allowedIdentities: { type: "array", items: { type: "string" } }, exclusions: EXCLUSIONS_CONFIG_SCHEMA } },
     validateStack: async (args: StackValidationArgs, report: ReportViolation) => {
       const cfg = args.getConfig<NoNewAccessConfig>();
+      const exclusions = configExclusions("no-new-access", cfg);
       const baseline = loadBaseline();
       if (!baseline && !cfg.capabilities?.length) return;
       const match = cfg.capabilities?.length ? capabilityMatcher(cfg.capabilities) : () => true;
@@ -472,14 +477,20 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       };
       const after = grantsOf(objs);
       const changes = baseline ? diffGrants(grantsOf(baseline.objects), after) : undefined;
-      const out = process.env[GATE_OUT_ENV];
-      if (changes && out) writeFileSync(path.join(out, "access.json"), JSON.stringify({ changes }));
       const rows = (changes ? changes.filter((c) => c.change === "gained") : after).filter(
         (g) => match(g.capability) && !(allowed.has(g.identity.name) || allowed.has(g.identity.path) || (g.identity.uid !== null && allowed.has(g.identity.uid))),
       );
-      for (const r of compactRows(rows)) {
+      // Reviewed exceptions: a live one silences its findings (listed by the gate), an expired one says so.
+      const verdict = applyExclusions("no-new-access", rows, exclusions);
+      recordSilenced("no-new-access", verdict.silenced);
+      const out = process.env[GATE_OUT_ENV];
+      const gone = new Set(rows.filter((r) => !verdict.kept.includes(r)));
+      if (changes && out) writeFileSync(path.join(out, "access.json"), JSON.stringify({ changes: changes.filter((c) => !gone.has(c)) }));
+      for (const r of compactRows(verdict.kept)) {
+        const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
+        const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");
         const how = r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`;
-        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}`));
+        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
       }
     },
   };

@@ -26,5 +26,6 @@ function loadPolicy(): typeof Policy {
   }
 }
 
-// Every finding tagged with its severity and, when the gate gave a baseline, whether the stack already had it.
-new (loadPolicy().PolicyPack)("platform", { policies: policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" })) });
+// Every finding tagged with its severity and, when the gate gave a baseline, whether the stack already had it;
+// unused access is about the stack as it stands, never "already present".
+new (loadPolicy().PolicyPack)("platform", { policies: policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" || p.name === "unused-access" })) });

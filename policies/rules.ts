@@ -25,7 +25,13 @@ import {
   noNewAccess,
   noOwnerAtRoot,
   roleBoundAboveItsGroup,
+  apiRoleLookup,
+  stackObjects,
 } from "./access";
+import { apiIdentityReader, unusedAccessWith } from "./unused";
+
+/** `unused-access` (policies/unused.ts), reading roles and identities from the API with the environment's settings. */
+export const unusedAccess = unusedAccessWith(() => ({ role: apiRoleLookup(), identity: apiIdentityReader() }), stackObjects);
 
 export { TYPE_PREFIX, customRoleNoEscalation, groupInviteNarrow, identityBoundAboveItsGroup, identityProviderDefaultRole, noNewAccess, noOwnerAtRoot, roleBoundAboveItsGroup };
 /** The seed's name rule and the OpenAPI's length limits. */
@@ -268,4 +274,5 @@ export const policies: Array<ResourceValidationPolicy | StackValidationPolicy> =
   identityProviderDefaultRole,
   groupInviteNarrow,
   noNewAccess,
+  unusedAccess,
 ];

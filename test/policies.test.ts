@@ -122,6 +122,7 @@ describe("policy pack", async () => {
       "identity-provider-default-role": "mandatory",
       "group-invite-narrow": "mandatory",
       "no-new-access": "mandatory",
+      "unused-access": "advisory",
     });
   });
 

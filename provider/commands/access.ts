@@ -24,6 +24,8 @@ import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type Repor
 import { SourceLocator, accessSarif, recordsOfPlan } from "./sarif";
 import { jsonText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
+import type { SilencedFinding } from "../access/exclusions";
+import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
@@ -51,6 +53,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
   --can <identity> <cap>  whether the identity (path or uid) holds the capability (groups.create) at --at, with
                           the path: exit 0 yes, 1 no
   --at <group>            the group path (/engineering/platform) or uid --who-can and --can ask about
+${ACCESS_EXTRA_USAGE}
 ${TIMEOUT_USAGE}
 
 exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
@@ -63,6 +66,8 @@ export interface AccessJson {
   stack: string;
   changes?: ReportChange[];
   grants?: ReportGrant[];
+  /** Findings a live exclusion of `no-new-access` silenced (`--config`), with its reason; absent without exclusions. */
+  silenced?: SilencedFinding[];
 }
 
 function kindOf(type: string): string | undefined {
@@ -196,6 +201,8 @@ export interface AccessOptions {
   maxChars?: number | undefined;
   /** Where the full JSON report is also written (named in the Markdown when rows are left out). */
   jsonFile?: string | undefined;
+  /** `--unused`, `--days` and `--config` (./accessExtras.ts). */
+  extras?: AccessExtras | undefined;
 }
 
 /** What {@link loadAccess} read: the stack's objects now and after the change, and how to make them an org. */
@@ -210,6 +217,8 @@ export interface LoadedAccess {
   after?: StackObject[] | undefined;
   /** Roles and groups the stack references without declaring them, as the API describes them. */
   ctx: StackContext;
+  /** The API client of the stack's `platform:*` config or the environment (or the caller's); undefined without API settings. */
+  api?: PlatformClient | undefined;
   /** The org `objs` (`before` or `after`) describe, with `ctx`. */
   orgOf: (objs: readonly StackObject[]) => StackOrg;
 }
@@ -265,7 +274,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
     );
   }
   const ctx: StackContext = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
-  return { state, plan, before, after, ctx, orgOf: (objs) => orgFromStack(objs, ctx) };
+  return { state, plan, before, after, ctx, api, orgOf: (objs) => orgFromStack(objs, ctx) };
 }
 
 /**
@@ -274,7 +283,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
  */
 export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
   const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
-  const { state, plan, before, after, ctx, orgOf } = await loadAccess(ref, opts.current, client);
+  const { state, plan, before, after, ctx, api, orgOf } = await loadAccess(ref, opts.current, client);
   const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
   if (plan) locator?.add(recordsOfPlan(plan));
   const grantsOf = (objs: readonly StackObject[]) => {
@@ -282,12 +291,17 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
     return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
   };
   const now = grantsOf(before);
-  const rows: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
+  if (opts.extras?.unused) {
+    if (opts.format === "sarif") throw new StackCommandError("--unused has no SARIF form: use --format table, json or markdown");
+    return unusedReview(ref.stack, now, api, opts.extras, opts.format);
+  }
+  const all0: Array<ReportGrant | ReportChange> = opts.current ? now : diffGrants(now, grantsOf(after!));
+  const { rows, silenced, notes } = silenceRows(all0, opts.extras);
   const held = rows.filter((r) => !("change" in r) || r.change === "gained");
   const hits = match ? held.filter((r) => match(r.capability)) : [];
   const severities = opts.failSeverities ?? (opts.current ? [] : DEFAULT_FAIL_SEVERITIES);
   const severe = held.filter((r) => severities.includes(r.severity));
-  const json = `${jsonText(opts.current ? { stack: ref.stack, grants: rows } : { stack: ref.stack, changes: rows })}\n`;
+  const json = `${jsonText({ stack: ref.stack, ...(opts.current ? { grants: rows } : { changes: rows }), ...(silenced ? { silenced } : {}) })}\n`;
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
@@ -295,6 +309,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
   if (opts.format !== "json" && opts.format !== "sarif") {
+    output += notes;
     if (match) {
       const caps = [...new Set(hits.map((h) => h.capability))].sort();
       output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
@@ -309,7 +324,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
   return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values, positionals }) => {
     const query = queryArgs(values, positionals, format);
     if (typeof query === "string") {
@@ -324,14 +339,17 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
     }
     const failOn = (values["fail-on"] as string[] | undefined) ?? [];
     let review;
+    let extras;
     try {
       if (failOn.length) capabilityMatcher(failOn);
       review = reviewArgs(values);
+      extras = accessExtras(values);
+      if (extras.unused !== undefined && format === "sarif") throw new Error("--unused prints table, json or markdown; --format sarif is for the review of a change or of --current");
     } catch (err) {
       process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
       return 2;
     }
-    const r = await accessReview(ref, { current: values["current"] === true, format, failOn, ...review });
+    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   }, true);

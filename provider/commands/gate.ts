@@ -24,6 +24,7 @@ import { markdown as accessMarkdown, textTable as accessText, type ReportChange 
 import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/severity";
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
+import { loadPackConfig, readSilencedFiles, silencedLines, type SilencedFinding } from "../access/exclusions";
 import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, runReportCommand, type ReportFormat } from "./report";
@@ -82,6 +83,8 @@ export interface GateReport {
   access: { changes: ReportChange[] } | null;
   /** Why the preview could not run, when it could not: the preview's error lines, or the CLI's own output. */
   errors: string[];
+  /** Findings silenced by the config's exclusions (provider/access/exclusions.ts), with each one's reason. */
+  silenced?: SilencedFinding[];
 }
 
 /** `<Kind>::<name>` from a URN (`urn:pulumi:<stack>::<project>::<type>::<name>`; a parent chain `a$b` keeps its last type). */
@@ -158,6 +161,8 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
   if (!existsSync(path.join(pack, "PulumiPolicy.yaml"))) throw new Error(`--pack: ${pack} is not a policy pack folder (it has no PulumiPolicy.yaml)`);
   const config = opts.config === undefined ? undefined : path.resolve(opts.config);
   if (config !== undefined && !existsSync(config)) throw new Error(`--config: ${config} does not exist`);
+  // A malformed exclusion stops the gate before the preview, naming the field (the pack would stop too).
+  if (config !== undefined) loadPackConfig(config);
   const failSeverities = [...(opts.failSeverities ?? DEFAULT_FAIL_SEVERITIES)];
   const all = opts.all === true;
   const dir = mkdtempSync(path.join(tmpdir(), "platform-pulumi-gate-"));
@@ -190,7 +195,8 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // A failing finding decides (the preview's own errors are still reported); otherwise a broken preview is 2.
     const exitCode = failing.length > 0 ? 1 : broken ? 2 : 0;
     const why = other.length ? other : broken && failing.length === 0 ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
-    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, exitCode };
+    const silenced = readSilencedFiles(dir);
+    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, ...(silenced.length ? { silenced } : {}), exitCode };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -250,12 +256,14 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
         "",
       );
     }
+    if (r.silenced?.length) parts.push("Silenced by exclusions (until they expire):", "", ...silencedLines(r.silenced).map((l) => `- ${mdText(l)}`), "");
     if (present.length) parts.push(`<details><summary>${present.length} finding(s) already present before this change${r.all ? "" : " (they do not fail the gate; --all judges the whole stack)"}</summary>`, "", mdTable(header, present.map(row)), "", "</details>", "");
     if (skipped.length) parts.push("Not evaluated until apply (a value the policy reads is unknown during the preview):", "", mdTable(["policy", "resource", "message"], skipped), "");
   } else {
     if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${inertLines(e).replace(/\n/g, "\n  ")}`), ...hintsFor(r.errors.join("\n")).map((h) => `  what to do: ${printable(h)}`), "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
     if (r.access) parts.push(gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
+    if (r.silenced?.length) parts.push("silenced by exclusions (until they expire):", ...silencedLines(r.silenced).map((l) => `  ${printable(l)}`), "");
     if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
     if (skipped.length) parts.push("not evaluated until apply (a value the policy reads is unknown during the preview):", table(["policy", "resource", "message"], skipped), "");
     parts.push(verdict);
