@@ -115,6 +115,10 @@ describe("platform-pulumi access --can", () => {
     const md = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd", "--format", "markdown"]);
     expect(md.code, md.err).toBe(0);
     expect(md.out).toMatch(/^\*\*yes: .*ci-bot can groups\\\.delete at .* \(now\)\*\*\n\nheld at `\/engineering\/platform`, high:\n\n1\. "ci-bot" creates an invite/);
+    // Paths as the org file writes them, without the leading slash, name the same identity and group.
+    const orgFileWords = await access(["--current", "--can", "engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "engineering/platform/ci-cd"]);
+    expect(orgFileWords.code, orgFileWords.err).toBe(0);
+    expect(orgFileWords.out).toBe(yes.out);
     // A capability built-in roles hold that the package's capability list does not name.
     const events = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "events_subscription.create", "--at", "/engineering/platform/ci-cd"]);
     expect(events.code, events.err).toBe(0);

@@ -55,27 +55,32 @@ export interface QueryHit {
   route: Via;
 }
 
+/** `value` as a report's path: with its leading slash (the org file writes paths without one). */
+const asPath = (value: string): string => (value.startsWith("/") ? value : `/${value}`);
+
 /**
- * The group id `value` names: a group path as reports show it (`/`, `/engineering/platform`) or a group's uid.
+ * The group id `value` names: a group path as reports show it (`/`, `/engineering/platform`), or as the org file
+ * writes it (`engineering/platform`, no leading slash), or a group's uid.
  * @throws QueryError naming `--at`, the value and the nearest known group paths.
  */
 export function resolveGroup(q: AccessQuery, value: string): string {
   const v = value.trim();
   const paths = q.so.org.groups.map((g) => [q.ix.groupPath(g.id), g.id] as const);
-  const hit = paths.find(([p, id]) => p === v || id === v || (v !== "/" && p === v.replace(/\/+$/, "")));
+  const hit = paths.find(([p, id]) => p === v || id === v || (v !== "/" && p === asPath(v).replace(/\/+$/, "")));
   if (hit) return hit[1];
   const known = paths.map(([p]) => p).sort();
   throw new QueryError(`--at: no group "${value}" in the stack${near(v, known)}; give a group path (${listed(known)}) or a group uid`);
 }
 
 /**
- * The identity id `value` names: an identity path as reports show it (`/engineering/ci-deployer`) or its uid.
+ * The identity id `value` names: an identity path as reports show it (`/engineering/ci-deployer`), or as the org
+ * file writes it (`engineering/ci-deployer`), or its uid.
  * @throws QueryError naming `--can`, the value and the nearest known identity paths.
  */
 export function resolveIdentity(q: AccessQuery, value: string): string {
   const v = value.trim();
   const ids = q.so.org.identities.map((i) => [q.ix.identityPath(i.id), i.id, q.so.identityUid.get(i.id)] as const);
-  const hit = ids.find(([p, id, uid]) => p === v || id === v || uid === v);
+  const hit = ids.find(([p, id, uid]) => p === v || id === v || uid === v || p === asPath(v));
   if (hit) return hit[1];
   const known = ids.map(([p]) => p).sort();
   throw new QueryError(`--can: no identity "${value}" in the stack${near(v, known)}; give an identity path (${listed(known)}) or an identity uid`);
