@@ -37,6 +37,12 @@ function mapStrings(v: unknown, f: (s: string) => string): unknown {
   return v;
 }
 
+/** Gives copy `k` of an identity's property bag its own `claimMatch.subject`. */
+function uniqueSubject(bag: Json, k: number): void {
+  const cm = bag["claimMatch"] as Json | undefined;
+  if (cm && typeof cm["subject"] === "string") bag["claimMatch"] = { ...cm, subject: `${cm["subject"]}-${k}` };
+}
+
 async function main(): Promise<void> {
   const emu = await startEmulator();
   const backend = mkdtempSync(path.join(tmpdir(), "bench-access-"));
@@ -70,6 +76,8 @@ async function main(): Promise<void> {
         for (const bag of ["inputs", "outputs"]) {
           const b = c[bag] as Json | undefined;
           if (b && r["type"] === `${PREFIX}Group` && b["parentUid"] === root && typeof b["name"] === "string") b["name"] = `${b["name"]}-${k}`;
+          // Each copy's workloads are its own: one subject trusted by a hundred identities is another org's shape.
+          if (b && r["type"] === `${PREFIX}Identity`) uniqueSubject(b, k);
         }
         out.push(c);
       }
@@ -84,6 +92,7 @@ async function main(): Promise<void> {
           const c = mapStrings(row, copyOf(k)) as typeof row;
           // A top-level group is renamed in the state's copy; the API's copy follows.
           if (name === "groups" && /^\/[0-9a-f]{16}$/.test(row["uid"].slice(root.length)) && typeof c["name"] === "string") c["name"] = `${c["name"]}-${k}`;
+          if (name === "identities") uniqueSubject(c, k);
           table.put(c);
         }
       }
