@@ -4,7 +4,7 @@
  *
  * `unused-access` reports identities of the stack that hold `high` or `critical` grants (the effective-access
  * model, escalations included) and were not seen (no token exchanged, seed §2 Identity `lastSeenTime`) within
- * `days`, or never since their creation. `lastSeenTime` moves outside Pulumi: the policy reads it from the API
+ * `days`, or never since a creation before the window. `lastSeenTime` moves outside Pulumi: the policy reads it from the API
  * when the pack has the API's settings (`PLATFORM_API_URL`, `PLATFORM_TOKEN`, …; the gate passes the stack's), else
  * from the identity's outputs as the preview shows them. Exclusions of `unused-access` silence its findings.
  *

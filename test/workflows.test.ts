@@ -116,6 +116,7 @@ describe("policy pack and policy gate", () => {
         urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
         resource: "Group::team",
         message: 'Group "payments" has no description',
+        description: "Resources of the configured kinds have a non-empty description.",
       },
     ]);
     // The access policies decide at preview from the resources an unknown value comes from: none is left to apply.

@@ -78,7 +78,7 @@ export interface UnusedOptions {
 
 /**
  * Judges `grants` (effective access now, report form): identities holding `high` or `critical` grants whose
- * `activity` says they were last seen before `now - days`, or never since creation. `activity` is keyed by the
+ * `activity` says they were last seen before `now - days`, or never seen since a creation before then. `activity` is keyed by the
  * identity's uid; an identity without a uid or an entry is not judged. Exclusions are applied per grant: an
  * identity whose every such grant is silenced is not reported.
  */
@@ -102,9 +102,11 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
     const seen = a.lastSeenTime ? Date.parse(a.lastSeenTime) : Number.NaN;
     const created = a.createTime ? Date.parse(a.createTime) : Number.NaN;
     const neverSeen = !Number.isNaN(seen) && !Number.isNaN(created) && seen <= created;
-    // No lastSeenTime at all: never seen.
+    // No lastSeenTime at all: never seen, idle since its creation.
     const since = Number.isNaN(seen) ? created : seen;
-    if (!(neverSeen || Number.isNaN(seen) || seen < cutoff)) continue;
+    // Idle for longer than the window: last seen before it, or never seen and created before it. An identity made
+    // inside the window has not had the window to be used yet (a pull request adding one is not "unused access").
+    if (!(Number.isNaN(since) || since < cutoff)) continue;
     judged.add(uid);
     // What it holds, said whole (a route's reads included, so editor reads "editor"), at high or critical.
     const rows = compactRows(grants.filter((g) => g.identity.uid === uid && (g.severity === "low" || verdict.kept.includes(g)))).filter((r) => r.severity !== "low");
