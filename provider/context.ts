@@ -12,6 +12,19 @@ import type { PlatformClient } from "./client/client";
 import { resolveSettings, settingsEnvKey, type ConfigLookup, type Settings } from "./config";
 import { clientFromSettings } from "./clientFactory";
 import { CreateLedger } from "./resources/lifecycle";
+import type { GroupChildren } from "./resources/rows";
+
+/** The kind registry's account of what a group holds, once the registry has loaded ({@link provideGroupChildren}). */
+let groupChildrenSource: (() => GroupChildren) | undefined;
+
+/**
+ * Called once by the kind registry (`resources/registry.ts`) as it loads: how a group's delete lists the kinds a
+ * group holds. The registry sits above every kind, and a kind's provider gets what it needs of the others through
+ * its context, so no module below the registry imports it (docs/architecture.md, "Layers").
+ */
+export function provideGroupChildren(source: () => GroupChildren): void {
+  groupChildrenSource = source;
+}
 
 /** One provider's configuration, client and create ledger. */
 export class ProviderContext {
@@ -80,6 +93,17 @@ export class ProviderContext {
       this.key = next;
     }
     return { client: this.current, settings: s };
+  }
+
+  /**
+   * The kinds a group holds, with their listers (the registry's `groupChildren()`): what a group's delete waits on
+   * and names when it gives up.
+   * @throws Error when the kind registry was never loaded in this process (every entry point loads it: the
+   *   runtime, the package's index, the commands).
+   */
+  groupChildren(): GroupChildren {
+    if (!groupChildrenSource) throw new Error("the kind registry (resources/registry.ts) is not loaded, so a group's delete cannot list what the group holds");
+    return groupChildrenSource();
   }
 
   /** Closes the client (its connections), if one was made; the next call makes a new one. */

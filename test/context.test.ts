@@ -3,7 +3,7 @@
  * reaches the API through that context's settings and client, and records its creates (a new group's consistency
  * window, the objects it made, identical creates' turns) in that context's ledger only. Two contexts share none of it.
  */
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../emulator";
 import { resolveSettings, SETTINGS_ENV } from "../provider/config";
 import { ProviderContext, processContext } from "../provider/context";
@@ -11,7 +11,7 @@ import { groupKind } from "../provider/resources/group";
 import { identityKind } from "../provider/resources/identity";
 import { roleBindingKind } from "../provider/resources/roleBinding";
 import { candidatesInWindow } from "../provider/resources/lifecycle";
-import { kindEntry } from "../provider/resources/registry";
+import { KINDS, kindEntry } from "../provider/resources/registry";
 import { localProvider } from "../provider/runtime";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
@@ -188,5 +188,25 @@ describe("SETTINGS_ENV", () => {
     resolveSettings(() => undefined, env);
     expect(read.size).toBeGreaterThan(10);
     expect([...read].filter((n) => !SETTINGS_ENV.includes(n))).toEqual([]);
+  });
+});
+
+describe("what a group's delete knows of the other kinds", () => {
+  it("comes from the kind registry through the context, every blocking kind in the registry's order", async () => {
+    const { blocking, containers } = new ProviderContext().groupChildren();
+    expect(blocking.map(([kind]) => kind)).toEqual(KINDS.filter((k) => k.list && k.blocksGroupDelete).map((k) => k.kind));
+    expect([...containers].sort()).toEqual(KINDS.filter((k) => k.container).map((k) => k.kind).sort());
+    // The delete hook receives the context it is bound to: a stuck group names its children through it.
+    const group = groupKind.providerFor(contextOnEmulator());
+    const parent = await group.create({ parentUid: emu.orgUid, name: "held-by-context", description: "" });
+    await group.create({ parentUid: parent.id, name: "kid", description: "" });
+    const err = await group.delete!(parent.id, { parentUid: emu.orgUid, name: "held-by-context", description: "", deleteTimeoutSeconds: 0.05 } as never).catch((e: unknown) => e);
+    expect(String(err)).toContain('children left: Group "kid" (/held-by-context/kid');
+  });
+
+  it("without the registry loaded, a group's delete says so instead of listing nothing", async () => {
+    vi.resetModules();
+    const fresh = (await import("../provider/context")) as typeof import("../provider/context");
+    expect(() => new fresh.ProviderContext().groupChildren()).toThrow(/kind registry \(resources\/registry\.ts\) is not loaded/);
   });
 });

@@ -7,6 +7,7 @@ import type { Emulator } from "../emulator";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { groupProvider, type GroupInputs } from "../provider/resources/group";
 import { deleteGroupPatiently } from "../provider/resources/lifecycle";
+import { groupChildren } from "../provider/resources/registry";
 import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
 import { roleBindingProvider } from "../provider/resources/roleBinding";
 import { getClient } from "../provider/state";
@@ -123,7 +124,7 @@ describe("group life cycle", () => {
     const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "stuck", description: "" });
     const child = await groupProvider.create({ parentUid: parent.id, name: "made-by-hand", description: "" });
     const logged: string[] = [];
-    const err = await deleteGroupPatiently(getClient(), parent.id, 300, { ...getClient().transport.retry, maxDelayMs: 200 }, (m) => logged.push(m), 1_000).catch((e: unknown) => e);
+    const err = await deleteGroupPatiently(getClient(), parent.id, 300, { ...getClient().transport.retry, maxDelayMs: 200 }, groupChildren(), (m) => logged.push(m), 1_000).catch((e: unknown) => e);
     expect(String(err)).toMatch(/group \/stuck \(uid [^)]+\) could not be deleted after its children stayed the same for \ds because it is not empty/);
     expect(String(err)).toContain(`children left: Group "made-by-hand" (/stuck/made-by-hand, uid ${child.id})`);
     expect(String(err)).toContain("adoptUid");

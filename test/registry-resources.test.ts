@@ -9,6 +9,7 @@ import type { Emulator } from "../emulator";
 import type { RecordedRequest } from "../emulator";
 import { groupProvider } from "../provider/resources/group";
 import { deleteGroupPatiently, describeChildren } from "../provider/resources/lifecycle";
+import { groupChildren } from "../provider/resources/registry";
 import { overlayProvider, type OverlayInputs } from "../provider/resources/overlay";
 import { overlayBindingProvider, type OverlayBindingInputs } from "../provider/resources/overlayBinding";
 import { repoProvider, type RepoInputs, type RepoOutputs } from "../provider/resources/repo";
@@ -302,12 +303,12 @@ describe("group delete with registry children", () => {
     const overlay = await getClient().overlays.create(g, { name: "ov1", config: { contents: { packages: ["p"] } } });
     const sub = await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/full" });
     const left = `Repo "r1" (/full/r1, uid ${repo.uid}); Overlay "ov1" (in /full, uid ${overlay.uid}); Subscription "https://hooks.example.com/full" (in /full, uid ${sub.uid})`;
-    expect(await describeChildren(getClient(), g)).toBe(left);
-    await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry)).rejects.toThrow(`not empty; children left: ${left}`);
+    expect(await describeChildren(getClient(), g, groupChildren())).toBe(left);
+    await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry, groupChildren())).rejects.toThrow(`not empty; children left: ${left}`);
     setTimeout(() => {
       void Promise.all([getClient().repos.delete(repo.uid), getClient().overlays.delete(overlay.uid), getClient().subscriptions.delete(sub.uid)]);
     }, 50);
-    await deleteGroupPatiently(getClient(), g, 10, getClient().transport.retry);
+    await deleteGroupPatiently(getClient(), g, 10, getClient().transport.retry, groupChildren());
     expect((await getClient().groups.list({ childrenOf: emu.orgUid, name: "full" }).collect())).toEqual([]);
   });
 });

@@ -47,7 +47,8 @@
  * `adoptUid` in `hooks.adopt` (AccountAssociation's uid = its group's), and `hooks.delete`. The hooks that create
  * get the provider context: `hooks.create(inputs, ctx)` (`ctx.client()`, and `ctx.creates` for `createSafely`)
  * and `hooks.afterCreate(api, ctx)` (Group opens its consistency window in `ctx.creates`); `hooks.adopt(inputs,
- * client)` and `hooks.delete(id, props, client)` create nothing and get the context's client.
+ * client)` creates nothing and gets the context's client; `hooks.delete(id, props, client, ctx)` gets it and the
+ * context (Group's delete reads the kinds a group holds from `ctx.groupChildren()`).
  *
  * ## What follows from a field's kind
  *
@@ -72,6 +73,9 @@ import { tsString } from "../export/escape";
 import { CREATE_TOKEN, createNamedSafely, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import type { ResourceKind, ResourceShape } from "./shim";
+import type { BadRow, ObjectRow } from "./rows";
+
+export type { BadRow, ObjectRow } from "./rows";
 
 /** What a field does; see the module comment's table. */
 export type FieldKind = "parent" | "replace" | "mutable" | "createOnly" | "stateOnly";
@@ -181,7 +185,7 @@ export interface Hooks<I extends object, O extends I, A extends { uid: string }>
   /** Refuses an adoption that cannot be right (throws, naming the object and why). */
   checkAdopted?(existing: O, inputs: I): void;
   /** Deletes the object, given the context's client (`ctx.client()`); default a DELETE where NOT_FOUND counts as done. */
-  delete?(id: string, props: O, client: PlatformClient): Promise<void>;
+  delete?(id: string, props: O, client: PlatformClient, ctx: ProviderContext): Promise<void>;
 }
 
 /**
@@ -216,7 +220,7 @@ export interface Ownership<I, A> {
   readonly loose?: boolean;
 }
 
-/** How `platform-pulumi unmanaged` and a group's delete list and name the kind's objects (`resources/objects.ts`). */
+/** How `platform-pulumi unmanaged` and a group's delete list and name the kind's objects (`resources/rows.ts`). */
 export interface Listing<A> {
   /** The name a person recognises: a field of the object (default `name`), or made from it. */
   readonly label?: (keyof A & string) | ((x: A) => string);
@@ -259,22 +263,6 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   secretOutputs?: readonly string[];
   /** The special cases. */
   hooks?: Hooks<I, O, A>;
-}
-
-/** One object of a kind listed under a group, named as a person would look for it (`resources/objects.ts`). */
-export interface ObjectRow {
-  /** Resource kind, e.g. `Group`. */
-  kind: string;
-  uid: string;
-  /** Its name (or what stands for one: a binding's `<identity> → <role>`, a subscription's sink). */
-  name: string;
-}
-
-/** A listed row that does not have its kind's shape: the kind, its uid when the row has a string one, and what is wrong (server text: print it inert). */
-export interface BadRow {
-  kind: string;
-  uid?: string;
-  problem: string;
 }
 
 /**
@@ -495,7 +483,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
 
       /** Deletes the object; NOT_FOUND counts as done. */
       async delete(id, props) {
-        if (d.hooks?.delete) return d.hooks.delete(id, props, client());
+        if (d.hooks?.delete) return d.hooks.delete(id, props, client(), ctx);
         await deleteIgnoringNotFound(() => coll().delete(id));
       },
     };

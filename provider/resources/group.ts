@@ -72,7 +72,7 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
     // Children created right after their new parent may be refused while the service catches up (lifecycle.ts).
     afterCreate: (g, ctx) => ctx.creates.noteCreated(g.uid),
     // Waits out RESOURCE_NOT_EMPTY until the delete timeout (children deleted in parallel); NOT_FOUND is done.
-    delete: (id, props, client) => deleteGroupPatiently(client, id, props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS, client.transport.retry, logInfo),
+    delete: (id, props, client, ctx) => deleteGroupPatiently(client, id, props?.deleteTimeoutSeconds ?? DEFAULT_DELETE_TIMEOUT_SECONDS, client.transport.retry, ctx.groupChildren(), logInfo),
   },
 });
 

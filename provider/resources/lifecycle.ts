@@ -47,7 +47,7 @@ import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
 import { RETRYABLE_CODES, backoffMs, retrying, type RetryDecision, type RetryPolicy } from "../client/retry";
-import { blockingListers, containerKinds, type ObjectRow } from "./objects";
+import type { GroupChildren, ObjectRow } from "./rows";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
 export const CONSISTENCY_WINDOW_MS = 30_000;
@@ -463,13 +463,12 @@ export function parseTimeout(v: unknown): number | undefined {
 export type BlockingChild = ObjectRow;
 
 /**
- * The objects directly under a group that keep it from being deleted, by kind (the registry's `blocksGroupDelete`
- * kinds, `resources/objects.ts`), at most 50
- * of each. A kind this identity may not list is left out.
+ * The objects directly under a group that keep it from being deleted, by kind (`children.blocking`: the
+ * registry's `blocksGroupDelete` kinds), at most 50 of each. A kind this identity may not list is left out.
  */
-export async function listChildren(client: PlatformClient, groupUid: string): Promise<BlockingChild[]> {
+export async function listChildren(client: PlatformClient, groupUid: string, children: GroupChildren): Promise<BlockingChild[]> {
   const out: BlockingChild[] = [];
-  for (const [, list] of await blockingListers()) {
+  for (const [, list] of children.blocking) {
     try {
       out.push(...(await list(client, { childrenOf: groupUid, pageSize: 200 }, 50)));
     } catch {
@@ -499,14 +498,14 @@ export async function groupPath(client: PlatformClient, groupUid: string): Promi
 /**
  * The children still under a group, one per line with kind, name, path and uid, e.g.
  * `Group "legacy" (/team/legacy, uid <uid>)`; `(none visible to this identity)` when there are none.
+ * @param kinds the kinds a group holds (the registry's `groupChildren()`).
  */
-export async function describeChildren(client: PlatformClient, groupUid: string): Promise<string> {
-  const children = await listChildren(client, groupUid);
+export async function describeChildren(client: PlatformClient, groupUid: string, kinds: GroupChildren): Promise<string> {
+  const children = await listChildren(client, groupUid, kinds);
   if (children.length === 0) return "(none visible to this identity)";
   const path = await groupPath(client, groupUid);
   const under = path === "/" ? "" : path;
-  const containers = await containerKinds();
-  return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${containers.has(c.kind) ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
+  return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${kinds.containers.has(c.kind) ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
 }
 
 /** What to do about children that block a group's delete. */
@@ -523,6 +522,7 @@ export const DEFAULT_STALL_MS = 30_000;
  * for `stallMs` (default {@link DEFAULT_STALL_MS}): nothing is removing them, so waiting longer only delays the
  * error. It logs one line when it starts waiting and one whenever the children change, not one per retry.
  * @param timeoutSeconds the longest wait in all (the group's `customTimeouts.delete`).
+ * @param kinds the kinds a group holds (the registry's `groupChildren()`, through the provider context).
  * @throws Error naming each child left by kind, name, path and uid, and how to adopt or delete it, when the
  *   timeout passes or the children stall; any other error at once.
  */
@@ -531,6 +531,7 @@ export async function deleteGroupPatiently(
   uid: string,
   timeoutSeconds: number,
   policy: RetryPolicy,
+  kinds: GroupChildren,
   log?: (m: string) => void,
   stallMs = DEFAULT_STALL_MS,
 ): Promise<void> {
@@ -539,7 +540,7 @@ export async function deleteGroupPatiently(
   let seen: string | undefined; // the children's uids at the last look
   let changedAt = started;
   const giveUp = async (why: string, err: unknown): Promise<never> => {
-    const [left, path] = await Promise.all([describeChildren(client, uid), groupPath(client, uid)]);
+    const [left, path] = await Promise.all([describeChildren(client, uid, kinds), groupPath(client, uid)]);
     throw new Error(`group ${path} (uid ${uid}) could not be deleted ${why} because it is not empty; children left: ${left}. ${HOW_TO_SETTLE}`, { cause: err });
   };
   await retrying<void>({
@@ -555,7 +556,7 @@ export async function deleteGroupPatiently(
       if (!notEmpty) return undefined;
       const wait = Math.max(100, backoffMs({ ...policy, maxDelayMs: Math.max(policy.maxDelayMs, 5000) }, Math.min(attempt, 6)));
       if (Date.now() + wait > deadline) return giveUp(`within ${timeoutSeconds}s`, err);
-      const now = (await listChildren(client, uid)).map((c) => c.uid).sort().join(",");
+      const now = (await listChildren(client, uid, kinds)).map((c) => c.uid).sort().join(",");
       if (now !== seen) {
         if (seen === undefined) log?.(`group ${uid} is not empty yet; waiting while its children are deleted (at most ${timeoutSeconds}s)`);
         else log?.(`group ${uid}: children left changed; still waiting`);

@@ -7,7 +7,7 @@
  *
  * Adding a kind: see `docs/architecture.md`, "Add a kind". Its line here is the only edit outside its own files.
  */
-import type { ProviderContext } from "../context";
+import { provideGroupChildren, type ProviderContext } from "../context";
 import type { ProviderImpl } from "./common";
 import type { DeclaredResource } from "./declare";
 import { accountAssociationKind } from "./accountAssociation";
@@ -20,6 +20,7 @@ import { overlayBindingKind } from "./overlayBinding";
 import { repoKind } from "./repo";
 import { roleKind } from "./role";
 import { roleBindingKind } from "./roleBinding";
+import type { GroupChildren, ObjectLister } from "./rows";
 import type { ResourceKind } from "./shim";
 import { subscriptionKind } from "./subscription";
 import { tagKind } from "./tag";
@@ -58,3 +59,22 @@ export function kindEntry(kind: string): KindEntry | undefined {
 
 /** Every kind's name; the compiler ties it to `ResourceKind` (`shim.ts`) in `resources/ties.ts`. */
 export const KIND_NAMES: readonly ResourceKind[] = KINDS.map((k) => k.kind);
+
+/**
+ * Every kind a group holds, with its lister, in the registry's order (kinds declared with `listing: false`, such as
+ * account associations, one per group, are not listed): `platform-pulumi unmanaged` reads them all.
+ */
+export function objectListers(): ReadonlyArray<readonly [kind: string, list: ObjectLister]> {
+  return KINDS.flatMap((k) => (k.list ? [[k.kind, k.list] as const] : []));
+}
+
+/** What a group's delete waits on and names: the listers of the kinds that block it, and the container kinds. */
+export function groupChildren(): GroupChildren {
+  return {
+    blocking: objectListers().filter(([kind]) => kindEntry(kind)?.blocksGroupDelete),
+    containers: new Set(KINDS.filter((k) => k.container).map((k) => k.kind)),
+  };
+}
+
+// A group's delete reaches these through its provider context (context.ts), not by importing this module.
+provideGroupChildren(groupChildren);

@@ -9,6 +9,7 @@ import { startEmulator, type Emulator } from "../../emulator";
 import { PlatformClient } from "../../provider/client/client";
 import { DEFAULT_RETRY } from "../../provider/client/retry";
 import { deleteGroupPatiently } from "../../provider/resources/lifecycle";
+import { groupChildren } from "../../provider/resources/registry";
 import { Empty, Group, Identity, Repo, Role, RoleBinding } from "../../provider/client/schemas";
 import {
   BAD_REQUEST,
@@ -538,7 +539,7 @@ describe("§4 Endpoints", () => {
     const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
     try {
       const removeKid = sleep(300).then(() => api(emu, "DELETE", `${base("groups")}/${kid}`));
-      await deleteGroupPatiently(client, g, 20, { ...DEFAULT_RETRY, baseDelayMs: 50, maxDelayMs: 200 });
+      await deleteGroupPatiently(client, g, 20, { ...DEFAULT_RETRY, baseDelayMs: 50, maxDelayMs: 200 }, groupChildren());
       expect((await removeKid).status).toBe(200);
       expect((await api(emu, "GET", `${base("groups")}/${g}`)).status).toBe(404);
     } finally {
