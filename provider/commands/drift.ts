@@ -21,7 +21,8 @@ import { TIMEOUT_USAGE, mdTable, runReportCommand, shown, type ReportFormat } fr
 import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
 import { jsonText } from "../text";
-import { driftSarif, locatorFor } from "./sarif";
+import { locatorFor, type SourceLocator } from "./sarif";
+import { INFORMATION_URI, LogBuilder, fingerprint, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
 
 /** One field that differs between the state and the API. */
 export interface DriftField {
@@ -265,3 +266,56 @@ export function driftCommand(argv: readonly string[]): Promise<number> {
     return driftExitCode(report);
   });
 }
+
+/** The drift rules: one per kind of finding. */
+const DRIFT_RULES = {
+  changed: { id: "drift/changed", text: "The object on the API differs from the stack's state: changed outside Pulumi.", level: "error" },
+  deleted: { id: "drift/deleted", text: "The object is gone from the API: deleted outside Pulumi.", level: "error" },
+  unmanaged: { id: "drift/unmanaged", text: "An object under the stack's groups that no stack holds (`platform-pulumi unmanaged` gives its adoptUid line).", level: "warning" },
+  pending: { id: "drift/pending", text: "A step `pulumi up --refresh` would take: the program differs from the refreshed state (not drift; a change not yet applied).", level: "note" },
+} as const;
+
+function driftRule(kind: keyof typeof DRIFT_RULES): SarifRule {
+  const r = DRIFT_RULES[kind];
+  return { id: r.id, name: r.id, shortDescription: { text: r.text }, help: { text: `${r.text} Reported by \`platform-pulumi drift\` (README "Drift detection").` }, helpUri: INFORMATION_URI, defaultConfiguration: { level: r.level } };
+}
+
+/**
+ * The drift report as SARIF: drifted resources (`drift/changed`, `drift/deleted`: error), unmanaged objects
+ * (`drift/unmanaged`: warning, located by uid only: nothing declares them) and pending steps (`drift/pending`: note).
+ */
+export function driftSarif(r: DriftReport, locator?: SourceLocator): SarifLog {
+  const b = new LogBuilder("drift", r.stack, locator);
+  const at = (urn: string): SarifLocation => (locator ? locator.locate(urn) : { logicalLocations: [{ fullyQualifiedName: urn, kind: "resource" }] });
+  for (const d of r.drifted) {
+    const rule = driftRule(d.change);
+    const what = d.change === "deleted" ? "deleted outside Pulumi" : `changed outside Pulumi: ${d.fields.map((f) => `${f.path} ${JSON.stringify(f.state)} in state, ${JSON.stringify(f.live)} on the API`).join("; ")}`;
+    b.result(rule, {
+      level: DRIFT_RULES[d.change].level,
+      message: { text: `${d.type} ${d.name}${d.uid ? ` (${d.uid})` : ""}: ${what}` },
+      locations: [at(d.urn)],
+      partialFingerprints: fingerprint("drift", d.change, d.urn),
+      properties: { status: "drifted", change: d.change, urn: d.urn, fields: d.fields.map((f) => f.path) },
+    });
+  }
+  for (const u of r.unmanaged) {
+    b.result(driftRule("unmanaged"), {
+      level: "warning",
+      message: { text: `${u.type} ${u.name} (${u.uid}) under ${u.parentUid} is held by no stack` },
+      locations: [{ logicalLocations: [{ fullyQualifiedName: u.uid, name: u.name, kind: "object" }] }],
+      partialFingerprints: fingerprint("drift", "unmanaged", u.type, u.uid),
+      properties: { status: "unmanaged", type: u.type, uid: u.uid },
+    });
+  }
+  for (const p of r.pending) {
+    b.result(driftRule("pending"), {
+      level: "note",
+      message: { text: `${p.type} ${p.name}: pulumi up --refresh would ${p.op} it${p.fields.length ? ` (${p.fields.join(", ")})` : ""}` },
+      locations: [at(p.urn)],
+      partialFingerprints: fingerprint("drift", "pending", p.op, p.urn),
+      properties: { status: "pending", op: p.op, urn: p.urn },
+    });
+  }
+  return b.log();
+}
+

@@ -12,8 +12,8 @@
  */
 import ms from "ms";
 import { inertLines, jsonText, mdCode, mdText } from "../text";
-import type { ReportFormat } from "./report";
-import { couldNotRunSarif } from "./sarif";
+import type { ReportFormat } from "./format";
+import { couldNotRunSarif } from "./sarifLog";
 
 /** The exit codes every command uses: 0 clean (or done), 1 found something (drift, violations, unmanaged objects, gains matching `--fail-on`), 2 could not run. */
 export const EXIT = { clean: 0, found: 1, couldNotRun: 2 } as const;

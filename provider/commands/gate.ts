@@ -29,7 +29,8 @@ import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, runReportCommand, type ReportFormat } from "./report";
 import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
-import { gateSarif, locatorFor } from "./sarif";
+import { locatorFor, type SourceLocator } from "./sarif";
+import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type SarifRule } from "./sarifLog";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
@@ -322,3 +323,40 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
     return exitCode;
   });
 }
+
+/** The rule of a gate policy: its id is the policy's name, its help the policy's description. */
+function policyRule(v: Violation): SarifRule {
+  const text = v.description || `Policy ${v.policy} of pack ${v.pack}.`;
+  return {
+    id: v.policy,
+    name: v.policy,
+    shortDescription: { text },
+    help: { text: `${text} Reported by policy pack ${v.pack} during \`platform-pulumi gate\` (README "Policy as code").` },
+    helpUri: INFORMATION_URI,
+  };
+}
+
+/**
+ * The gate's report as SARIF: one result per violation (policies not evaluated until apply left out), its level
+ * from severity and enforcement level ({@link levelOf}), `baselineState` `new` or `unchanged` (already present),
+ * located at its resource ({@link SourceLocator}); a stack policy's finding at the stack.
+ */
+export function gateSarif(r: GateReport, locator?: SourceLocator): SarifLog {
+  const b = new LogBuilder("gate", r.stack, locator);
+  for (const v of r.violations) {
+    const loc = v.urn ? (locator ? locator.locate(v.urn) : { logicalLocations: [{ fullyQualifiedName: v.urn, kind: "resource" }] }) : { logicalLocations: [{ fullyQualifiedName: `stack ${r.stack}`, kind: "module" }] };
+    b.result(policyRule(v), {
+      level: levelOf(v.severity, v.level),
+      message: { text: `${v.resource ? `${v.resource}: ` : ""}${v.message}` },
+      locations: [loc],
+      // A resource's finding by policy and URN (its message may name the resource's uid once it exists); a stack
+      // policy's (`no-new-access`, at the stack) by its message too, which names the identity and what it gains.
+      partialFingerprints: v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
+      baselineState: v.status === "new" ? "new" : "unchanged",
+      properties: { severity: v.severity, status: v.status, enforcementLevel: v.level, pack: v.pack, ...(v.urn ? { urn: v.urn } : {}) },
+    });
+  }
+  if (!r.passed && r.errors.length && r.violations.every((v) => !(v.level === "mandatory" && r.failSeverities.includes(v.severity)))) b.failed(r.errors);
+  return b.log();
+}
+

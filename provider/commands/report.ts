@@ -9,16 +9,11 @@ import type { StackRef } from "./stack";
 import { mdText } from "../text";
 import { TIMEOUT_OPTION, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
 
+import { FORMATS, type ReportFormat } from "./format";
+
 export { EXIT, TIMEOUT_USAGE, reportCouldNotRun } from "./failure";
 
-/**
- * How a report command prints: `table` for a terminal, `json` (one object, shape in the README), `markdown` for a
- * pull request or a CI step summary, `sarif` (a SARIF 2.1.0 log for code scanning, ./sarif.ts).
- */
-export type ReportFormat = "table" | "json" | "markdown" | "sarif";
-
-/** The formats {@link ReportFormat} allows, in the order the usage lists them. */
-export const FORMATS: readonly ReportFormat[] = ["table", "json", "markdown", "sarif"];
+export { FORMATS, type ReportFormat } from "./format";
 
 /** A command's own options besides `--stack`, `--cwd`, `--format`, `--timeout` and `--help`, in `node:util` `parseArgs` form. */
 export type ReportOptions = Record<string, { type: "string"; multiple?: boolean } | { type: "boolean"; default?: boolean }>;

@@ -17,7 +17,6 @@
  * recorded `source.file`, read from disk, else the text the stack recorded). When neither tells, the result has
  * only a logical location: the resource's URN (or, for an unmanaged object, its uid).
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,81 +24,14 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from
 import { dottedName } from "../capabilities";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
 import type { ReportChange, ReportGrant } from "../access/report";
-import type { Severity } from "../access/severity";
 import { orgFromStack, type StackContext, type StackObject } from "../access/stack";
-import type { DriftReport } from "./drift";
-import type { GateReport, Violation } from "./gate";
 import { TYPE_PREFIX, exportStack, runPulumi, type StackRef } from "./stack";
+import { INFORMATION_URI, LogBuilder, PACKAGE_ROOT, SRCROOT, fingerprint, levelOf, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
 
-/** The root of this package (this file is `dist/provider/commands/sarif.js`). */
-const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
-
-/** The SARIF schema the log names (`$schema`); the tests validate against the OASIS schema it stands for. */
-export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
-
-/** Where the README documents the findings, for `tool.driver.informationUri` and each rule's `helpUri`. */
-export const INFORMATION_URI = "https://www.npmjs.com/package/platform-pulumi";
+export { INFORMATION_URI, SARIF_SCHEMA, SRCROOT, couldNotRunSarif, levelOf, type SarifLevel, type SarifLocation, type SarifLog, type SarifResult, type SarifRule } from "./sarifLog";
 
 /** The `Org` component's type token (provider/org `ORG_TYPE`; not imported: the CLI does not load the SDK). */
 const ORG_TYPE = "platform:index:Org";
-
-/** The base every relative `artifactLocation.uri` is relative to: the repository (or project) folder. */
-export const SRCROOT = "%SRCROOT%";
-
-/** A SARIF level (SARIF 2.1.0 §3.27.10). */
-export type SarifLevel = "error" | "warning" | "note" | "none";
-
-/** A SARIF location (§3.28): a file and line, and/or a logical location (the resource's URN). */
-export interface SarifLocation {
-  physicalLocation?: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; startColumn?: number } };
-  logicalLocations?: Array<{ fullyQualifiedName: string; name?: string; kind?: string }>;
-}
-
-/** A rule (SARIF `reportingDescriptor`, §3.49): its id, short description and help text. */
-export interface SarifRule {
-  id: string;
-  name?: string;
-  shortDescription: { text: string };
-  fullDescription?: { text: string };
-  help: { text: string };
-  helpUri?: string;
-  defaultConfiguration?: { level: SarifLevel };
-}
-
-/** A result (§3.27): one finding. */
-export interface SarifResult {
-  ruleId: string;
-  ruleIndex: number;
-  level: SarifLevel;
-  message: { text: string };
-  locations: SarifLocation[];
-  partialFingerprints: Record<string, string>;
-  baselineState?: "new" | "unchanged";
-  properties: Record<string, unknown>;
-}
-
-/** A SARIF 2.1.0 log with one run, as the commands print it. */
-export interface SarifLog {
-  $schema: string;
-  version: "2.1.0";
-  runs: Array<{
-    tool: { driver: { name: string; version: string; semanticVersion: string; informationUri: string; rules: SarifRule[] } };
-    automationDetails: { id: string };
-    originalUriBaseIds?: Record<string, { uri: string }>;
-    /** Present when the command could not run (or not fully): `executionSuccessful` false and why. */
-    invocations?: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: SarifLevel; message: { text: string } }> }>;
-    results: SarifResult[];
-  }>;
-}
-
-/**
- * The SARIF level of a finding (README "SARIF for code scanning"): `critical` and `high` are `error`, `low` is
- * `note`; an advisory finding (the pack's `advisory` level) is at most `warning`.
- */
-export function levelOf(severity: Severity, enforcement?: string): SarifLevel {
-  const level: SarifLevel = severity === "low" ? "note" : "error";
-  return enforcement === "advisory" && level === "error" ? "warning" : level;
-}
 
 /** A resource as the engine recorded it: a state resource or a plan step's `newState` (fields this module reads). */
 export interface SourceRecord {
@@ -339,104 +271,6 @@ export async function locatorFor(ref: StackRef, urns: readonly string[], plan = 
   return locator;
 }
 
-/** The package's version, from its package.json. */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-  } catch {
-    return "0.0.0";
-  }
-}
-
-/** A stable fingerprint of what a finding is about (SARIF `partialFingerprints`, §3.27.17). */
-function fingerprint(...parts: string[]): Record<string, string> {
-  return { "platformPulumiFinding/v1": createHash("sha256").update(parts.join("\u0000")).digest("hex") };
-}
-
-/** Builds the log: rules in first-use order, results pointing at them. */
-class LogBuilder {
-  private readonly rules = new Map<string, { rule: SarifRule; index: number }>();
-  readonly results: SarifResult[] = [];
-  /** Set by {@link LogBuilder.failed}: why the command did not complete. */
-  private failure: string[] | undefined;
-
-  constructor(
-    private readonly command: string,
-    private readonly stack: string,
-    private readonly locator: SourceLocator | undefined,
-  ) {}
-
-  /** Declares `rule` (once) and returns its index. */
-  rule(rule: SarifRule): number {
-    const known = this.rules.get(rule.id);
-    if (known) return known.index;
-    const index = this.rules.size;
-    this.rules.set(rule.id, { rule, index });
-    return index;
-  }
-
-  /** Adds a result of `rule`. */
-  result(rule: SarifRule, r: Omit<SarifResult, "ruleId" | "ruleIndex">): void {
-    this.results.push({ ruleId: rule.id, ruleIndex: this.rule(rule), ...r });
-  }
-
-  /** Records that the command did not complete, and why (each line a notification). */
-  failed(why: readonly string[]): void {
-    this.failure = [...why];
-  }
-
-  log(): SarifLog {
-    return {
-      $schema: SARIF_SCHEMA,
-      version: "2.1.0",
-      runs: [
-        {
-          tool: { driver: { name: "platform-pulumi", version: packageVersion(), semanticVersion: packageVersion(), informationUri: INFORMATION_URI, rules: [...this.rules.values()].map((r) => r.rule) } },
-          automationDetails: { id: `platform-pulumi/${this.command}/${this.stack}/` },
-          ...(this.locator ? { originalUriBaseIds: this.locator.baseIds() } : {}),
-          ...(this.failure ? { invocations: [{ executionSuccessful: false, toolExecutionNotifications: this.failure.map((text) => ({ level: "error" as const, message: { text } })) }] } : {}),
-          results: this.results,
-        },
-      ],
-    };
-  }
-}
-
-/** The rule of a gate policy: its id is the policy's name, its help the policy's description. */
-function policyRule(v: Violation): SarifRule {
-  const text = v.description || `Policy ${v.policy} of pack ${v.pack}.`;
-  return {
-    id: v.policy,
-    name: v.policy,
-    shortDescription: { text },
-    help: { text: `${text} Reported by policy pack ${v.pack} during \`platform-pulumi gate\` (README "Policy as code").` },
-    helpUri: INFORMATION_URI,
-  };
-}
-
-/**
- * The gate's report as SARIF: one result per violation (policies not evaluated until apply left out), its level
- * from severity and enforcement level ({@link levelOf}), `baselineState` `new` or `unchanged` (already present),
- * located at its resource ({@link SourceLocator}); a stack policy's finding at the stack.
- */
-export function gateSarif(r: GateReport, locator?: SourceLocator): SarifLog {
-  const b = new LogBuilder("gate", r.stack, locator);
-  for (const v of r.violations) {
-    const loc = v.urn ? (locator ? locator.locate(v.urn) : { logicalLocations: [{ fullyQualifiedName: v.urn, kind: "resource" }] }) : { logicalLocations: [{ fullyQualifiedName: `stack ${r.stack}`, kind: "module" }] };
-    b.result(policyRule(v), {
-      level: levelOf(v.severity, v.level),
-      message: { text: `${v.resource ? `${v.resource}: ` : ""}${v.message}` },
-      locations: [loc],
-      // A resource's finding by policy and URN (its message may name the resource's uid once it exists); a stack
-      // policy's (`no-new-access`, at the stack) by its message too, which names the identity and what it gains.
-      partialFingerprints: v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
-      baselineState: v.status === "new" ? "new" : "unchanged",
-      properties: { severity: v.severity, status: v.status, enforcementLevel: v.level, pack: v.pack, ...(v.urn ? { urn: v.urn } : {}) },
-    });
-  }
-  if (!r.passed && r.errors.length && r.violations.every((v) => !(v.level === "mandatory" && r.failSeverities.includes(v.severity)))) b.failed(r.errors);
-  return b.log();
-}
 
 /** What each way of holding access means, for the access rules' help. */
 const ACCESS_HELP: Record<"binding" | EscalationKind, string> = {
@@ -507,64 +341,3 @@ export function accessSarif(input: AccessSarifInput): SarifLog {
   return b.log();
 }
 
-/** The drift rules: one per kind of finding. */
-const DRIFT_RULES = {
-  changed: { id: "drift/changed", text: "The object on the API differs from the stack's state: changed outside Pulumi.", level: "error" },
-  deleted: { id: "drift/deleted", text: "The object is gone from the API: deleted outside Pulumi.", level: "error" },
-  unmanaged: { id: "drift/unmanaged", text: "An object under the stack's groups that no stack holds (`platform-pulumi unmanaged` gives its adoptUid line).", level: "warning" },
-  pending: { id: "drift/pending", text: "A step `pulumi up --refresh` would take: the program differs from the refreshed state (not drift; a change not yet applied).", level: "note" },
-} as const;
-
-function driftRule(kind: keyof typeof DRIFT_RULES): SarifRule {
-  const r = DRIFT_RULES[kind];
-  return { id: r.id, name: r.id, shortDescription: { text: r.text }, help: { text: `${r.text} Reported by \`platform-pulumi drift\` (README "Drift detection").` }, helpUri: INFORMATION_URI, defaultConfiguration: { level: r.level } };
-}
-
-/**
- * The drift report as SARIF: drifted resources (`drift/changed`, `drift/deleted`: error), unmanaged objects
- * (`drift/unmanaged`: warning, located by uid only: nothing declares them) and pending steps (`drift/pending`: note).
- */
-export function driftSarif(r: DriftReport, locator?: SourceLocator): SarifLog {
-  const b = new LogBuilder("drift", r.stack, locator);
-  const at = (urn: string): SarifLocation => (locator ? locator.locate(urn) : { logicalLocations: [{ fullyQualifiedName: urn, kind: "resource" }] });
-  for (const d of r.drifted) {
-    const rule = driftRule(d.change);
-    const what = d.change === "deleted" ? "deleted outside Pulumi" : `changed outside Pulumi: ${d.fields.map((f) => `${f.path} ${JSON.stringify(f.state)} in state, ${JSON.stringify(f.live)} on the API`).join("; ")}`;
-    b.result(rule, {
-      level: DRIFT_RULES[d.change].level,
-      message: { text: `${d.type} ${d.name}${d.uid ? ` (${d.uid})` : ""}: ${what}` },
-      locations: [at(d.urn)],
-      partialFingerprints: fingerprint("drift", d.change, d.urn),
-      properties: { status: "drifted", change: d.change, urn: d.urn, fields: d.fields.map((f) => f.path) },
-    });
-  }
-  for (const u of r.unmanaged) {
-    b.result(driftRule("unmanaged"), {
-      level: "warning",
-      message: { text: `${u.type} ${u.name} (${u.uid}) under ${u.parentUid} is held by no stack` },
-      locations: [{ logicalLocations: [{ fullyQualifiedName: u.uid, name: u.name, kind: "object" }] }],
-      partialFingerprints: fingerprint("drift", "unmanaged", u.type, u.uid),
-      properties: { status: "unmanaged", type: u.type, uid: u.uid },
-    });
-  }
-  for (const p of r.pending) {
-    b.result(driftRule("pending"), {
-      level: "note",
-      message: { text: `${p.type} ${p.name}: pulumi up --refresh would ${p.op} it${p.fields.length ? ` (${p.fields.join(", ")})` : ""}` },
-      locations: [at(p.urn)],
-      partialFingerprints: fingerprint("drift", "pending", p.op, p.urn),
-      properties: { status: "pending", op: p.op, urn: p.urn },
-    });
-  }
-  return b.log();
-}
-
-/**
- * The SARIF a report command prints when it could not run (exit code 2, ./failure.ts): no results, one invocation
- * with `executionSuccessful` false and the reason and hints as error notifications, so an upload step shows why.
- */
-export function couldNotRunSarif(name: string, stack: string | undefined, lines: readonly string[]): SarifLog {
-  const b = new LogBuilder(name, stack ?? "", undefined);
-  b.failed(lines.length ? lines : [`platform-pulumi ${name} could not run`]);
-  return b.log();
-}
