@@ -11,6 +11,7 @@ import * as path from "node:path";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { usage } from "../emulator/cli";
+import { parseOrgFile } from "../provider/org/file";
 import { KINDS as KIND_ENTRIES } from "../provider/resources/registry";
 import { providerSource, type ResourceKind } from "../provider/resources/shim";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
@@ -125,6 +126,15 @@ describe("the documentation's shape", () => {
     expect(firstJob, "the line of README.md's `## Job 1: …` heading").toBeGreaterThan(0);
     expect(firstJob).toBeLessThan(150);
     for (const job of ["## Job 1: ", "## Job 2: ", "## Job 3: ", "## Reference", "## Libraries"]) expect(readme, job).toContain(`\n${job}`);
+  });
+
+  it("README.md's org.yaml of the first job is a valid org file (built-in roles only): 3 groups, 1 identity, 1 binding", () => {
+    const block = /```yaml\n(# org\.yaml\n[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, "README.md's ```yaml block that starts with `# org.yaml`").toBeDefined();
+    const org = parseOrgFile(block!, "README.md", new Set(["viewer", "editor", "owner", "registry.pull"]));
+    expect(org.groups.map((g) => g.path)).toEqual(["engineering", "engineering/platform", "engineering/platform/ci-cd"]);
+    expect(org.identities).toHaveLength(1);
+    expect(org.bindings).toHaveLength(1);
   });
 
   it("reads README.md and docs/: the reference pages are there", () => {
