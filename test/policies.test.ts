@@ -282,7 +282,7 @@ describe("identity-bound-above-its-group (stack policy, judged by path)", () => 
   });
 });
 
-describe("identity-bound-above-its-group in a stack of a split export (README \"Export: one stack per top-level group\")", () => {
+describe("identity-bound-above-its-group in a stack of a split export (docs/export.md \"One stack per top-level group\")", () => {
   // The security team's stack: its identity lives in its top-level group, which the root's stack declares (its uid
   // read through a StackReference, known at preview); the root's grant of a root role to that identity was moved
   // here by the split. The root group and the role are referred to by uid only.

@@ -1,5 +1,5 @@
 /**
- * `--format sarif` (README "SARIF for code scanning") through the built bin and the real Pulumi CLI, against the
+ * `--format sarif` (docs/access.md "SARIF for code scanning") through the built bin and the real Pulumi CLI, against the
  * emulator in another process: `gate`, `access` and `drift` print SARIF 2.1.0 logs that validate against the OASIS
  * schema (the copy @microsoft/jest-sarif ships, checked with Ajv), and place each finding where it is declared:
  * a resource of the program at the line the engine recorded (test/programs/gate/index.js), a resource of `Org` at

@@ -1,5 +1,5 @@
 /**
- * The emulator's server dependencies are optional peer dependencies (README "Libraries", "The emulator's own
+ * The emulator's server dependencies are optional peer dependencies (README "Libraries", docs/emulator.md "The emulator's own
  * dependencies"): the error a project without them gets names the packages and the npm command, and the ranges
  * the command installs are the ones package.json declares. The consumer tier (test/consumer) runs the same check
  * from a packed install with nothing but the package.

@@ -307,7 +307,7 @@ function describeToolchain(tc: Toolchain): void {
 
     step("a preview failing on a wrong token is told as fast as the same program succeeds (<= 1.5x), as one message", async () => {
       // A small program of its own whose lookup runs inside an `apply` (as `getRoleOutput` does): that is where an
-      // error's stack gets the frame on which Node 20's util.inspect loops (README, "When a program fails").
+      // error's stack gets the frame on which Node 20's util.inspect loops (docs/configuration.md, "When a program fails").
       const errDir = errProgram("errprog", [
         `import { Group, getRoleOutput, orgUid } from "${PKG.name}";`,
         'const team = new Group("team", { parentUid: orgUid(), name: "err-team", description: "x" });',
@@ -375,7 +375,7 @@ function describeToolchain(tc: Toolchain): void {
         return { ratio, failed, badMs, goodMs };
       };
       if (process.env["CONSUMER_MEASURE_REQUIRE"] === "1") {
-        // The figures the README gives for Pulumi's own `Config.require` (not asserted: Pulumi's and Node's to fix).
+        // The figures docs/performance.md gives for Pulumi's own `Config.require` (not asserted: Pulumi's and Node's to fix).
         writeFileSync(path.join(keyDir, "index.ts"), [...lines('new pulumi.Config("platform").require("orgUid")'), ""].join("\n"));
         await timeBoth("Config.require");
         writeFileSync(path.join(keyDir, "index.ts"), [...lines("orgUid()"), ""].join("\n"));
