@@ -230,7 +230,7 @@ export function blockFileName(block: ReadmeBlock): string {
  * `<file>:<line>:<c>` in the Markdown (`README.md:12:5`, `docs/org.md:9:3`).
  */
 export function mapReadmeDiagnostics(output: string): string {
-  return output.replace(/([\w.-]+\.md)-L(\d+)\.ts\((\d+),(\d+)\)/g, (_m, file: string, start: string, l: string, c: string) => {
+  return output.replace(/(?:readme[\\/])?([\w.-]+\.md)-L(\d+)\.ts\((\d+),(\d+)\)/g, (_m, file: string, start: string, l: string, c: string) => {
     const at = Number(start) + Number(l) - 1 - README_PREAMBLE.length;
     return `${file.replace(/__/g, "/")}:${at}:${c}`;
   });

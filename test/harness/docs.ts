@@ -19,6 +19,13 @@ export function docFiles(): string[] {
   return ["README.md", ...under];
 }
 
+/**
+ * The pages written for a maintainer of this repository, not for a user of the package: their code blocks use this
+ * repository's own test harness and sources (`stepTest`, `test/harness/…`), so the consumer tier does not compile
+ * them in a project that installed the package.
+ */
+export const MAINTAINER_DOCS: readonly string[] = ["docs/architecture.md", "docs/testing.md"];
+
 /** One documentation file's text; `file` is relative to the repository root (as {@link docFiles} gives it). */
 export function readDoc(file: string): string {
   return readFileSync(path.join(REPO_ROOT, file), "utf8");
