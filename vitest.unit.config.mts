@@ -12,6 +12,7 @@ export default defineConfig({
       "test/engine*.test.ts",
       "test/commands.test.ts",
       "test/consumer-types.test.ts",
+      "test/docs-cli.test.ts",
       "test/ensure-pulumi.test.ts",
       "test/export.test.ts",
       "test/export-split.test.ts",

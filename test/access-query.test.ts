@@ -3,7 +3,7 @@
  * (examples/org-setup/org.yaml) on the emulator in another process, with the real Pulumi CLI: holders listed
  * directly and by escalation with their shortest path, on the state (`--current`) and on the plan of a pull
  * request (`gitlab-release` bound `editor` at `/engineering/platform`); `--can` exit 0 yes and 1 no; exit 2 with
- * the flag, the value and what is allowed for bad input. The README's examples are this test's output.
+ * the flag, the value and what is allowed for bad input. The examples of docs/access.md (and README.md's) are this test's output.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,11 +13,13 @@ import { startEmulator, type Emulator } from "../emulator";
 import type { CanJson, WhoCanJson } from "../provider/access/query";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
+import { readDocs } from "./harness/docs";
 
 const LONG = 300_000;
 const STACK = "access-query";
 const ORG = path.join(REPO_ROOT, "examples", "org-setup", "org.yaml");
-const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+// README.md and docs/ (docs/access.md holds the examples; README.md quotes the --can "no").
+const README = readDocs();
 
 let emu: Emulator;
 let backend: string;

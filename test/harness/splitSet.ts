@@ -1,5 +1,5 @@
 /**
- * A set of exported projects (`platform-pulumi export --layout split`, README "Export: one stack per top-level
+ * A set of exported projects (`platform-pulumi export --layout split`, docs/export.md "One stack per top-level
  * group") installed and applied as a user would: one `npm install` of the packed tarball shared by every project,
  * a stack `dev` of each on one file backend, then `pulumi up` tier by tier (the stacks of a tier at once).
  */
