@@ -113,7 +113,7 @@ describe("GroupInvite", () => {
     const inputs = (await groupInviteProvider.check({} as never, { parentUid: group, roleUid: viewerUid, ttl: "72h", email: "c@example.com" } as never)).inputs!;
     expect(inputs.ttl).toBe("259200s");
     const created = await groupInviteProvider.create(inputs);
-    expect(created.outs!.code.length).toBeGreaterThan(10);
+    expect(created.outs!.code!.length).toBeGreaterThan(10);
     expect((await getClient().groupInvites.get(created.id)).code).toBeUndefined();
     const read = await groupInviteProvider.read(created.id, created.outs);
     expect(read.props!.code).toBe(created.outs!.code);

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { Field, ServerField } from "../resources/declare";
-import { named } from "../resources/fieldTypes";
+import { named, zodOf } from "../resources/fieldTypes";
 import { KINDS, type KindEntry } from "../resources/registry";
 
 /** One lookup: `get<Kind>` (one object) or `get<Kinds>` (a list). */
@@ -59,9 +59,9 @@ function infoOf(k: KindEntry): z.ZodType {
   const shape: Record<string, z.ZodType> = { uid: z.string().describe(`The ${k.what}'s uid.`) };
   for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
     if (f.internal || f.kind === "createOnly" || f.kind === "stateOnly" || !f.type) continue;
-    shape[name] = f.type.optional();
+    shape[name] = zodOf(f.type).optional();
   }
-  for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) if (!k.secrets.includes(name)) shape[name] = s.type.optional();
+  for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) if (!k.secrets.includes(name)) shape[name] = zodOf(s.type).optional();
   return named(k.module, `${k.kind}Info`, z.object(shape).describe(`A ${k.what} as a lookup returns it: the outputs of a \`${k.kind}\` resource.`));
 }
 

@@ -16,52 +16,10 @@ import { createOnly, declareResource, mutable, parent } from "./declare";
 import { createTime, descriptionArg, named, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./accountAssociation.types";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
-
-/** Arguments of an {@link AccountAssociation}. */
-export interface AccountAssociationArgs {
-  /** uid of the group. Changing it replaces the association. */
-  groupUid: pulumi.Input<string>;
-  /** Name; default `""`. */
-  name?: pulumi.Input<string>;
-  /** Description; default `""`. */
-  description?: pulumi.Input<string>;
-  /** AWS: `{ account: "<12-digit account id>" }`. */
-  amazon?: pulumi.Input<{ account: pulumi.Input<string> }>;
-  /** Google Cloud: `{ projectId, projectNumber? }`. */
-  google?: pulumi.Input<{ projectId: pulumi.Input<string>; projectNumber?: pulumi.Input<string> }>;
-  /** Azure: `{ tenantId, clientIds? }`. */
-  azure?: pulumi.Input<{ tenantId: pulumi.Input<string>; clientIds?: pulumi.Input<Record<string, pulumi.Input<string>>> }>;
-  /** GitHub app installations, as the API takes them. */
-  github?: pulumi.Input<Record<string, unknown>>;
-  /** Chainguard service bindings, as the API takes them. */
-  chainguard?: pulumi.Input<Record<string, unknown>>;
-  /** Take the group's existing association under management instead of failing with ALREADY_EXISTS. */
-  adopt?: pulumi.Input<boolean>;
-}
-
-/** Inputs after `check`. */
-export interface AccountAssociationInputs {
-  groupUid: string;
-  name: string;
-  description: string;
-  amazon?: Record<string, unknown> | undefined;
-  google?: Record<string, unknown> | undefined;
-  azure?: Record<string, unknown> | undefined;
-  github?: Record<string, unknown> | undefined;
-  chainguard?: Record<string, unknown> | undefined;
-  adopt?: boolean | undefined;
-}
-
-/** Outputs. */
-export interface AccountAssociationOutputs extends AccountAssociationInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
 
 /** The group's association (its uid is the group's), or none. */
 const matching = async (client: PlatformClient, inputs: AccountAssociationInputs): Promise<ApiAssoc[]> => {
@@ -209,6 +167,9 @@ export const accountAssociationProvider = accountAssociation.provider;
 /** The AccountAssociation kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const accountAssociationKind = accountAssociation;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface AccountAssociation extends AccountAssociationOutputProperties {}
+
 /**
  * A group's cloud-account association.
  *
@@ -223,31 +184,10 @@ export class AccountAssociation extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = accountAssociation;
 
-  /** The association's uid (= the group's uid). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group. */
-  declare readonly groupUid: pulumi.Output<string>;
-  /** Name (`""` when none). */
-  declare readonly name: pulumi.Output<string>;
-  /** Description (`""` when none). */
-  declare readonly description: pulumi.Output<string>;
-  /** AWS association as the server holds it, or undefined. */
-  declare readonly amazon: pulumi.Output<Record<string, unknown> | undefined>;
-  /** Google Cloud association as the server holds it, or undefined. */
-  declare readonly google: pulumi.Output<Record<string, unknown> | undefined>;
-  /** Azure association as the server holds it, or undefined. */
-  declare readonly azure: pulumi.Output<Record<string, unknown> | undefined>;
-  /** GitHub app installations as the server holds them, or undefined. */
-  declare readonly github: pulumi.Output<Record<string, unknown> | undefined>;
-  /** Chainguard service bindings as the server holds them, or undefined. */
-  declare readonly chainguard: pulumi.Output<Record<string, unknown> | undefined>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
     super(accountAssociation, name, args, opts);
   }
 }
+
+export type { AmazonAccountArgs, AmazonAccount, GoogleProjectArgs, GoogleProject, AzureTenantArgs, AzureTenant, GitHubAppsArgs, GitHubApps, GitHubAppInstallationsArgs, GitHubAppInstallations, GitHubInstallationArgs, GitHubInstallation, ServiceBindingsArgs, ServiceBindings, AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./accountAssociation.types";

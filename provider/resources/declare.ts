@@ -6,23 +6,23 @@
  *
  * One file per resource (`resources/<kind>.ts`) holds, in this order:
  *
- * 1. `XArgs`: the public arguments, a plain interface with a doc comment on every field (no zod, no types from
- *    this module: consumers compile it under Pulumi's template tsconfig).
- * 2. `XInputs` (the inputs after `check`, every field) and `XOutputs extends XInputs` (plus the server's fields).
- * 3. The declaration, `const decl = declareResource<XInputs, XOutputs, ApiX>({ ... })`:
+ * 1. The declaration, `const decl = declareResource<XInputs, XOutputs, ApiX>({ ... })`:
  *    ```ts
- *    kind: "Repo", what: "repo", collection: (c) => c.repos,
+ *    kind: "Repo", what: "repo", module: "registry", description: "An image repository under a group.",
+ *    collection: (c) => c.repos,
  *    fields: {                                    // one entry per key of XInputs (the compiler checks it)
- *      parentUid: parent(),                       // the parent group: in the POST path; a change replaces
- *      name: mutable({ check: nameProblem }),     // PATCHed alone (updateMask=name) when it changes
- *      description: mutable({ check: optionalStringProblem, default: "" }),
- *      sourceUid: replace({ check: uidpProblem }),// a change replaces
- *      adoptUid: createOnly({ check: uidpProblem }), // read at create only (adopts that object); never a diff
- *      token: mutable({ secret: true, writeOnly: true }), // never returned by the API: kept from the inputs
- *      timeoutSeconds: stateOnly(),               // no server field: a change updates the state only
+ *      parentUid: parent({ type: uidArg("uid of the group that holds the repo.") }), // in the POST path; replaces
+ *      name: mutable({ check: nameProblem, type: nameArg("Repo") }),   // PATCHed alone (updateMask=name)
+ *      description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
+ *      sourceUid: replace({ check: uidpProblem, type: z.string().describe("…") }), // a change replaces
+ *      adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("repo") }),    // read at create only
+ *      token: mutable({ secret: true, writeOnly: true, type: z.string().describe("…") }), // never returned
+ *      timeoutSeconds: stateOnly({ type: z.number().optional().describe("…") }), // state only
  *    },
- *    server: { createTime: "", updateTime: "" },  // server-set outputs and the value used when one is missing
+ *    server: { createTime, updateTime },          // server-set outputs (`output(type, default)`)
  *    ```
+ *    Each field's `type` is a zod schema with its documentation (`.describe()`), `.optional()` when a program
+ *    may leave it out; named object types carry `.meta({ id: "<module>:<Name>" })` (`fieldTypes.ts`, `named`).
  *    A kind with `name` and `description` fields gets the marked create (`createNamedSafely`, lifecycle.ts:
  *    ownership marker, recovery after an ambiguous failure) and its ownership rule with no more code. A kind
  *    without them gives `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do)
@@ -31,15 +31,19 @@
  *    Beside the fields: `listing` (how `unmanaged` and a group's delete name its objects; `false` when a List
  *    under a group does not find them) and `blocksGroupDelete`.
  *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
- * 4. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
+ * 2. `npm run gen` writes `resources/<kind>.types.ts` from the declaration: `XArgs` (the public arguments),
+ *    `XInputs`, `XOutputs`, `XOutputProperties` and the named object types, each with the field's documentation;
+ *    and the package schema and reference pages (`provider/schema/`). The kind file imports the ones it uses and
+ *    re-exports them all; `test/schema.test.ts` fails while a generated file is not current.
+ * 3. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
  *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
  *    `decl.providerFor(ctx)` is the provider bound to a provider context (`context.ts`: its client and create
  *    ledger); the runtime binds every kind to the process's context, and `decl.provider` is that binding.
- * 5. `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
- *    with `static override readonly __shape: ResourceShape = decl`, the `declare readonly` outputs with doc
- *    comments, and `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
- * 6. Its lines in `ties.ts`, which tie `XArgs` and the class's outputs to `XInputs` and `XOutputs` at compile
- *    time. The whole checklist, with the client, emulator and tests: `docs/architecture.md`, "Add a kind".
+ * 4. `export interface X extends XOutputProperties {}` (the class's typed outputs), then
+ *    `class X extends PlatformResource` (`shim.ts`: `static get`, `static isInstance`, `uid` = the engine id)
+ *    with `static override readonly __shape: ResourceShape = decl` and
+ *    `constructor(name: string, args: XArgs, opts?) { super(decl, name, args, opts); }`.
+ *    The whole checklist, with the client, emulator and tests: `docs/architecture.md`, "Add a kind".
  *
  * Special cases stay explicit, as `hooks` beside the fields: cross-field rules in `hooks.check` (Identity's
  * one-of), diff additions in `hooks.diff` (Identity's switch of kind, GroupInvite's expiry), output fix-ups in
@@ -64,7 +68,6 @@
  * allowed). Read: NOT_FOUND reports the object gone (empty id). Delete: NOT_FOUND counts as done.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
 import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
 import { processContext, type ProviderContext } from "../context";
 import { Failures, isUnknown, uidpProblem } from "../validation";
@@ -92,7 +95,7 @@ export interface Field {
    * pages (`docs/resources/`) are generated from it; `test/schema.test.ts` requires it, and a description, on
    * every field that is not {@link Field.internal}.
    */
-  readonly type?: z.ZodType | undefined;
+  readonly type?: FieldType | undefined;
   /**
    * Not an argument a program gives: state the class fills in itself (a group's `deleteTimeoutSeconds`, from
    * `customTimeouts`). Left out of the package schema and the reference pages.
@@ -144,20 +147,37 @@ export interface Field {
   readonly protectWhenOutside?: boolean | undefined;
 }
 
+/**
+ * A field's type: a zod schema (`z.string().describe(…)`). Typed here by the two members the package uses, so the
+ * package's public declarations never depend on zod's (a program compiled with Pulumi's template tsconfig
+ * would otherwise type-check zod's own declaration files); `provider/schema/` reads it as the zod schema it is.
+ */
+export interface FieldType {
+  /** zod's internals (the schema's definition, read by `z.toJSONSchema`). */
+  readonly _zod: unknown;
+  /** Whether `value` fits the type (the generator asks it of `undefined`: may a program leave the field out?). */
+  safeParse(value: unknown): { success: boolean };
+}
+
 /** The Pulumi module of a kind's type token (seed §2: the IAM, registry and events services). */
 export type KindModule = "iam" | "registry" | "events";
 
 /** A server-set, output-only field of a kind ({@link ResourceDeclaration.server}). */
 export interface ServerField {
   /** Its type and documentation (zod, with `.describe()`), as for {@link Field.type}. */
-  readonly type: z.ZodType;
+  readonly type: FieldType;
   /** The output's value when the server sends none; `undefined`: as the server sends it. */
   readonly default?: unknown;
+  /** The output may be absent (a repo's `syncState` when it does not sync); default: always there. */
+  readonly optional?: boolean;
 }
 
-/** A server-set, output-only field: its type (zod, described) and the value when the server sends none. */
-export function output(type: z.ZodType, fallback?: unknown): ServerField {
-  return { type, default: fallback };
+/**
+ * A server-set, output-only field: its type (zod, described), the value when the server sends none, and whether
+ * it may be absent (`{ optional: true }`).
+ */
+export function output(type: FieldType, fallback?: unknown, opts: { optional?: boolean } = {}): ServerField {
+  return { type, default: fallback, ...opts };
 }
 
 /** Options of a field, besides its kind. */

@@ -7,7 +7,7 @@
  * `platform:<module>:<Name>` (seed §2 names the objects; the OpenAPI's names where the seed shows none).
  */
 import { z } from "zod";
-import { output, type ServerField } from "./declare";
+import { output, type FieldType, type ServerField } from "./declare";
 
 /** A required uid argument (a UIDP, seed §1), documented. */
 export function uidArg(doc: string): z.ZodString {
@@ -136,3 +136,8 @@ export const CustomOverlay = named(
     })
     .describe("apko customizations applied when the repo's images are rebuilt."),
 );
+
+/** A declared field type as the zod schema it is (`declare.ts` types it structurally, {@link FieldType}). */
+export function zodOf(t: FieldType): z.ZodType {
+  return t as unknown as z.ZodType;
+}

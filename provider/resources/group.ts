@@ -8,7 +8,7 @@
  * the delete timeout and treats NOT_FOUND as done.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiGroup, ApiResourceLimits } from "../client/types";
+import type { ApiGroup } from "../client/types";
 import { nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { logInfo } from "./common";
 import { z } from "zod";
@@ -16,44 +16,7 @@ import { createOnly, declareResource, mutable, output, parent, stateOnly } from 
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/** Arguments of a {@link Group}. */
-export interface GroupArgs {
-  /** uid of the parent group (the org's root group or any group under it). Changing it replaces the group. */
-  parentUid: pulumi.Input<string>;
-  /** Group name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. Names need not be unique under a parent. */
-  name: pulumi.Input<string>;
-  /** Free-text description; default `""`. */
-  description?: pulumi.Input<string>;
-  /**
-   * uid of an existing group to take under management instead of creating one (the replacement for
-   * `pulumi import`, which dynamic providers do not support). It must live under `parentUid`; its name and
-   * description are then set to the declared ones. Read only at create: later changes are ignored.
-   */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A group's inputs after `check`: every field present. */
-export interface GroupInputs {
-  parentUid: string;
-  name: string;
-  description: string;
-  adoptUid?: string | undefined;
-  /** From the resource's `customTimeouts.delete`, in seconds; how long a delete waits for children to go. */
-  deleteTimeoutSeconds?: number | undefined;
-}
-
-/** A group's outputs: the inputs plus every field the server returns. */
-export interface GroupOutputs extends GroupInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  /** Whether the group is verified (server-set; `false` when new or not sent). Output only. */
-  verified: boolean;
-  /** The group's limits (server-set; `{}` when none). Output only. */
-  resourceLimits: ApiResourceLimits;
-  [serverField: string]: unknown;
-}
+import type { GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./group.types";
 
 const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
@@ -68,7 +31,7 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
     name: mutable({ check: nameProblem, type: nameArg("Group", "Names need not be unique under a parent.") }),
     description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
     adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("group (it must live under `parentUid`; its name and description are then set to the declared ones)") }),
-    deleteTimeoutSeconds: stateOnly({ internal: true }),
+    deleteTimeoutSeconds: stateOnly({ internal: true, type: z.number().optional().describe("From the resource's `customTimeouts.delete`, in seconds: how long a delete waits for the group's children to go.") }),
   },
   // Output only: never inputs, never a diff (the wire schema defaults verified and resourceLimits).
   server: {
@@ -102,6 +65,9 @@ export const groupProvider = group.provider;
 /** The Group kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const groupKind = group;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Group extends GroupOutputProperties {}
+
 /**
  * An IAM group.
  *
@@ -117,26 +83,6 @@ export class Group extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = group;
 
-  /** The group's uid (UIDP: the parent's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the parent group. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Group name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Description (`""` when none). */
-  declare readonly description: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  declare readonly updateTime: pulumi.Output<string>;
-  /** Whether the group is verified: `false` for a new group (contract §2). Server-set, output only; never a diff. */
-  declare readonly verified: pulumi.Output<boolean>;
-  /**
-   * The group's limits, e.g. `{ repositories: 100 }`: integer members `clusters`, `idps`, `repositories`;
-   * `{}` when none are set (contract §2). Server-set, output only; never a diff.
-   */
-  declare readonly resourceLimits: pulumi.Output<ApiResourceLimits>;
-
   /**
    * @param name Pulumi resource name (unique in the stack; not the group's name).
    * @param args the group's fields.
@@ -148,3 +94,5 @@ export class Group extends PlatformResource {
     super(group, name, args, opts, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {});
   }
 }
+
+export type { ResourceLimits, GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./group.types";

@@ -15,39 +15,7 @@ import { declareResource, output, parent, replace } from "./declare";
 import { createTime, uidArg } from "./fieldTypes";
 import { candidatesInWindow, createSafely } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/** Arguments of a {@link GroupInvite}. */
-export interface GroupInviteArgs {
-  /** uid of the group to invite into. */
-  parentUid: pulumi.Input<string>;
-  /** uid of the role the invitee gets. */
-  roleUid: pulumi.Input<string>;
-  /** How long the invite is valid: a duration such as `"72h"`, `"30m"` or `"3600s"`. */
-  ttl: pulumi.Input<string>;
-  /** Only this email address may accept; default: anyone with the code. */
-  email?: pulumi.Input<string>;
-  /** The code works once; default false. */
-  singleUse?: pulumi.Input<boolean>;
-}
-
-/** Inputs after `check`: `ttl` in seconds as the API's Duration (`"259200s"`). */
-export interface GroupInviteInputs {
-  parentUid: string;
-  roleUid: string;
-  ttl: string;
-  email: string;
-  singleUse: boolean;
-}
-
-/** Outputs: the inputs, the server's fields, and the one-time `code` (secret). */
-export interface GroupInviteOutputs extends GroupInviteInputs {
-  uid: string;
-  code: string;
-  expirationTime: string;
-  createTime: string;
-  keyId: string;
-  [serverField: string]: unknown;
-}
+import type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./groupInvite.types";
 
 /** Parses `"72h"`, `"1h30m"`, `"90s"`, `"3600"` to whole seconds, or undefined. */
 export function ttlSeconds(v: unknown): number | undefined {
@@ -164,6 +132,9 @@ export const groupInviteProvider = groupInvite.provider;
 /** The GroupInvite kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const groupInviteKind = groupInvite;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface GroupInvite extends GroupInviteOutputProperties {}
+
 /**
  * An invitation into a group.
  *
@@ -179,29 +150,10 @@ export class GroupInvite extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = groupInvite;
 
-  /** The invite's uid. */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group invited into. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** uid of the role the invitee gets. */
-  declare readonly roleUid: pulumi.Output<string>;
-  /** The validity as the API's Duration, in seconds (`"259200s"`). */
-  declare readonly ttl: pulumi.Output<string>;
-  /** The email that may accept (`""`: anyone with the code). */
-  declare readonly email: pulumi.Output<string>;
-  /** Whether the code works once. */
-  declare readonly singleUse: pulumi.Output<boolean>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** The one-time code (secret). */
-  declare readonly code: pulumi.Output<string>;
-  /** When the invite expires, RFC 3339. */
-  declare readonly expirationTime: pulumi.Output<string>;
-  /** The verification key id. */
-  declare readonly keyId: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the invite. @param opts resource options. */
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
     super(groupInvite, name, args, opts);
   }
 }
+
+export type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./groupInvite.types";

@@ -14,70 +14,7 @@ import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent } from "./declare";
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/**
- * OIDC claim rules an incoming token must satisfy. Give exactly one of each exact/pattern pair for issuer and
- * subject; audience is optional. Patterns are RE2 regular expressions (the service uses Go's regexp: no
- * backreferences, no lookaround) matched against the whole claim; `check` rejects any pattern RE2 would reject.
- */
-export interface ClaimMatchArgs {
-  /** Exact issuer URL, e.g. `https://token.actions.githubusercontent.com`. */
-  issuer?: pulumi.Input<string>;
-  /** Issuer pattern, RE2 syntax (instead of `issuer`). */
-  issuerPattern?: pulumi.Input<string>;
-  /** Exact subject, e.g. `repo:my-org/my-repo:ref:refs/heads/main`. */
-  subject?: pulumi.Input<string>;
-  /** Subject pattern, RE2 syntax (instead of `subject`). */
-  subjectPattern?: pulumi.Input<string>;
-  /** Exact audience; default: the API's own audience. */
-  audience?: pulumi.Input<string>;
-  /** Audience pattern, RE2 syntax (instead of `audience`). */
-  audiencePattern?: pulumi.Input<string>;
-  /** Further claims that must equal these values. */
-  claims?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** Further claims that must match these patterns, RE2 syntax: claim name → pattern. */
-  claimPatterns?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-
-/** Arguments of an {@link Identity}. */
-export interface IdentityArgs {
-  /** uid of the group the identity lives in. Changing it replaces the identity. */
-  parentUid: pulumi.Input<string>;
-  /** Identity name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: pulumi.Input<string>;
-  /** Free-text description; default `""`. */
-  description?: pulumi.Input<string>;
-  /** The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
-  claimMatch?: pulumi.Input<ClaimMatchArgs>;
-  /** An issuer whose keys are given inline: `{ issuer, subject, issuerKeys (JWKS JSON), expirationTime?, audiences? }`. */
-  staticKeys?: pulumi.Input<StaticKeysArgs>;
-  /** An AWS principal: `{ awsAccount, arn | arnPattern and/or userId | userIdPattern }`. */
-  awsIdentity?: pulumi.Input<AwsIdentityArgs>;
-  /** A service principal by enum name, e.g. `SERVICE_PRINCIPAL_COSIGNED`. */
-  servicePrincipal?: pulumi.Input<string>;
-  /** uid of an existing identity to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** Identity.staticKeys. */
-export interface StaticKeysArgs {
-  issuer: pulumi.Input<string>;
-  subject: pulumi.Input<string>;
-  /** The issuer's public keys as a JWKS JSON string. */
-  issuerKeys: pulumi.Input<string>;
-  /** RFC 3339; after it the keys are no longer trusted. */
-  expirationTime?: pulumi.Input<string>;
-  audiences?: pulumi.Input<pulumi.Input<string>[]>;
-}
-
-/** Identity.awsIdentity. */
-export interface AwsIdentityArgs {
-  awsAccount: pulumi.Input<string>;
-  arn?: pulumi.Input<string>;
-  arnPattern?: pulumi.Input<string>;
-  userId?: pulumi.Input<string>;
-  userIdPattern?: pulumi.Input<string>;
-}
+import type { IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./identity.types";
 
 /** The relationship kinds; an identity has exactly one, and switching kind replaces it. */
 export const RELATIONSHIP_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
@@ -88,28 +25,6 @@ export const SERVICE_PRINCIPALS = [
   "SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER", "SERVICE_PRINCIPAL_TENANT_SCANNER", "SERVICE_PRINCIPAL_SEDIMENTOLOGY", "SERVICE_PRINCIPAL_SKILLUP",
   "SERVICE_PRINCIPAL_MATERIALIZER", "SERVICE_PRINCIPAL_MICROFLOW", "SERVICE_PRINCIPAL_GUARDENER", "SERVICE_PRINCIPAL_MICROVM", "SERVICE_PRINCIPAL_SKILLS",
 ];
-
-/** An identity's inputs after `check`: exactly one relationship field is set. */
-export interface IdentityInputs {
-  parentUid: string;
-  name: string;
-  description: string;
-  claimMatch?: ApiClaimMatch | undefined;
-  staticKeys?: Record<string, unknown> | undefined;
-  awsIdentity?: Record<string, unknown> | undefined;
-  servicePrincipal?: string | undefined;
-  adoptUid?: string | undefined;
-}
-
-/** An identity's outputs: the inputs plus every field the server returns. */
-export interface IdentityOutputs extends IdentityInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  /** When a token for the identity was last seen (RFC 3339, server-set; `""` when the server sends none). Output only. */
-  lastSeenTime: string;
-  [serverField: string]: unknown;
-}
 
 const PAIRS = [
   ["issuer", "issuerPattern", true],
@@ -166,7 +81,6 @@ function relationshipOf(o: object): Partial<IdentityInputs> {
   if (kind === "servicePrincipal") return { servicePrincipal: i[kind] as string };
   return { [kind]: normalizeClaimMatch(i[kind] as Record<string, unknown>) };
 }
-
 
 function staticKeysFailures(v: unknown, f: Failures): void {
   if (v === undefined || isUnknown(v)) return;
@@ -310,6 +224,9 @@ export const identityProvider = identity.provider;
 /** The Identity kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const identityKind = identity;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Identity extends IdentityOutputProperties {}
+
 /**
  * A workload identity that tokens from an OIDC issuer can assume.
  *
@@ -326,32 +243,6 @@ export class Identity extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = identity;
 
-  /** The identity's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group the identity lives in. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Identity name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Description (`""` when none). */
-  declare readonly description: pulumi.Output<string>;
-  /** The claim rules, as the server holds them (claimMatch identities). */
-  declare readonly claimMatch: pulumi.Output<ApiClaimMatch | undefined>;
-  /** The static keys (staticKeys identities). */
-  declare readonly staticKeys: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The AWS principal (awsIdentity identities). */
-  declare readonly awsIdentity: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The service principal (servicePrincipal identities). */
-  declare readonly servicePrincipal: pulumi.Output<string | undefined>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  declare readonly updateTime: pulumi.Output<string>;
-  /**
-   * When a token for this identity was last seen, RFC 3339, set by the server (`""` when it sends none). Output
-   * only: it moves on its own, so it is never an input and a change of it never shows as a diff.
-   */
-  declare readonly lastSeenTime: pulumi.Output<string>;
-
   /**
    * @param name Pulumi resource name (unique in the stack; not the identity's name).
    * @param args the identity's fields.
@@ -363,3 +254,5 @@ export class Identity extends PlatformResource {
 }
 
 export { isTrustworthyIssuer };
+
+export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./identity.types";

@@ -12,57 +12,7 @@ import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "./declare";
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
-export interface OidcArgs {
-  /** Issuer URL (https). */
-  issuer: pulumi.Input<string>;
-  /** OAuth client id at the issuer. */
-  clientId: pulumi.Input<string>;
-  /** Scopes requested besides `openid`; default none. */
-  additionalScopes?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Claim holding the user's groups; default none. */
-  groupsClaim?: pulumi.Input<string>;
-  /** Use PKCE; default false. */
-  pkceEnabled?: pulumi.Input<boolean>;
-}
-
-/** Arguments of an {@link IdentityProvider}. */
-export interface IdentityProviderArgs {
-  /** uid of the group the provider belongs to. Changing it replaces the provider. */
-  parentUid: pulumi.Input<string>;
-  /** Name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: pulumi.Input<string>;
-  /** Free-text description; default `""`. */
-  description?: pulumi.Input<string>;
-  /** OIDC settings. */
-  oidc: pulumi.Input<OidcArgs>;
-  /** OAuth client secret (kept secret in state; the API never returns it). */
-  clientSecret: pulumi.Input<string>;
-  /** uid of the role new users get; default none. */
-  defaultRole?: pulumi.Input<string>;
-  /** uid of an existing identity provider to take under management (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** Inputs after `check`. */
-export interface IdentityProviderInputs {
-  parentUid: string;
-  name: string;
-  description: string;
-  oidc: { issuer: string; clientId: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
-  clientSecret: string;
-  defaultRole?: string | undefined;
-  adoptUid?: string | undefined;
-}
-
-/** Outputs: the inputs (secret kept from them) plus the server's fields. */
-export interface IdentityProviderOutputs extends IdentityProviderInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
+import type { IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./identityProvider.types";
 
 function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
   const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
@@ -71,7 +21,7 @@ function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
     if (v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0) || v === false) continue;
     out[k] = v;
   }
-  return out as IdentityProviderInputs["oidc"];
+  return out as unknown as IdentityProviderInputs["oidc"];
 }
 
 function oidcFailures(v: unknown, f: Failures): void {
@@ -139,6 +89,9 @@ export const identityProviderProvider = identityProviderDecl.provider;
 /** The IdentityProvider kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const identityProviderKind = identityProviderDecl;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface IdentityProvider extends IdentityProviderOutputProperties {}
+
 /**
  * An OIDC identity provider for the org's users.
  *
@@ -157,27 +110,10 @@ export class IdentityProvider extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = identityProviderDecl;
 
-  /** The provider's uid. */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of its group. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Description. */
-  declare readonly description: pulumi.Output<string>;
-  /** uid of the role new users get, or undefined. */
-  declare readonly defaultRole: pulumi.Output<string | undefined>;
-  /** OIDC settings as the server holds them (never the secret). */
-  declare readonly oidc: pulumi.Output<IdentityProviderInputs["oidc"]>;
-  /** The client secret, as given (secret). */
-  declare readonly clientSecret: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
     super(identityProviderDecl, name, args, opts);
   }
 }
+
+export type { OidcArgs, Oidc, IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./identityProvider.types";

@@ -24,40 +24,7 @@ import { createOnly, declareResource, parent, replace } from "./declare";
 import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/** An overlay's content: packages only (the API refuses any other member). */
-export interface OverlayConfigArgs {
-  /** `packages`: the APK packages to append to the bound images, at least one. */
-  contents: pulumi.Input<{ packages: pulumi.Input<pulumi.Input<string>[]> }>;
-}
-
-/** Arguments of an {@link Overlay}. Every change replaces the overlay (the API has no PATCH for overlays). */
-export interface OverlayArgs {
-  /** uid of the group that holds the overlay. */
-  parentUid: pulumi.Input<string>;
-  /** Name, unique among the group's overlays: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: pulumi.Input<string>;
-  /** `{ contents: { packages: [...] } }`, at least one package. */
-  config: pulumi.Input<OverlayConfigArgs>;
-  /** uid of an existing overlay in `parentUid` to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** An overlay's inputs after `check`. */
-export interface OverlayInputs {
-  parentUid: string;
-  name: string;
-  config: { contents: { packages: string[] } };
-  adoptUid?: string | undefined;
-}
-
-/** An overlay's outputs: the inputs plus the server's fields. */
-export interface OverlayOutputs extends OverlayInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
+import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./overlay.types";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -148,6 +115,9 @@ export const overlayProvider = decl.provider;
 /** The Overlay kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const overlayKind = decl;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Overlay extends OverlayOutputProperties {}
+
 /**
  * A reusable package overlay.
  *
@@ -161,21 +131,10 @@ export class Overlay extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = decl;
 
-  /** The overlay's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group holding it. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Overlay name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Its content, packages only: `{ contents: { packages } }`. */
-  declare readonly config: pulumi.Output<{ contents: { packages: string[] } }>;
-  /** Creation time, RFC 3339 (`""` when the server sends none). */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339 (`""` when the server sends none). */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the overlay. @param opts resource options. */
   constructor(name: string, args: OverlayArgs, opts?: pulumi.CustomResourceOptions) {
     super(decl, name, args, opts);
   }
 }
+
+export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./overlay.types";

@@ -21,37 +21,8 @@ import { createOnly, declareResource, output, parent, replace } from "./declare"
 import { adoptUidArg, createTime, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./overlayBinding.types";
 import { tagNameProblem } from "./tag";
-
-/** Arguments of an {@link OverlayBinding}. Every change replaces the binding (the API has no PATCH for bindings). */
-export interface OverlayBindingArgs {
-  /** uid of the repo the overlay applies to. */
-  repoUid: pulumi.Input<string>;
-  /** The overlay: its uid (e.g. `overlay.uid`), or its name, resolved in the repo's organization. */
-  overlay: pulumi.Input<string>;
-  /** The exact tag names the overlay applies to, at least one (duplicates are dropped, order kept). */
-  tags: pulumi.Input<pulumi.Input<string>[]>;
-  /** uid of an existing binding of the repo to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A binding's inputs after `check`. */
-export interface OverlayBindingInputs {
-  repoUid: string;
-  overlay: string;
-  tags: string[];
-  adoptUid?: string | undefined;
-}
-
-/** A binding's outputs: the inputs plus the server's fields. */
-export interface OverlayBindingOutputs extends OverlayBindingInputs {
-  uid: string;
-  /** uid of the bound overlay (whether `overlay` names it by uid or name). */
-  overlayUid: string;
-  createTime: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
 
 type Ref = ApiOverlayBinding["overlay"];
 
@@ -122,6 +93,9 @@ export const overlayBindingProvider = decl.provider;
 /** The OverlayBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const overlayBindingKind = decl;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface OverlayBinding extends OverlayBindingOutputProperties {}
+
 /**
  * An overlay bound to a repo's tags.
  *
@@ -134,23 +108,10 @@ export class OverlayBinding extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = decl;
 
-  /** The binding's uid (its repo's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the repo. */
-  declare readonly repoUid: pulumi.Output<string>;
-  /** The overlay as declared (uid or name). */
-  declare readonly overlay: pulumi.Output<string>;
-  /** uid of the bound overlay. */
-  declare readonly overlayUid: pulumi.Output<string>;
-  /** The exact tags. */
-  declare readonly tags: pulumi.Output<string[]>;
-  /** Creation time, RFC 3339 (`""` when the server sends none). */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339 (`""` when the server sends none). */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the binding. @param opts resource options. */
   constructor(name: string, args: OverlayBindingArgs, opts?: pulumi.CustomResourceOptions) {
     super(decl, name, args, opts);
   }
 }
+
+export type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./overlayBinding.types";

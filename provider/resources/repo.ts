@@ -14,13 +14,14 @@
  * from the source repository"), so `check` refuses them beside a `syncConfig`, before any API call.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiCustomOverlay, ApiRepo, ApiSyncConfig } from "../client/types";
+import type { ApiRepo, ApiSyncConfig } from "../client/types";
 import { isUnknown, optionalStringProblem, repoNameProblem, uidpProblem, type Failures } from "../validation";
 import { canonical, logInfo } from "./common";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent, stateOnly } from "./declare";
 import { adoptUidArg, createTime, CustomOverlay, descriptionArg, named, stringList, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./repo.types";
 import { processContext, type ProviderContext } from "../context";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
@@ -37,86 +38,6 @@ export const CATALOG_TIERS = [
   "CATALOG_TIER_COMMERCIAL",
 ] as const;
 
-/** A repo's sync settings as a program declares them (OpenAPI `SyncConfig`, its writable members). */
-export interface SyncConfigArgs {
-  /**
-   * The repo to sync from: its uid, a catalog name (`chainguard/nginx`) or an image reference
-   * (`cgr.dev/chainguard/nginx`). The API stores the uid (output `syncState.source`); a name is kept as written.
-   */
-  source: pulumi.Input<string>;
-  /** AWS ECR repository to also sync images to. */
-  amazon?: pulumi.Input<string>;
-  /** Google Artifact Registry repository to also sync images to. */
-  google?: pulumi.Input<string>;
-  /** Azure ACR repository to also sync images to. */
-  azure?: pulumi.Input<string>;
-}
-
-/** Arguments of a {@link Repo}. */
-export interface RepoArgs {
-  /** uid of the group that holds the repo. Changing it replaces the repo. */
-  parentUid: pulumi.Input<string>;
-  /**
-   * Repo name, the last part of its image reference: an OCI repository name (lowercase letters and digits,
-   * separated by `.`, `_`, `__`, `-` or `/`), at most 255 characters, unique in its group.
-   */
-  name: pulumi.Input<string>;
-  /** Free-text description; default `""`. */
-  description?: pulumi.Input<string>;
-  /** Equivalent image names; default `[]`. Not with `syncConfig` (inherited from the source). */
-  aliases?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Actively maintained tags; default `[]`. Not with `syncConfig` (inherited from the source). */
-  activeTags?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Sales grouping labels; default `[]`. Not with `syncConfig` (inherited from the source). */
-  bundles?: pulumi.Input<pulumi.Input<string>[]>;
-  /**
-   * Catalog tier, one of {@link CATALOG_TIERS}; default `CATALOG_TIER_UNSPECIFIED`. Not with `syncConfig`
-   * (inherited from the source).
-   */
-  catalogTier?: pulumi.Input<string>;
-  /**
-   * apko customizations applied when the repo's images are rebuilt (OpenAPI `CustomOverlay`: `contents`,
-   * `environment`, `annotations`, `accounts`, `certificates`); default none. The API allows it only on repos with
-   * custom assembly enabled, and refuses environment keys starting `CHAINGUARD_` and annotation keys starting
-   * `dev.chainguard.` or `org.opencontainers.` (check refuses them first).
-   */
-  customOverlay?: pulumi.Input<ApiCustomOverlay>;
-  /** Sync images and metadata from another repo; default none (the repo does not sync). */
-  syncConfig?: pulumi.Input<SyncConfigArgs>;
-  /**
-   * The README, raw Markdown (the `/repos/{uid}/readme` sub-resource); `""` removes it. Unset: the README is not
-   * managed (left as it is, and not read). Not with `syncConfig` (the README is the source's).
-   */
-  readme?: pulumi.Input<string>;
-  /** uid of an existing repo in `parentUid` to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A repo's inputs after `check`. */
-export interface RepoInputs {
-  parentUid: string;
-  name: string;
-  description: string;
-  aliases: string[];
-  activeTags: string[];
-  bundles: string[];
-  catalogTier: string;
-  customOverlay?: ApiCustomOverlay | undefined;
-  syncConfig?: { source: string; amazon?: string; google?: string; azure?: string } | undefined;
-  readme?: string | undefined;
-  adoptUid?: string | undefined;
-}
-
-/** A repo's outputs: the inputs plus the server's fields. */
-export interface RepoOutputs extends RepoInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  /** The server's whole `sync_config` (source as a uid, and the service-managed members); absent when not syncing. */
-  syncState?: ApiSyncConfig | undefined;
-  [serverField: string]: unknown;
-}
-
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
 const INHERITED = ["aliases", "activeTags", "bundles", "catalogTier"] as const;
 const SYNC_MEMBERS = ["source", "amazon", "google", "azure"];
@@ -125,7 +46,6 @@ const OVERLAY_MEMBERS = ["contents", "environment", "annotations", "accounts", "
 const RESERVED: Record<string, string[]> = { environment: ["CHAINGUARD_"], annotations: ["dev.chainguard.", "org.opencontainers."] };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 
 /** Why `v` is not a list of non-empty strings, or undefined. */
 function stringListProblem(v: unknown): string | undefined {
@@ -182,7 +102,7 @@ function syncProblems(v: unknown, f: Failures): void {
 
 /** A syncConfig with only its set members, in a stable shape. */
 function syncOf(v: Record<string, unknown>): RepoInputs["syncConfig"] {
-  return Object.fromEntries(SYNC_MEMBERS.filter((k) => v[k] !== undefined && v[k] !== "").map((k) => [k, v[k]])) as RepoInputs["syncConfig"];
+  return Object.fromEntries(SYNC_MEMBERS.filter((k) => v[k] !== undefined && v[k] !== "").map((k) => [k, v[k]])) as unknown as RepoInputs["syncConfig"];
 }
 
 /** An inherited field's output: the server's value, or, on a synced repo (whose value is the source's), the declared one. */
@@ -277,6 +197,8 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
           })
           .describe("The server's whole sync settings; absent when the repo does not sync. Output only."),
       ),
+      undefined,
+      { optional: true },
     ),
   },
   hooks: {
@@ -355,6 +277,9 @@ export const repoProvider: typeof decl.provider = repoProviderFor(processContext
  */
 export const repoKind: typeof decl = { ...decl, providerFor: repoProviderFor, provider: repoProvider };
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Repo extends RepoOutputProperties {}
+
 /**
  * An image repository.
  *
@@ -368,38 +293,6 @@ export class Repo extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = decl;
 
-  /** The repo's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group holding the repo. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Repo name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Description (`""` when none). */
-  declare readonly description: pulumi.Output<string>;
-  /** Equivalent image names (`[]` when none; on a synced repo, the declared `[]`). */
-  declare readonly aliases: pulumi.Output<string[]>;
-  /** Actively maintained tags (`[]` when none; on a synced repo, the declared `[]`). */
-  declare readonly activeTags: pulumi.Output<string[]>;
-  /** Sales grouping labels (`[]` when none; on a synced repo, the declared `[]`). */
-  declare readonly bundles: pulumi.Output<string[]>;
-  /** Catalog tier (`CATALOG_TIER_UNSPECIFIED` when none). */
-  declare readonly catalogTier: pulumi.Output<string>;
-  /** The custom apko overlay, as the server holds it; undefined when none. */
-  declare readonly customOverlay: pulumi.Output<ApiCustomOverlay | undefined>;
-  /** The sync settings' writable members; undefined when the repo does not sync. */
-  declare readonly syncConfig: pulumi.Output<{ source: string; amazon?: string; google?: string; azure?: string } | undefined>;
-  /**
-   * The server's whole sync settings: `source` as a uid, and the service-managed `expirationTime` (RFC 3339),
-   * `gracePeriod`, `uniqueTags`, `apkoOverlay`. Output only; undefined when the repo does not sync.
-   */
-  declare readonly syncState: pulumi.Output<ApiSyncConfig | undefined>;
-  /** The README (when declared). */
-  declare readonly readme: pulumi.Output<string | undefined>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339 (a README write does not change it). */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /**
    * @param name Pulumi resource name (unique in the stack; not the repo's name).
    * @param args the repo's fields.
@@ -409,3 +302,5 @@ export class Repo extends PlatformResource {
     super(decl, name, args, opts, { readme: args.readme });
   }
 }
+
+export type { CustomOverlayArgs, CustomOverlay, OverlayContentsArgs, OverlayContents, OverlayFileArgs, OverlayFile, OverlayAccountsArgs, OverlayAccounts, OverlayUserArgs, OverlayUser, OverlayGroupArgs, OverlayGroup, OverlayCertificatesArgs, OverlayCertificates, SyncConfigArgs, SyncConfig, SyncState, RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./repo.types";

@@ -14,37 +14,7 @@ import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "./declare";
 import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
-
-/** Arguments of a {@link Role}. */
-export interface RoleArgs {
-  /** uid of the group the role belongs to (usable there and below). Changing it replaces the role. */
-  parentUid: pulumi.Input<string>;
-  /** Role name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: pulumi.Input<string>;
-  /** Free-text description; default `""`. */
-  description?: pulumi.Input<string>;
-  /** At least one capability, dotted (`groups.list`) or wire (`CAP_IAM_GROUPS_LIST`) names. */
-  capabilities: pulumi.Input<pulumi.Input<string>[]>;
-  /** uid of an existing custom role to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A role's inputs after `check`: capabilities in wire form, sorted. */
-export interface RoleInputs {
-  parentUid: string;
-  name: string;
-  description: string;
-  capabilities: string[];
-  adoptUid?: string | undefined;
-}
-
-/** A role's outputs. */
-export interface RoleOutputs extends RoleInputs {
-  uid: string;
-  createTime: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
+import type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./role.types";
 
 /** Wire form, deduplicated and sorted: order and spelling never show as a diff. Unknown entries are kept. */
 function normalizeCapabilities(v: unknown): unknown {
@@ -87,6 +57,9 @@ export const roleProvider = role.provider;
 /** The Role kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const roleKind = role;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Role extends RoleOutputProperties {}
+
 /**
  * A custom role.
  *
@@ -99,23 +72,10 @@ export class Role extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = role;
 
-  /** The role's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group the role belongs to. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** Role name. */
-  declare readonly name: pulumi.Output<string>;
-  /** Description. */
-  declare readonly description: pulumi.Output<string>;
-  /** Capabilities in wire form (`CAP_…`), sorted. */
-  declare readonly capabilities: pulumi.Output<string[]>;
-  /** Creation time, RFC 3339. */
-  declare readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the role's fields. @param opts resource options. */
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
     super(role, name, args, opts);
   }
 }
+
+export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./role.types";

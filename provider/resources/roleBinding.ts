@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../client/client";
-import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
+import type { ApiRoleBinding } from "../client/types";
 import { uidpProblem } from "../validation";
 import { logInfo } from "./common";
 import { z } from "zod";
@@ -16,43 +16,8 @@ import { createOnly, declareResource, mutable, output, parent } from "./declare"
 import { adoptUidArg, named, uidArg } from "./fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./roleBinding.types";
 
-/** Arguments of a {@link RoleBinding}. */
-export interface RoleBindingArgs {
-  /** uid of the group the role applies at (and below). Changing it replaces the binding. */
-  groupUid: pulumi.Input<string>;
-  /** uid of the identity that receives the role. */
-  identityUid: pulumi.Input<string>;
-  /** uid of the role (see `getRoles` to find built-ins by name). */
-  roleUid: pulumi.Input<string>;
-  /** uid of an existing binding at `groupUid` to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A binding's inputs after `check`. */
-export interface RoleBindingInputs {
-  groupUid: string;
-  identityUid: string;
-  roleUid: string;
-  adoptUid?: string | undefined;
-}
-
-/**
- * A reference the server hydrates into a binding: `{uid, name, description}`, plus `subject`, `issuer` (and
- * `email` for users) on the identity. A plain interface (no index signature), so `binding.role.name` lifts to
- * an `Output<string>`.
- */
-export type BindingRef = ApiBindingIdentityRef;
-
-/** A binding's outputs: the inputs plus the server's fields, hydrated. */
-export interface RoleBindingOutputs extends RoleBindingInputs {
-  uid: string;
-  createTime: string;
-  identity: BindingRef | undefined;
-  group: BindingRef | undefined;
-  role: BindingRef | undefined;
-  [serverField: string]: unknown;
-}
 
 /** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
 function refUid(ref: unknown): unknown {
@@ -147,6 +112,9 @@ export const roleBindingProvider = roleBinding.provider;
 /** The RoleBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const roleBindingKind = roleBinding;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface RoleBinding extends RoleBindingOutputProperties {}
+
 /**
  * A role binding: `identityUid` holds `roleUid` at `groupUid` and every group below it.
  *
@@ -160,23 +128,6 @@ export class RoleBinding extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = roleBinding;
 
-  /** The binding's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group the role applies at. */
-  declare readonly groupUid: pulumi.Output<string>;
-  /** uid of the identity. */
-  declare readonly identityUid: pulumi.Output<string>;
-  /** uid of the role. */
-  declare readonly roleUid: pulumi.Output<string>;
-  /** Creation time, RFC 3339 (bindings have no update time). */
-  declare readonly createTime: pulumi.Output<string>;
-  /** The identity, as the server describes it: {uid, name, description, subject?, issuer?}. */
-  declare readonly identity: pulumi.Output<BindingRef>;
-  /** The group: {uid, name, description}. */
-  declare readonly group: pulumi.Output<BindingRef>;
-  /** The role: {uid, name, description}. */
-  declare readonly role: pulumi.Output<BindingRef>;
-
   /**
    * @param name Pulumi resource name (unique in the stack).
    * @param args the binding's group, identity and role.
@@ -186,3 +137,5 @@ export class RoleBinding extends PlatformResource {
     super(roleBinding, name, args, opts);
   }
 }
+
+export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./roleBinding.types";

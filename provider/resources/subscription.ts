@@ -20,34 +20,10 @@ import { createOnly, declareResource, parent, replace } from "./declare";
 import { adoptUidArg, createTime, uidArg } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./subscription.types";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { sinkProblem } from "../validation";
-
-/** Arguments of a {@link Subscription}. */
-export interface SubscriptionArgs {
-  /** uid of the group whose events are delivered. */
-  parentUid: pulumi.Input<string>;
-  /** The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it replaces. */
-  sink: pulumi.Input<string>;
-  /** uid of an existing subscription in `parentUid` to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A subscription's inputs after `check`. */
-export interface SubscriptionInputs {
-  parentUid: string;
-  sink: string;
-  adoptUid?: string | undefined;
-}
-
-/** A subscription's outputs: the inputs plus the server's fields. */
-export interface SubscriptionOutputs extends SubscriptionInputs {
-  uid: string;
-  createTime: string;
-  [serverField: string]: unknown;
-}
-
 
 /** The group's subscriptions that match a create's every field: the same sink. */
 const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<ApiSubscription[]> =>
@@ -94,6 +70,9 @@ export const subscriptionProvider = decl.provider;
 /** The Subscription kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const subscriptionKind = decl;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Subscription extends SubscriptionOutputProperties {}
+
 /**
  * A webhook subscription to a group's events.
  *
@@ -106,17 +85,10 @@ export class Subscription extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = decl;
 
-  /** The subscription's uid (its group's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the group. */
-  declare readonly parentUid: pulumi.Output<string>;
-  /** The https sink. */
-  declare readonly sink: pulumi.Output<string>;
-  /** Creation time, RFC 3339 (`""` when the server sends none). */
-  declare readonly createTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the subscription. @param opts resource options. */
   constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
     super(decl, name, args, opts);
   }
 }
+
+export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./subscription.types";

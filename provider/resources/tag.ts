@@ -22,42 +22,10 @@ import { createOnly, declareResource, parent, replace } from "./declare";
 import { adoptUidArg, stringList, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
+import type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./tag.types";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { tagNameProblem } from "../validation";
-
-/** Arguments of a {@link Tag}. Every change replaces the tag (the API has no PATCH for tags). */
-export interface TagArgs {
-  /** uid of the repo the tag belongs to. */
-  repoUid: pulumi.Input<string>;
-  /** Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`. */
-  name: pulumi.Input<string>;
-  /** The manifest digest it points at: `sha256:` + 64 hex, or `sha512:` + 128 hex characters. */
-  digest: pulumi.Input<string>;
-  /** Sales labels; default `[]`. */
-  bundles?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Whether the tag is deprecated; default `false`. */
-  deprecated?: pulumi.Input<boolean>;
-  /** uid of an existing tag of the repo to take under management instead of creating one (read only at create). */
-  adoptUid?: pulumi.Input<string>;
-}
-
-/** A tag's inputs after `check`. */
-export interface TagInputs {
-  repoUid: string;
-  name: string;
-  digest: string;
-  bundles: string[];
-  deprecated: boolean;
-  adoptUid?: string | undefined;
-}
-
-/** A tag's outputs: the inputs plus the server's fields. */
-export interface TagOutputs extends TagInputs {
-  uid: string;
-  updateTime: string;
-  [serverField: string]: unknown;
-}
 
 const FIELDS = ["name", "digest", "bundles", "deprecated"] as const;
 
@@ -141,6 +109,9 @@ export const tagProvider = decl.provider;
 /** The Tag kind's declaration, as the kind registry (`registry.ts`) lists it. */
 export const tagKind = decl;
 
+/** The typed outputs of the class (generated from the declaration). */
+export interface Tag extends TagOutputProperties {}
+
 /**
  * An image tag.
  *
@@ -153,23 +124,10 @@ export class Tag extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
   static override readonly __shape: ResourceShape = decl;
 
-  /** The tag's uid (its repo's uid + `/` + 16 hex characters). */
-  declare readonly uid: pulumi.Output<string>;
-  /** uid of the repo. */
-  declare readonly repoUid: pulumi.Output<string>;
-  /** Tag name. */
-  declare readonly name: pulumi.Output<string>;
-  /** The digest it points at. */
-  declare readonly digest: pulumi.Output<string>;
-  /** Sales labels (`[]` when none). */
-  declare readonly bundles: pulumi.Output<string[]>;
-  /** Whether the tag is deprecated. */
-  declare readonly deprecated: pulumi.Output<boolean>;
-  /** Last update time, RFC 3339 (tags have no creation time). */
-  declare readonly updateTime: pulumi.Output<string>;
-
   /** @param name Pulumi resource name. @param args the tag. @param opts resource options. */
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
     super(decl, name, args, opts);
   }
 }
+
+export type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./tag.types";

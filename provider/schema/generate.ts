@@ -6,6 +6,8 @@
  */
 import { referencePages } from "./docs";
 import { packageSchema } from "./package";
+import { kindTypesModule } from "./typescript";
+import { KINDS } from "../resources/registry";
 
 /**
  * Path relative to the repository root → content, for package version `version`.
@@ -13,5 +15,6 @@ import { packageSchema } from "./package";
  */
 export function generatedFiles(version: string): Record<string, string> {
   const spec = packageSchema(version);
-  return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec) };
+  const types = Object.fromEntries(KINDS.map((k) => [`provider/resources/${k.kind[0]!.toLowerCase()}${k.kind.slice(1)}.types.ts`, kindTypesModule(k)]));
+  return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec), ...types };
 }

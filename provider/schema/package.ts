@@ -14,6 +14,7 @@
  * ({@link ANY_REASONS}), and checks that the committed `schema.json` is what this module generates.
  */
 import { z } from "zod";
+import { zodOf } from "../resources/fieldTypes";
 import { CONFIG_VARIABLES } from "../config";
 import type { Field, ServerField } from "../resources/declare";
 import { KINDS, type KindEntry } from "../resources/registry";
@@ -180,12 +181,12 @@ function resourceSpec(k: KindEntry, types: TypeCollector): ResourceSpec {
   for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
     if (f.internal) continue;
     if (!f.type) throw new Error(`${token}.${name}: the field declares no type (declare.ts, Field.type)`);
-    const p = types.property(f.type, `${token}.${name}`);
+    const p = types.property(zodOf(f.type), `${token}.${name}`);
     if (f.secret) p.secret = true;
     if (f.kind === "parent" || f.kind === "replace") p.replaceOnChanges = p.willReplaceOnChanges = true;
     inputs[name] = p;
-    if (!optional(f.type)) requiredInputs.push(name);
-    if (!optional(f.type) || f.default !== undefined) required.push(name);
+    if (!optional(zodOf(f.type))) requiredInputs.push(name);
+    if (!optional(zodOf(f.type)) || f.default !== undefined) required.push(name);
   }
   const outputs: Record<string, PropertySpec> = {
     uid: { type: "string", description: `The ${k.what}'s uid (a UIDP, seed §1); also the resource's id.` },
@@ -195,10 +196,10 @@ function resourceSpec(k: KindEntry, types: TypeCollector): ResourceSpec {
     outputs[name] = out;
   }
   for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) {
-    const p = types.property(s.type, `${token}.${name}`);
+    const p = types.property(zodOf(s.type), `${token}.${name}`);
     if (k.secrets.includes(name)) p.secret = true;
     outputs[name] = p;
-    if (s.default !== undefined) required.push(name);
+    if (!s.optional) required.push(name);
   }
   return {
     description: k.description,

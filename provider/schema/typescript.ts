@@ -1,0 +1,221 @@
+/**
+ * The TypeScript types of each kind, generated from its declaration (`provider/resources/<kind>.types.ts`):
+ * `XArgs` (the public arguments, every field a `pulumi.Input`, with the field's documentation), `XInputs` (after
+ * `check`: a field with a default is always there), `XOutputs` (the inputs, `uid` and the server-set outputs) and
+ * `XOutputProperties` (the class's typed `Output`s, merged into the class by an interface of the same name), and
+ * the named object types the fields use (`ClaimMatchArgs` for arguments, `ClaimMatch` as stored).
+ *
+ * Written by `npm run gen` with the schema; `test/schema.test.ts` fails when a committed file is not current.
+ */
+import { z } from "zod";
+import { zodOf } from "../resources/fieldTypes";
+import type { Field, ServerField } from "../resources/declare";
+import type { KindEntry } from "../resources/registry";
+
+type Js = {
+  type?: string;
+  description?: string;
+  $ref?: string;
+  items?: Js;
+  additionalProperties?: Js | boolean;
+  properties?: Record<string, Js>;
+  required?: string[];
+  enum?: unknown[];
+  $defs?: Record<string, Js>;
+};
+
+/** `text` in lines of at most `width` characters, broken at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** A doc comment, indented. */
+function doc(text: string | undefined, indent: string): string {
+  if (!text) return "";
+  const body = text.replace(/\*\//g, "*\\/");
+  const one = `${indent}/** ${body} */`;
+  return one.length <= 116 && !body.includes("\n")
+    ? `${one}\n`
+    : `${indent}/**\n${wrap(body, 112 - indent.length).map((l) => `${indent} * ${l}`).join("\n")}\n${indent} */\n`;
+}
+
+/** "a" or "an" before `word`. */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
+}
+
+/** Emits one kind's types module. */
+class Emitter {
+  private readonly named = new Map<string, { js: Js; args: boolean; plain: boolean }>();
+  private defs: Record<string, Js> = {};
+
+  private nameOf(ref: string): string {
+    const id = ref.replace("#/$defs/", "");
+    return id.slice(id.indexOf(":") + 1);
+  }
+
+  /** The TypeScript type of `js`; `args`: the argument form (every level a `pulumi.Input`). */
+  type(js: Js, args: boolean): string {
+    if (js.$ref) {
+      const id = js.$ref.replace("#/$defs/", "");
+      const def = this.defs[id]!;
+      const entry = this.named.get(id) ?? { js: def, args: false, plain: false };
+      this.named.set(id, entry);
+      if (def.enum) return "string";
+      if (args) {
+        if (!entry.args) {
+          entry.args = true;
+          this.walk(def, true);
+        }
+        return `${this.nameOf(js.$ref)}Args`;
+      }
+      if (!entry.plain) {
+        entry.plain = true;
+        this.walk(def, false);
+      }
+      return this.nameOf(js.$ref);
+    }
+    const input = (t: string) => (args ? `pulumi.Input<${t}>` : t);
+    switch (js.type) {
+      case "string":
+        return "string";
+      case "integer":
+      case "number":
+        return "number";
+      case "boolean":
+        return "boolean";
+      case "array":
+        return `${input(this.type(js.items ?? {}, args))}[]`;
+      case "object":
+        return `Record<string, ${typeof js.additionalProperties === "object" ? input(this.type(js.additionalProperties, args)) : "unknown"}>`;
+      default:
+        return "unknown";
+    }
+  }
+
+  private walk(def: Js, args: boolean): void {
+    for (const p of Object.values(def.properties ?? {})) this.type(p, args);
+  }
+
+  /** The description of a named type, by its `$ref`. */
+  described(ref: string): string | undefined {
+    return this.defs[ref.replace("#/$defs/", "")]?.description;
+  }
+
+  /** The JSON schema of a zod type, its `$defs` remembered. */
+  schema(t: z.ZodType): Js {
+    const js = z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as Js;
+    this.defs = { ...this.defs, ...(js.$defs ?? {}) };
+    return js;
+  }
+
+  /** The named types reached, as interfaces (argument forms, then stored forms). */
+  namedInterfaces(): string {
+    let out = "";
+    const done = new Set<string>();
+    // Emitting one may reach more: loop until stable.
+    for (let again = true; again; ) {
+      again = false;
+      for (const [id, e] of [...this.named]) {
+        if (e.js.enum) continue;
+        const name = id.slice(id.indexOf(":") + 1);
+        for (const form of ["args", "plain"] as const) {
+          const key = `${id}/${form}`;
+          if (!(form === "args" ? e.args : e.plain) || done.has(key)) continue;
+          done.add(key);
+          again = true;
+          const req = new Set(e.js.required ?? []);
+          const fields = Object.entries(e.js.properties ?? {}).map(([k, p]) => {
+            const t = this.type(p, form === "args");
+            const ref = p.$ref ? this.defs[p.$ref.replace("#/$defs/", "")] : undefined;
+            const full = form === "args" ? `pulumi.Input<${t}>` : t;
+            return `${doc(p.description ?? ref?.description, "  ")}  ${k}${req.has(k) ? "" : "?"}: ${full}${req.has(k) ? "" : " | undefined"};`;
+          });
+          out += `${doc(e.js.description, "")}export interface ${name}${form === "args" ? "Args" : ""} {\n${fields.join("\n")}\n}\n\n`;
+        }
+      }
+    }
+    return out;
+  }
+}
+
+/** Whether a program may leave a field out. */
+function optional(t: z.ZodType): boolean {
+  return t.safeParse(undefined).success;
+}
+
+/**
+ * The generated types module of kind `k`: `<Kind>Args`, `<Kind>Inputs`, `<Kind>Outputs`, `<Kind>OutputProperties`
+ * and the named object types its fields use.
+ * @throws Error naming the field when a field declares no type.
+ */
+export function kindTypesModule(k: KindEntry): string {
+  const e = new Emitter();
+  const K = k.kind;
+  const args: string[] = [];
+  const inputs: string[] = [];
+  const outputProps: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  readonly uid: pulumi.Output<string>;`];
+  for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
+    if (name === "createToken") continue;
+    if (!f.type) throw new Error(`${K}.${name}: the field declares no type (declare.ts, Field.type)`);
+    const js = e.schema(zodOf(f.type));
+    const opt = optional(zodOf(f.type));
+    const desc = js.description ?? (js.$ref ? e.described(js.$ref) : undefined);
+    if (!f.internal) args.push(`${doc(desc, "  ")}  ${name}${opt ? "?" : ""}: pulumi.Input<${e.type(js, true)}>;`);
+    const plain = e.type(js, false);
+    const always = !opt || f.default !== undefined;
+    inputs.push(`${doc(desc, "  ")}  ${name}${always ? "" : "?"}: ${plain}${always ? "" : " | undefined"};`);
+    if (!f.internal && f.kind !== "createOnly") outputProps.push(`${doc(desc, "  ")}  readonly ${name}: pulumi.Output<${plain}${always ? "" : " | undefined"}>;`);
+  }
+  const outputs: string[] = ["  uid: string;"];
+  for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) {
+    const js = e.schema(zodOf(s.type));
+    const t = e.type(js, false);
+    const sdesc = js.description ?? (js.$ref ? e.described(js.$ref) : undefined);
+    outputs.push(`${doc(sdesc, "  ")}  ${name}${s.optional ? "?" : ""}: ${t}${s.optional ? " | undefined" : ""};`);
+    outputProps.push(`${doc(sdesc, "  ")}  readonly ${name}: pulumi.Output<${t}${s.optional ? " | undefined" : ""}>;`);
+  }
+  const named = e.namedInterfaces();
+  return [
+    `/**`,
+    ` * The types of ${article(k.what)} ${k.what} (\`${K}\`), generated by \`npm run gen\` from its declaration in \`./${K[0]!.toLowerCase()}${K.slice(1)}.ts\`.`,
+    ` * Do not edit: change the declaration and run \`npm run gen\`.`,
+    ` */`,
+    `import type * as pulumi from "@pulumi/pulumi";`,
+    ``,
+    named.trimEnd(),
+    ``,
+    `/** Arguments of ${article(K)} {@link ${K}}. */`,
+    `export interface ${K}Args {`,
+    ...args,
+    `}`,
+    ``,
+    `/** ${article(k.what) === "an" ? "An" : "A"} ${k.what}'s inputs after \`check\`: a field with a default is always present. */`,
+    `export interface ${K}Inputs {`,
+    ...inputs,
+    `}`,
+    ``,
+    `/** ${article(k.what) === "an" ? "An" : "A"} ${k.what}'s outputs: the inputs, its uid and every field the server returns. */`,
+    `export interface ${K}Outputs extends ${K}Inputs {`,
+    ...outputs,
+    `  [serverField: string]: unknown;`,
+    `}`,
+    ``,
+    `/** The typed outputs of ${article(K)} ${K} resource (merged into the class by an interface of the same name). */`,
+    `export interface ${K}OutputProperties {`,
+    ...outputProps,
+    `}`,
+    ``,
+  ]
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n");
+}
