@@ -10,6 +10,10 @@
  * and other commands never load the emulator's server. Commands (see the README): `emulator`, `recover`, `unmanaged`,
  * `export`, `access`, `drift` and `gate`; a later one adds one entry to {@link COMMANDS}.
  *
+ * Every command but `emulator` parses its arguments through one frame, provider/commands/frame.ts (`--stack` or
+ * `PULUMI_STACK`, `--cwd`, `--format`, `--timeout`, `--help`), whose doc comment has the exit-code table; the
+ * emulator keeps its own parser (emulator/cli.ts) and the same codes.
+ *
  * Exit codes, the same for every command (README, "Exit codes"): 0 clean or done (and help), 1 found something (drift,
  * violations, unmanaged objects, gains matching `--fail-on`), 2 could not run: an unknown command or bad arguments
  * (the command's own usage is printed to stderr), a failure (the reason on stderr), or past `--timeout`. A command's stdout is its own: the emulator prints exactly its three `KEY=value` lines there.
@@ -39,7 +43,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       } catch (err) {
         if (!(err instanceof Error && err.name === "MissingServerDependencyError")) throw err;
         process.stderr.write(`${BIN} emulator: ${err.message}\n`);
-        process.exitCode = 1;
+        process.exitCode = 2; // could not run, as every command's
         return;
       }
       emulator.emulatorMain(args, `${BIN} emulator`);
@@ -47,36 +51,45 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   recover: {
     summary: "settle the creates an interrupted `pulumi up` left pending: adopt (or --delete) what they made",
-    run: (args) => exitWith((require("../provider/commands/recover") as typeof import("../provider/commands/recover")).recoverCommand(args)),
+    run: (args) => exitWith(load(() => (require("../provider/commands/recover") as typeof import("../provider/commands/recover")).recoverCommand(args))),
   },
   unmanaged: {
     summary: "list objects under a stack's groups that no stack references, with the adoptUid line for each (exit 1 if any)",
-    run: (args) => exitWith((require("../provider/commands/unmanaged") as typeof import("../provider/commands/unmanaged")).unmanagedCommand(args)),
+    run: (args) => exitWith(load(() => (require("../provider/commands/unmanaged") as typeof import("../provider/commands/unmanaged")).unmanagedCommand(args))),
   },
   export: {
     summary: "write an existing org as a Pulumi program (or org file) whose first `pulumi up` adopts every object and changes nothing",
-    run: (args) => exitWith((require("../provider/commands/export") as typeof import("../provider/commands/export")).exportCommand(args)),
+    run: (args) => exitWith(load(() => (require("../provider/commands/export") as typeof import("../provider/commands/export")).exportCommand(args))),
   },
   access: {
     summary: "who can do what, and where: the effective access (escalations included) a change gains and loses (exit 1 on --fail-on)",
-    run: (args) => exitWith((require("../provider/commands/access") as typeof import("../provider/commands/access")).accessCommand(args)),
+    run: (args) => exitWith(load(() => (require("../provider/commands/access") as typeof import("../provider/commands/access")).accessCommand(args))),
   },
   drift: {
     summary: "what changed outside Pulumi (drifted), apart from what the program would change (pending); exit 1 on drift",
-    run: (args) => exitWith((require("../provider/commands/drift") as typeof import("../provider/commands/drift")).driftCommand(args), 2),
+    run: (args) => exitWith(load(() => (require("../provider/commands/drift") as typeof import("../provider/commands/drift")).driftCommand(args))),
   },
   gate: {
     summary: "preview with the shipped policy pack and print every violation; exit 1 on a mandatory one",
-    run: (args) => exitWith((require("../provider/commands/gate") as typeof import("../provider/commands/gate")).gateCommand(args), 2),
+    run: (args) => exitWith(load(() => (require("../provider/commands/gate") as typeof import("../provider/commands/gate")).gateCommand(args))),
   },
 };
 
+/** A command's run as a promise: what loading its module or starting it throws becomes a rejection. */
+function load(start: () => Promise<number>): Promise<number> {
+  try {
+    return start();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /**
  * Ends the process with a command's exit code once it settles and its output is written (its client connections
- * would keep it alive);
- * `failed` is the code when the command throws (1 by default; 2 for the report commands, whose 1 means "found").
+ * would keep it alive); when the command throws (past its own frame), the reason on stderr and exit code 2 (could
+ * not run), for every command: 1 means "found something".
  */
-function exitWith(code: Promise<number>, failed = 1): void {
+function exitWith(code: Promise<number>): void {
   // Exit only once what the command wrote is out: a large report piped to another process was seen cut short.
   const exit = (c: number) => process.stdout.write("", () => process.stderr.write("", () => process.exit(c)));
   code.then(
@@ -84,7 +97,7 @@ function exitWith(code: Promise<number>, failed = 1): void {
     (err: unknown) => {
       // Inert (provider/text.ts): a message may quote the server; no line of it may be a control sequence or a workflow command.
       process.stderr.write(`${BIN}: ${inertLines(err instanceof Error ? err.message : String(err))}\n`);
-      exit(failed);
+      exit(2);
     },
   );
 }

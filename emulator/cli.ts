@@ -39,7 +39,13 @@ export const usage = (invocation = "npm run emulator --"): string => `usage: ${i
   --service-domain <domain> errors name ErrorInfo.domain iam.<domain> (default platform.local)
   --log                     log every request to stderr (never to stdout)
   --no-parent-watch         keep serving after the process that started it exits (default: exit with it,
-                            so \`npx platform-pulumi emulator … & kill $!\` stops the emulator too)`;
+                            so \`npx platform-pulumi emulator … & kill $!\` stops the emulator too)
+  -h, --help                print this usage on stdout and exit 0
+exit codes (the same for every platform-pulumi command):
+  0  stopped (SIGINT, SIGTERM, or the process that started it exited), or --help
+  1  (not used by this command)
+  2  could not run: bad arguments (the reason, then this usage, on stderr), or the server could not start
+     (a port in use, a missing optional dependency: the reason on stderr)`;
 
 /** How long a stop waits for requests in flight before the process exits anyway, ms. */
 export const STOP_GRACE_MS = 250;
@@ -53,7 +59,8 @@ function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SA
 
 /**
  * Runs the standalone emulator with command-line arguments `args` until SIGINT or SIGTERM. `--help` prints the
- * options to stderr and returns. Errors in the arguments reject (the caller prints them with the usage).
+ * options and exit codes to stdout, as every command's `--help` does (nothing is served then, so the three-line
+ * stdout contract is not in play), and returns. Errors in the arguments reject (the caller prints them with the usage).
  */
 export async function runEmulator(args: readonly string[], invocation?: string): Promise<void> {
   const { values } = parseArgs({
@@ -79,7 +86,7 @@ export async function runEmulator(args: readonly string[], invocation?: string):
     strict: true,
   });
   if (values.help) {
-    process.stderr.write(`${usage(invocation)}\n`);
+    process.stdout.write(`${usage(invocation)}\n`);
     return;
   }
   const port = int("port", values.port, 0, 65535)!;

@@ -20,7 +20,8 @@ import { orgFromStack, type RoleInfo, type StackContext, type StackObject, type 
 import { DEFAULT_FAIL_SEVERITIES, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import { writeFileSync } from "node:fs";
-import { REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, runReportCommand, type ReportFormat, type ReportOptions } from "./report";
+import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, type ReportFormat, type ReportOptions } from "./report";
+import { UsageError, runStackFrame } from "./frame";
 import { SourceLocator, accessSarif, recordsOfPlan } from "./sarif";
 import { jsonText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
@@ -37,7 +38,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
   state now against the plan of \`pulumi preview\`. Each row has a severity: critical (owner-equivalent or an IAM
   write that grants access), high (other writes and deletes), low (reads).
 
-  --stack <name>          the stack (required)
+  --stack <name>          the stack (required; or PULUMI_STACK)
   --cwd <dir>             the Pulumi project folder (default: the current folder)
   --current               effective access now, instead of the change
   --format <f>            table (default), json (documented, stable), markdown (for a pull request) or sarif
@@ -54,9 +55,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
                           the path: exit 0 yes, 1 no
   --at <group>            the group path (/engineering/platform) or uid --who-can and --can ask about
 ${ACCESS_EXTRA_USAGE}
-${TIMEOUT_USAGE}
-
-exit codes: 0 nothing matched, 1 a gained (held) capability matched --fail-on or --fail-severity, 2 could not run`;
+${TIMEOUT_USAGE}`;
 
 /** The value the engine shows for a property not known until apply. */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -325,12 +324,17 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
   const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
-  return runReportCommand("access", argv, USAGE, options, async ({ ref, format, values, positionals }) => {
+  const frame = {
+    name: "access",
+    usage: USAGE,
+    found: "a gained (with --current: held) capability matched --fail-on or --fail-severity; --unused found some; --can: no",
+    formats: FORMATS,
+    options,
+    allowPositionals: true,
+  };
+  return runStackFrame(frame, argv, async ({ ref, format, values, positionals }) => {
     const query = queryArgs(values, positionals, format);
-    if (typeof query === "string") {
-      process.stderr.write(`${query}\n${USAGE}\n`);
-      return 2;
-    }
+    if (typeof query === "string") throw new UsageError(query);
     if (query) {
       const loaded = await loadAccess(ref, values["current"] === true);
       const r = runAccessQuery(query, ref.stack, values["current"] === true, loaded.orgOf(values["current"] === true ? loaded.before : loaded.after!));
@@ -346,11 +350,10 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
       extras = accessExtras(values);
       if (extras.unused !== undefined && format === "sarif") throw new Error("--unused prints table, json or markdown; --format sarif is for the review of a change or of --current");
     } catch (err) {
-      process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-      return 2;
+      throw new UsageError((err as Error).message);
     }
     const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
-  }, true);
+  });
 }

@@ -17,7 +17,8 @@
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from "./events";
-import { TIMEOUT_USAGE, mdTable, runReportCommand, shown, type ReportFormat } from "./report";
+import { FORMATS, TIMEOUT_USAGE, mdTable, shown, type ReportFormat } from "./report";
+import { UsageError, runStackFrame } from "./frame";
 import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
 import { jsonText } from "../text";
@@ -243,22 +244,23 @@ export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <
   --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
   --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
                     managed too (the other projects of a split export); repeat it for each
-${TIMEOUT_USAGE}
-  Exit code: 0 nothing drifted or unmanaged (pending changes alone are 0), 1 something did or is, 2 the check could not run
-  (the reason on stderr, and in the JSON or Markdown output).`;
+${TIMEOUT_USAGE}`;
+
+/** What `drift`'s exit code 1 means (0: nothing drifted or unmanaged; pending changes alone are 0). */
+const DRIFT_FOUND = "something drifted (or, with --unmanaged, is unmanaged); pending changes alone are 0";
 
 /**
  * `platform-pulumi drift …`: parses `argv` (the arguments after `drift`), prints the report on stdout.
- * @returns the exit code (0, 1 or 2 as {@link DRIFT_USAGE} says).
+ * @returns the exit code (./frame.ts: 0 nothing drifted, 1 drift or unmanaged objects, 2 could not run).
  */
 export function driftCommand(argv: readonly string[]): Promise<number> {
-  return runReportCommand("drift", argv, DRIFT_USAGE, { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true } }, async ({ ref, format, values }) => {
+  const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true } } } as const;
+  return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     const withUnmanaged = values["unmanaged"] === true;
     const others = (values["with"] as string[] | undefined) ?? [];
     const bad = others.find((o) => !WITH_STACK.test(o));
     if (bad !== undefined || (others.length > 0 && !withUnmanaged)) {
-      process.stderr.write(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}\n${DRIFT_USAGE}\n`);
-      return 2;
+      throw new UsageError(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}`);
     }
     const report = await driftReport(ref, { unmanaged: withUnmanaged, with: others });
     if (format === "sarif") process.stdout.write(`${jsonText(driftSarif(report, await locatorFor(ref, [], false)))}\n`);

@@ -13,7 +13,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings } from "../config";
 import { buildModel, type OrgModel, type Skipped } from "../export/model";
@@ -22,7 +21,8 @@ import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../e
 import { writeOrgFile } from "../export/yaml";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
-import { TIMEOUT_OPTION, TIMEOUT_USAGE, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
+import { TIMEOUT_USAGE } from "./failure";
+import { runCommand, type CommandFrame } from "./frame";
 
 /** The `export` subcommand's usage. */
 export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml]
@@ -45,7 +45,8 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
                     in --out say the order to run them)
   --children <n>    with --layout split: at most n child projects, top-level groups dealt out by size
 ${TIMEOUT_USAGE}
-  Exit code: 0 written, 2 not (a bad argument, or the export could not run: the reason on stderr).`;
+  Its --format is the language it writes and its --stack the stack it writes config for (it reads none, and
+  PULUMI_STACK is not used).`;
 
 const ROOT_UID = /^[0-9a-f]{40}$/;
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
@@ -297,40 +298,17 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
  * `platform-pulumi export …`: parses `argv` (the arguments after `export`) and runs {@link exportOrg}.
  * @returns the exit code: 0 when written, 2 for a usage error, when the export failed, or past `--timeout` (./failure.ts).
  */
-export async function exportCommand(argv: readonly string[]): Promise<number> {
-  let values;
-  let timeout: Timeout;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        org: { type: "string" },
-        under: { type: "string" },
-        out: { type: "string" },
-        format: { type: "string" },
-        stack: { type: "string" },
-        project: { type: "string" },
-        layout: { type: "string" },
-        children: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        ...TIMEOUT_OPTION,
-      },
-      strict: true,
-    }));
-    if (values.help) {
-      process.stdout.write(`${EXPORT_USAGE}\n`);
-      return 0;
-    }
-    checkExportOptions(values);
-    timeout = parseTimeout(values.timeout);
-  } catch (err) {
-    process.stderr.write(`platform-pulumi export: ${(err as Error).message}\n${EXPORT_USAGE}\n`);
-    return 2;
-  }
-  try {
-    await withTimeout("export", timeout, () => exportOrg({ org: values.org!, under: values.under, out: values.out!, format: (values.format ?? "ts") as "ts" | "yaml", stack: values.stack, project: values.project, layout: values.layout as "one" | "split" | undefined, children: values.children === undefined ? undefined : Number(values.children) }));
+export function exportCommand(argv: readonly string[]): Promise<number> {
+  const frame = {
+    name: "export",
+    usage: EXPORT_USAGE,
+    // Its own --format (the language it writes) and --stack (the stack whose config it writes; it reads none).
+    options: { org: { type: "string" }, under: { type: "string" }, out: { type: "string" }, format: { type: "string" }, stack: { type: "string" }, project: { type: "string" }, layout: { type: "string" }, children: { type: "string" } },
+    check: (values) => checkExportOptions(values as Parameters<typeof checkExportOptions>[0]),
+  } satisfies CommandFrame;
+  return runCommand(frame, argv, async ({ values }) => {
+    const v = values as Record<string, string | undefined>;
+    await exportOrg({ org: v["org"]!, under: v["under"], out: v["out"]!, format: (v["format"] ?? "ts") as "ts" | "yaml", stack: v["stack"], project: v["project"], layout: v["layout"] as "one" | "split" | undefined, children: v["children"] === undefined ? undefined : Number(v["children"]) });
     return 0;
-  } catch (err) {
-    return reportCouldNotRun("export", "table", undefined, err);
-  }
+  });
 }

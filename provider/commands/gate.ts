@@ -27,7 +27,8 @@ import { hintsFor } from "./failure";
 import { loadPackConfig, readSilencedFiles, silencedLines, type SilencedFinding } from "../access/exclusions";
 import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
-import { REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, runReportCommand, type ReportFormat } from "./report";
+import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, type ReportFormat } from "./report";
+import { UsageError, runStackFrame } from "./frame";
 import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type SarifRule } from "./sarifLog";
@@ -289,23 +290,22 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
   --all                   findings already present before the change fail too (judge the whole stack)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
-${TIMEOUT_USAGE}
-  Exit code: 0 passed, 1 a new mandatory finding at a failing severity, 2 the preview failed otherwise.`;
+${TIMEOUT_USAGE}`;
 
 /**
  * `platform-pulumi gate …`: parses `argv` (the arguments after `gate`) and runs {@link runGate}; the report on
  * stdout, the preview's errors on stderr.
- * @returns the exit code (0, 1 or 2 as {@link GATE_USAGE} says).
+ * @returns the exit code (./frame.ts: 0 passed, 1 a new mandatory finding at a failing severity, 2 could not run).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
   const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, ...REVIEW_OPTIONS } as const;
-  return runReportCommand("gate", argv, GATE_USAGE, options, async ({ ref, format, values }) => {
+  const frame = { name: "gate", usage: GATE_USAGE, found: "a new mandatory finding at a failing severity (--fail-severity)", formats: FORMATS, options };
+  return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     let review;
     try {
       review = reviewArgs(values);
     } catch (err) {
-      process.stderr.write(`${(err as Error).message}\n${GATE_USAGE}\n`);
-      return 2;
+      throw new UsageError((err as Error).message);
     }
     const { failSeverities, maxChars, jsonFile } = review;
     const r = await runGate(ref, {

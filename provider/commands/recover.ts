@@ -48,9 +48,9 @@ import { kindEntry } from "../resources/registry";
 import type { ResourceKind } from "../resources/shim";
 import { configure, localProvider } from "../runtime";
 import { refuseWhileLocked } from "./lock";
+import { runStackFrame } from "./frame";
 import {
   TYPE_PREFIX,
-  runStackCommand,
   clientFor,
   exportStack,
   held,
@@ -356,26 +356,27 @@ export async function recover(opts: RecoverOptions): Promise<number> {
 export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--timeout <d>]
   Settles the creates an interrupted \`pulumi up\` left pending (pulumi on PATH; settings from the stack's
   platform:* config, then PLATFORM_* variables).
-  --stack <name>   the stack (required)
+  --stack <name>   the stack (required; or PULUMI_STACK)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
   --yes            apply the plan (default: print it, change nothing)
   --delete         delete the objects found instead of adopting them
 ${TIMEOUT_USAGE}
-                    (with --yes: up to the first write; from there it runs to the end)
-  Exit code: 0 nothing to do, planned or applied; 1 a pending operation it cannot settle; 2 it could not run.`;
+                    (with --yes: up to the first write; from there it runs to the end)`;
 
 /**
  * `platform-pulumi recover …`: parses `argv` (the arguments after `recover`) and runs {@link recover}.
- * @returns the exit code (2 for a usage error).
+ * It prints its plan as text and takes no `--format` (./frame.ts).
+ * @returns the exit code (./frame.ts): 0 nothing to do, planned or applied; 1 a pending operation it cannot
+ *   settle; 2 a usage error, a failure or past `--timeout`.
  */
 export function recoverCommand(argv: readonly string[]): Promise<number> {
-  return runStackCommand(
-    "recover",
-    argv,
-    RECOVER_USAGE,
-    { yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false } },
-    (ref, f) => recover({ ...ref, yes: f.yes, delete: f.delete }),
-  );
+  const frame = {
+    name: "recover",
+    usage: RECOVER_USAGE,
+    found: "a pending operation it cannot settle",
+    options: { yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false } },
+  } as const;
+  return runStackFrame(frame, argv, ({ ref, values }) => recover({ ...ref, yes: values["yes"] === true, delete: values["delete"] === true }));
 }
 
 export type { PendingOperation };

@@ -5,7 +5,6 @@
  * goes through the CLI, so every backend (file, cloud, self-hosted) works the same.
  */
 import { spawn } from "node:child_process";
-import { parseArgs } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -13,7 +12,7 @@ import { PlatformClient } from "../client/client";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings, type ConfigLookup } from "../config";
 import { printable } from "../text";
-import { TIMEOUT_OPTION, TimeoutOptionError, parseTimeout, reportCouldNotRun, stopOnTimeout, withTimeout } from "./failure";
+import { stopOnTimeout } from "./failure";
 
 /** The type token prefix of this package's resources. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
@@ -250,52 +249,4 @@ export function table(header: readonly string[], rawRows: ReadonlyArray<readonly
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
-}
-
-/** The boolean flags a stack command takes besides `--stack`, `--cwd`, `--timeout` and `--help`. */
-export type StackFlags = Record<string, { type: "boolean"; default: boolean }>;
-
-/**
- * Runs a stack command from its arguments: parses `--stack <name>` (required), `--cwd <dir>` (default the current
- * folder), `--timeout <duration>` (./failure.ts, default 30m), `--help` and the command's boolean `flags`, then
- * `run`. Usage errors print the reason and `usage` to stderr; a failure or the deadline prints
- * `platform-pulumi <name>: <message>` and why (with what to do, when known; ./failure.ts).
- * @returns the exit code: `run`'s, 0 for `--help`, 2 for a usage error, when `run` throws, or when the deadline passed.
- */
-export async function runStackCommand<F extends StackFlags>(
-  name: string,
-  argv: readonly string[],
-  usage: string,
-  flags: F,
-  run: (ref: StackRef, flags: { [K in keyof F]: boolean }) => Promise<number>,
-): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let timeout;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { stack: { type: "string" }, cwd: { type: "string" }, help: { type: "boolean", short: "h" }, ...TIMEOUT_OPTION, ...flags },
-      strict: true,
-    }));
-    timeout = parseTimeout(values["timeout"] as string | undefined);
-  } catch (err) {
-    process.stderr.write(`${err instanceof TimeoutOptionError ? err.message : (err as Error).message}\n${usage}\n`);
-    return 2;
-  }
-  if (values["help"]) {
-    process.stdout.write(`${usage}\n`);
-    return 0;
-  }
-  const stack = values["stack"];
-  if (typeof stack !== "string" || stack === "") {
-    process.stderr.write(`--stack is required\n${usage}\n`);
-    return 2;
-  }
-  const given = Object.fromEntries(Object.keys(flags).map((k) => [k, values[k] === true])) as { [K in keyof F]: boolean };
-  try {
-    return await withTimeout(name, timeout, () => run({ stack, cwd: typeof values["cwd"] === "string" ? values["cwd"] : process.cwd() }, given));
-  } catch (err) {
-    // A command with `--json` (unmanaged) tells why in its JSON too.
-    return reportCouldNotRun(name, values["json"] === true ? "json" : "table", stack, err);
-  }
 }

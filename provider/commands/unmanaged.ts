@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <org/project/stack>]...`: the objects a stack's groups hold that no
+ * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <org/project/stack>]...`: the objects a stack's groups hold that no
  * state references: what a failed or interrupted apply may have left, and grants nobody manages.
  *
  * It looks at:
@@ -23,9 +23,11 @@ import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client
 import { tsString } from "../escape";
 import type { BadRow } from "../resources/declare";
 import { KINDS, kindEntry } from "../resources/registry";
-import { jsonText, printable } from "../text";
+import { jsonText, mdCode, printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
-import { TYPE_PREFIX, runStackCommand, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+import { runStackFrame, type CommandFrame } from "./frame";
+import { mdTable } from "./report";
+import { TYPE_PREFIX, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 
 /** One object no state references. */
 export interface UnmanagedObject {
@@ -210,7 +212,12 @@ async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ ur
 
 /** Options of {@link unmanaged}. */
 export interface UnmanagedOptions extends StackRef {
-  /** Print JSON (an array of {@link UnmanagedObject}) instead of a table. */
+  /**
+   * How to print: `table` (default), `json` (an array of {@link UnmanagedObject}) or `markdown` (a heading and
+   * Markdown tables, for a pull request or a CI summary).
+   */
+  format?: "table" | "json" | "markdown";
+  /** Print JSON: the same as `format: "json"` (kept for callers of this function; the CLI's `--json` is deprecated). */
   json?: boolean;
   /** Fully qualified stacks of other projects (`<org>/<project>/<stack>`) whose objects count as managed too. */
   with?: readonly string[];
@@ -231,7 +238,9 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
     const rows = await findUnmanaged(opts, client, orgUidOf(config), opts.with);
     const bad = rows.filter((r) => r.problem !== undefined);
     const good = rows.filter((r) => r.problem === undefined);
-    if (opts.json) out(`${jsonText(rows)}\n`);
+    const format = opts.json ? "json" : (opts.format ?? "table");
+    if (format === "json") out(`${jsonText(rows)}\n`);
+    else if (format === "markdown") out(unmanagedMarkdown(opts.stack, good, bad));
     else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
     else {
       if (good.length) out(`${table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]))}\n`);
@@ -247,41 +256,46 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
   }
 }
 
+/** The Markdown form: a heading naming the stack, the objects as a table, the unreadable rows as another. */
+function unmanagedMarkdown(stack: string, good: readonly UnmanagedObject[], bad: readonly UnmanagedObject[]): string {
+  const parts = [`### platform-pulumi unmanaged on stack ${mdCode(stack)}`, ""];
+  if (good.length === 0 && bad.length === 0) parts.push("No unmanaged objects under its groups or root.", "");
+  if (good.length) parts.push(`${good.length} object(s) no stack references:`, "", mdTable(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt])), "");
+  if (bad.length) parts.push(`${bad.length} row(s) the server sent that could not be read:`, "", mdTable(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentPath ?? r.parentUid, r.problem ?? ""])), "");
+  return parts.join("\n");
+}
+
 /** The `unmanaged` subcommand's usage. */
-export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--json] [--with <stack>]... [--timeout <d>]
+export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <stack>]... [--timeout <d>]
   Lists objects under the stack's groups (and its declared names under its root) that no stack of the project
   references, with the line that adopts each.
-  --stack <name>   the stack (required)
+  --stack <name>   the stack (required; or PULUMI_STACK)
   --cwd <dir>      the Pulumi project's folder (default: the current one)
-  --json           JSON instead of a table
+  --format <f>     table (default), json (an array of objects) or markdown (for a PR or a CI summary)
+  --json           deprecated: the same as --format json (says so on stderr)
   --with <stack>   a stack of another project, <org>/<project>/<stack>, whose objects count as managed too (the
                    other projects of a split export); repeat it for each
 ${TIMEOUT_USAGE}
-  A row the server sends that cannot be read is reported with what is wrong, and the rest are listed.
-  Exit code: 0 none found, 1 some found (or a row could not be read), 2 the command could not run.`;
+  A row the server sends that cannot be read is reported with what is wrong, and the rest are listed.`;
 
 /**
  * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
  * @returns the exit code: 0 none found, 1 objects found, 2 for a usage error or when the command could not run.
  */
-export async function unmanagedCommand(argv: readonly string[]): Promise<number> {
-  // `--with` repeats, which the shared stack-command parser (boolean flags only) does not take: taken out here.
-  const others: string[] = [];
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = a === "--with" ? argv[++i] : a.startsWith("--with=") ? a.slice("--with=".length) : undefined;
-    if (a !== "--with" && value === undefined) {
-      rest.push(a);
-      continue;
-    }
-    if (value === undefined || !WITH_STACK.test(value)) {
-      process.stderr.write(`--with ${JSON.stringify(value ?? "")} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)\n${UNMANAGED_USAGE}\n`);
-      return 2;
-    }
-    others.push(value);
-  }
-  return runStackCommand("unmanaged", rest, UNMANAGED_USAGE, { json: { type: "boolean", default: false } }, (ref, f) => unmanaged({ ...ref, json: f.json, with: others }));
+export function unmanagedCommand(argv: readonly string[]): Promise<number> {
+  const frame = {
+    name: "unmanaged",
+    usage: UNMANAGED_USAGE,
+    found: "objects no stack references, or rows the server sent that could not be read",
+    formats: ["table", "json", "markdown"],
+    options: { with: { type: "string", multiple: true } },
+    deprecated: { json: { instead: ["--format", "json"] } },
+    check: (values) => {
+      const bad = ((values["with"] as string[] | undefined) ?? []).find((w) => !WITH_STACK.test(w));
+      if (bad !== undefined) throw new Error(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
+    },
+  } satisfies Omit<CommandFrame, "stack">;
+  return runStackFrame(frame, argv, ({ ref, format, values }) => unmanaged({ ...ref, format: format as "table" | "json" | "markdown", with: (values["with"] as string[] | undefined) ?? [] }));
 }
 
 /** A fully qualified stack name: `<org>/<project>/<stack>` (`--with` of `unmanaged` and `drift --unmanaged`). */

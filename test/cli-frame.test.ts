@@ -1,0 +1,184 @@
+/**
+ * One argument frame for every `platform-pulumi` command (provider/commands/frame.ts), through the built bin: the
+ * commands are the ones `platform-pulumi --help` lists (the dispatcher's single list, cli/main.ts), so a new
+ * command is covered without a line here. For each: `--help` exits 0, names every option the command takes and
+ * gives the exit codes; an unknown flag exits 2 naming it; a failure exits 2. Each command that reads a stack
+ * (its usage names `--stack`, but for {@link WRITES_STACK}) takes `PULUMI_STACK`, and `--stack` wins over it.
+ * And `unmanaged --json` still works, saying on stderr it is deprecated.
+ *
+ * The stack commands run the real Pulumi CLI on a file backend that holds no stack, so each fails naming the stack
+ * it was asked for: nothing else is needed to see which one it read.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { runBin } from "./harness/bin";
+
+const LONG = 300_000;
+/** A Pulumi project folder (any will do: the stacks asked for do not exist). */
+const PROJECT = path.join(REPO_ROOT, "examples", "drift-detection", "program");
+/** Commands whose `--stack` names a stack they write (config), not one they read: `PULUMI_STACK` is not theirs. */
+const WRITES_STACK = new Set(["export"]);
+/** The exit-code lines every `--help` ends with (frame.ts `exitCodesUsage`). */
+const EXIT_LINES = [/^exit codes \(the same for every platform-pulumi command\):$/m, /^ {2}0 {2}/m, /^ {2}1 {2}/m, /^ {2}2 {2}could not run: bad arguments/m];
+
+let backend: string;
+let busy: Server;
+let busyPort: number;
+
+/** A command's environment: the CLI on PATH, an empty file backend, an API nobody answers on; plus `extra`. */
+function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}`,
+    HOME: process.env["HOME"],
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PLATFORM_API_URL: `http://127.0.0.1:${busyPort}`,
+    PLATFORM_TOKEN: "plat_test_token_0000000000000000",
+    NO_COLOR: "1",
+    ...extra,
+  };
+}
+
+/** The commands `platform-pulumi --help` lists. */
+async function commands(): Promise<string[]> {
+  const r = await runBin(["--help"], envFor());
+  expect(r.code, r.stderr).toBe(0);
+  const list = r.stdout.split("\ncommands:\n")[1]!.split("\n\n")[0]!;
+  return [...list.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!);
+}
+
+/** The flags a usage's option lines name (`  --cwd <dir>  …`, `  -h, --help  …`). */
+function flagsOf(help: string): string[] {
+  return [...new Set([...help.matchAll(/^ {2,}(?:-h, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!))];
+}
+
+/** Whether the command's usage says it reads a stack. */
+function readsStack(cmd: string, help: string): boolean {
+  return flagsOf(help).includes("--stack") && !WRITES_STACK.has(cmd);
+}
+
+/** A run of each command that cannot succeed and is not a usage error, for the commands that read no stack. */
+function failingRun(cmd: string): string[] {
+  const runs: Record<string, string[]> = {
+    // The API (PLATFORM_API_URL) is a port that takes connections and never answers: --timeout ends it.
+    export: ["--org", "a".repeat(40), "--out", path.join(backend, "out"), "--timeout", "2s"],
+    // A port already taken.
+    emulator: ["--port", String(busyPort), "--no-parent-watch"],
+  };
+  const r = runs[cmd];
+  if (!r) throw new Error(`no failing run for "${cmd}": add one to failingRun (or make its usage name --stack, if it reads one)`);
+  return r;
+}
+
+beforeAll(async () => {
+  backend = mkdtempSync(path.join(tmpdir(), "cli-frame-"));
+  busy = createServer(() => undefined);
+  await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+  busyPort = (busy.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await new Promise((r) => busy?.close(r));
+  if (backend) rmSync(backend, { recursive: true, force: true });
+});
+
+describe("every command's --help", () => {
+  it("exits 0 with the usage on stdout, names its options (each accepted) and gives the exit codes", async () => {
+    const cmds = await commands();
+    expect(cmds).toEqual(expect.arrayContaining(["emulator", "recover", "unmanaged", "export", "access", "drift", "gate"]));
+    for (const cmd of cmds) {
+      for (const h of ["--help", "-h"]) {
+        const r = await runBin([cmd, h], envFor());
+        expect(r.code, `${cmd} ${h}: ${r.stderr}`).toBe(0);
+        expect(r.stdout, cmd).toMatch(new RegExp(`^usage: (platform-pulumi|npm run emulator --) ${cmd === "emulator" ? "" : cmd}`));
+        for (const line of EXIT_LINES) expect(r.stdout, `${cmd}: ${String(line)}`).toMatch(line);
+      }
+      const help = (await runBin([cmd, "--help"], envFor())).stdout;
+      const flags = flagsOf(help);
+      expect(flags, cmd).toEqual(expect.arrayContaining(["--help", "--timeout"].filter((f) => cmd !== "emulator" || f === "--help")));
+      if (readsStack(cmd, help)) {
+        expect(flags, cmd).toEqual(expect.arrayContaining(["--stack", "--cwd"]));
+        expect(help, `${cmd} names PULUMI_STACK`).toMatch(/--stack <name> +the stack \(required; or PULUMI_STACK\)/);
+      }
+      // Each flag it names is one it takes: with a value when its line gives one (`--cwd <dir>`), else alone.
+      const takesValue = new Set([...help.matchAll(/^ {2,}(--[a-z][a-z-]*) [^ ]/gm)].map((m) => m[1]!));
+      const named = flags.filter((f) => f !== "--help");
+      for (let i = 0; i < named.length; i += 3) {
+        // Three at a time: the machine is shared.
+        const runs = await Promise.all(named.slice(i, i + 3).map(async (flag) => ({ flag, r: await runBin([cmd, takesValue.has(flag) ? `${flag}=x` : flag, "--help"], envFor()) })));
+        for (const { flag, r } of runs) expect(r.code, `${cmd} ${flag}: ${r.stderr}`).toBe(0);
+      }
+    }
+  }, LONG);
+});
+
+describe("an unknown flag", () => {
+  it("exits 2 for every command, naming the flag on stderr, with the usage", async () => {
+    for (const cmd of await commands()) {
+      const r = await runBin([cmd, "--no-such-flag"], envFor());
+      expect(r.code, cmd).toBe(2);
+      expect(r.stderr, cmd).toContain("'--no-such-flag'");
+      expect(r.stderr, cmd).toMatch(/\nusage: /);
+      expect(r.stdout, cmd).toBe("");
+    }
+  }, LONG);
+});
+
+describe("the stack a command reads", () => {
+  it("is PULUMI_STACK when --stack is not given, --stack when both are, and a usage error when neither is", async () => {
+    let readers = 0;
+    for (const cmd of await commands()) {
+      const help = (await runBin([cmd, "--help"], envFor())).stdout;
+      if (!readsStack(cmd, help)) continue;
+      readers++;
+      const fromEnv = await runBin([cmd, "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" }));
+      expect(fromEnv.code, `${cmd}: ${fromEnv.stderr}`).toBe(2);
+      expect(fromEnv.stderr, cmd).toContain("'from-env-stack'"); // pulumi: no stack named 'from-env-stack' found
+      expect(fromEnv.stderr, cmd).not.toMatch(/--stack is required/);
+
+      const both = await runBin([cmd, "--stack", "from-flag-stack", "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" }));
+      expect(both.code, `${cmd}: ${both.stderr}`).toBe(2);
+      expect(both.stderr, cmd).toContain("'from-flag-stack'");
+      expect(both.stderr, cmd).not.toContain("from-env-stack");
+
+      const neither = await runBin([cmd, "--cwd", PROJECT], envFor());
+      expect(neither.code, cmd).toBe(2);
+      expect(neither.stderr, cmd).toMatch(/^platform-pulumi [a-z]+: --stack is required \(or set PULUMI_STACK\)\nusage: /);
+    }
+    expect(readers).toBeGreaterThanOrEqual(5); // drift, gate, access, unmanaged, recover
+  }, LONG);
+});
+
+describe("a failure", () => {
+  it("exits 2 for every command, the reason on stderr and no usage (it is not a bad argument)", async () => {
+    for (const cmd of await commands()) {
+      const help = (await runBin([cmd, "--help"], envFor())).stdout;
+      const args = readsStack(cmd, help) ? ["--stack", "no-such-stack", "--cwd", PROJECT] : failingRun(cmd);
+      const r = await runBin([cmd, ...args], envFor());
+      expect(r.code, `${cmd}: ${r.stderr}`).toBe(2);
+      // The reason: the stack the CLI could not find; the deadline; the port in use.
+      expect(r.stderr, cmd).toMatch(readsStack(cmd, help) ? /no stack named 'no-such-stack'/ : cmd === "emulator" ? /^emulator: .*EADDRINUSE/ : new RegExp(`^platform-pulumi ${cmd}: `));
+      if (cmd !== "emulator") expect(r.stderr, cmd).not.toMatch(/^usage: /m);
+    }
+  }, LONG);
+});
+
+describe("unmanaged --json", () => {
+  it("still prints JSON, as --format json does, and says on stderr that it is deprecated", async () => {
+    const r = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json"], envFor());
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^platform-pulumi unmanaged: --json is deprecated; use --format json\n/);
+    expect((JSON.parse(r.stdout) as { stack: string; error: { message: string } }).stack).toBe("no-such-stack");
+    const f = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--format", "json"], envFor());
+    expect(f.stderr).not.toContain("deprecated");
+    expect(JSON.parse(f.stdout)).toEqual(JSON.parse(r.stdout));
+    const clash = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json", "--format", "table"], envFor());
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('--json and --format "table" disagree');
+  }, LONG);
+});
