@@ -10,7 +10,7 @@
  * it was asked for: nothing else is needed to see which one it read.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +28,7 @@ const EXIT_LINES = [/^exit codes \(the same for every platform-pulumi command\):
 let backend: string;
 let busy: Server;
 let busyPort: number;
+const held = new Set<Socket>();
 
 /** A command's environment: the CLI on PATH, an empty file backend, an API nobody answers on; plus `extra`. */
 function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -77,12 +78,14 @@ function failingRun(cmd: string): string[] {
 
 beforeAll(async () => {
   backend = mkdtempSync(path.join(tmpdir(), "cli-frame-"));
-  busy = createServer(() => undefined);
+  // Takes connections and never answers; what it holds is dropped at the end.
+  busy = createServer((socket) => void held.add(socket));
   await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
   busyPort = (busy.address() as { port: number }).port;
 });
 
 afterAll(async () => {
+  for (const s of held) s.destroy();
   await new Promise((r) => busy?.close(r));
   if (backend) rmSync(backend, { recursive: true, force: true });
 });

@@ -115,9 +115,29 @@ describe("unmanaged with a token the API rejects", () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/platform-pulumi unmanaged: .*\(code 16, HTTP 401\)/);
     expect(r.stderr).toContain(UNAUTHENTICATED_HINT);
-    const j = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--json"], envFor(WRONG));
+    const j = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG));
     expect(j.code, j.stderr).toBe(2);
     expect((JSON.parse(j.stdout) as { error: { message: string } }).error.message).toMatch(/\(code 16, HTTP 401\)/);
+  }, LONG);
+});
+
+describe("unmanaged on a stack it can read (the one argument frame, provider/commands/frame.ts)", () => {
+  it("--json still prints the JSON --format json prints, with a deprecation warning; PULUMI_STACK names the stack; --format markdown", async () => {
+    const formatJson = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor());
+    expect([0, 1], formatJson.stderr).toContain(formatJson.code);
+    expect(formatJson.stderr).toBe("");
+    const rows = JSON.parse(formatJson.stdout) as unknown[];
+    expect(Array.isArray(rows)).toBe(true);
+    const json = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--json"], envFor());
+    expect(json.code, json.stderr).toBe(formatJson.code);
+    expect(json.stderr).toBe("platform-pulumi unmanaged: --json is deprecated; use --format json\n");
+    expect(JSON.parse(json.stdout)).toEqual(rows);
+    const fromEnv = await runBin(["unmanaged", "--cwd", drift, "--format", "json"], envFor({ PULUMI_STACK: "cnr" }));
+    expect(fromEnv.code, fromEnv.stderr).toBe(formatJson.code);
+    expect(JSON.parse(fromEnv.stdout)).toEqual(rows);
+    const md = await runBin(["unmanaged", "--cwd", drift, "--format", "markdown"], envFor({ PULUMI_STACK: "cnr" }));
+    expect(md.code, md.stderr).toBe(formatJson.code);
+    expect(md.stdout).toMatch(/^### platform-pulumi unmanaged on stack `cnr`\n/);
   }, LONG);
 });
 
