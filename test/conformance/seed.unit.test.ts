@@ -48,7 +48,7 @@ const CHILD = /^[0-9a-f]{16}$/;
 
 /** Declares the test for seed rule `id`; the id must be in SEED_RULES. */
 function rule(id: string, behaviour: string, fn: () => Promise<void>, timeout?: number): void {
-  if (!SEED_RULES.some((r) => r.id === id)) throw new Error(`seed.test.ts: "${id}" is not a rule id in seed-rules.ts`);
+  if (!SEED_RULES.some((r) => r.id === id)) throw new Error(`seed.unit.test.ts: "${id}" is not a rule id in seed-rules.ts`);
   tested.add(id);
   it(`${id}: ${behaviour}`, fn, timeout);
 }

@@ -469,7 +469,7 @@ describe("groupInvites", () => {
   });
 });
 
-describe("repos and tags (seeded; their writes are in registry.test.ts)", () => {
+describe("repos and tags (seeded; their writes are in registry.unit.test.ts)", () => {
   it("lists and gets the seeded repos", async () => {
     const repos = await listAll(emu, "repos");
     expect(repos.map((r) => r.name).sort()).toEqual(["nginx", "python"]);

@@ -115,7 +115,7 @@ const WRITABLE: Writable[] = [
     named: false,
   },
   {
-    // Repo names follow the OCI repository-name grammar and are unique within a group (registry.test.ts), so
+    // Repo names follow the OCI repository-name grammar and are unique within a group (registry.unit.test.ts), so
     // the group-name rules of `named` do not apply.
     c: "repos",
     body: async () => ({ name: `repo-${++n}`, description: "d" }),
