@@ -15,6 +15,7 @@ import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { dottedName } from "../provider/capabilities";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { removeStack, stackEnv, upStack, withBinding } from "./harness/stack";
 
 const LONG = 300_000;
 const STACK = "access-review";
@@ -49,18 +50,15 @@ beforeAll(async () => {
   // The pull request: the GitLab release pipeline (a CI identity in engineering/platform/ci-cd) becomes editor
   // of engineering/platform, the mid-level group above it.
   changed = path.join(backend, "org-changed.yaml");
-  writeFileSync(changed, `${readFileSync(orgFile, "utf8").trimEnd()}\n  - identity: engineering/platform/ci-cd/gitlab-release\n    group: engineering/platform\n    role: editor\n`);
+  writeFileSync(changed, withBinding(readFileSync(orgFile, "utf8"), { identity: "engineering/platform/ci-cd/gitlab-release", group: "engineering/platform", role: "editor" }));
   const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
-  cli = new PulumiCli({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: orgFile } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...platform, ORG_FILE: changed, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  cli = await upStack({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: orgFile } });
+  env = stackEnv(backend, { ...platform, ORG_FILE: changed });
 }, LONG);
 
 afterAll(async () => {
   await emu?.close();
-  if (backend) rmSync(backend, { recursive: true, force: true });
-  rmSync(path.join(REPO_ROOT, `Pulumi.${STACK}.yaml`), { force: true });
+  removeStack(REPO_ROOT, STACK, backend);
 });
 
 describe("platform-pulumi access", () => {

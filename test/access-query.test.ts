@@ -5,13 +5,14 @@
  * request (`gitlab-release` bound `editor` at `/engineering/platform`); `--can` exit 0 yes and 1 no; exit 2 with
  * the flag, the value and what is allowed for bad input. The README's examples are this test's output.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import type { CanJson, WhoCanJson } from "../provider/access/query";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { removeStack, stackEnv, upStack, withBinding } from "./harness/stack";
 import { runBin } from "./harness/bin";
 
 const LONG = 300_000;
@@ -35,18 +36,15 @@ beforeAll(async () => {
   // The pull request the plan holds: gitlab-release (a CI identity in engineering/platform/ci-cd) becomes editor of
   // engineering/platform.
   const changed = path.join(backend, "org-changed.yaml");
-  writeFileSync(changed, `${readFileSync(ORG, "utf8").trimEnd()}\n  - identity: engineering/platform/ci-cd/gitlab-release\n    group: engineering/platform\n    role: editor\n`);
+  writeFileSync(changed, withBinding(readFileSync(ORG, "utf8"), { identity: "engineering/platform/ci-cd/gitlab-release", group: "engineering/platform", role: "editor" }));
   const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
-  const cli = new PulumiCli({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: ORG } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...platform, ORG_FILE: changed, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  await upStack({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: ORG } });
+  env = stackEnv(backend, { ...platform, ORG_FILE: changed });
 }, LONG);
 
 afterAll(async () => {
   await emu?.close();
-  if (backend) rmSync(backend, { recursive: true, force: true });
-  rmSync(path.join(REPO_ROOT, `Pulumi.${STACK}.yaml`), { force: true });
+  removeStack(REPO_ROOT, STACK, backend);
 });
 
 describe("platform-pulumi access --who-can", () => {

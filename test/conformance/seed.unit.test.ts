@@ -4,43 +4,16 @@
  * reporter turns the passing ones into the `seed coverage` line; the last test here fails when a rule has
  * neither a test in this file nor a reason.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
 import { DEFAULT_RETRY } from "../../provider/client/retry";
 import { deleteGroupPatiently } from "../../provider/resources/lifecycle";
 import { groupChildren } from "../../provider/resources/registry";
 import { Empty, Group, Identity, Repo, Role, RoleBinding } from "../../provider/client/schemas";
-import {
-  BAD_REQUEST,
-  ERROR_INFO,
-  PRECONDITION_FAILURE,
-  RFC3339_MS,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectList,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  fieldViolations,
-  getRow,
-  http,
-  jwtPayload,
-  listAll,
-  listPage,
-  mkGroup,
-  pool,
-  qs,
-  sleep,
-  type CollectionName,
-  type Json,
-} from "./helpers";
+import { BAD_REQUEST, ERROR_INFO, PRECONDITION_FAILURE, RFC3339_MS, api, base, builtinRole, create, expectInvalid, expectList, expectOk, expectPrecondition, expectStatus, fieldViolations, getRow, http, jwtPayload, listAll, listPage, mkGroup, pool, qs, sleep, type CollectionName, type Json } from "./helpers";
 import { SEED_RULES, seedCoverage } from "./seed-rules";
+import { useEmulator } from "../harness/emulator";
 
-let emu: Emulator;
 let viewer: string;
 let n = 0;
 const tested = new Set<string>();
@@ -67,12 +40,8 @@ async function actor(group: string, role: string | undefined, subject = `actor-$
   return { uid: i.uid, token: res.body.token };
 }
 
-beforeAll(async () => {
-  emu = await startEmulator();
+const emu = useEmulator(undefined, async () => {
   viewer = await builtinRole(emu, "viewer");
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 describe("§1 What the service does", () => {

@@ -46,7 +46,7 @@ export function installUnitGuard(): void {
   const cp = createRequire(path.join(REPO_ROOT, "package.json"))("node:child_process") as Record<string, (...a: unknown[]) => unknown>;
   if ((cp.spawn as { unitGuard?: true }).unitGuard) return;
   for (const name of ["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"]) {
-    const original = cp[name];
+    const original = cp[name]!;
     const guarded = Object.assign(
       (...a: unknown[]) => {
         // fork(modulePath, args) runs node on modulePath; the others take the command first.
