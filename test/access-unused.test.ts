@@ -72,6 +72,11 @@ async function exchange(subject: string, identity: string): Promise<number> {
 const live = "2099-12-31";
 const expired = "2020-01-31";
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir);
+});
+
 beforeAll(async () => {
   emu = await startStandalone(["--control"]);
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
@@ -83,11 +88,6 @@ beforeAll(async () => {
   expect(await exchange("system:serviceaccount:argocd:argocd-application-controller", uids["platform/argo/argo-sync"]!)).toBe(200);
   env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  removeStack(program, STACK, dir);
-});
 
 describe("platform-pulumi access --unused", () => {
   it("reports the identity holding critical access that exchanged no token in the window, not the one that did", async () => {

@@ -84,6 +84,11 @@ async function call(method: string, url: string, token: string, body?: unknown):
   return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir);
+});
+
 beforeAll(async () => {
   emu = await startStandalone();
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
@@ -92,11 +97,6 @@ beforeAll(async () => {
   cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
   env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  removeStack(program, STACK, dir);
-});
 
 describe("the gate judges the change", () => {
   it("the org unchanged passes: its findings are listed as already present; --all judges the whole stack", async () => {

@@ -66,6 +66,11 @@ let issuer: string;
 
 const release = (name: string, subject: string) => ({ name, claimMatch: { issuer, subject }, role: "owner" });
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir, inRepo);
+});
+
 beforeAll(async () => {
   emu = await startStandalone();
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
@@ -82,11 +87,6 @@ beforeAll(async () => {
   cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base, ROOT_IDENTITIES: JSON.stringify([release("release", "repo:my-org/release")]) } });
   env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  removeStack(program, STACK, dir, inRepo);
-});
 
 /** Runs `platform-pulumi <command> --format sarif` on the stack with `file` as the org file and `roots` as root identities. */
 function sarif(command: "gate" | "access" | "drift", file: string, roots: ReturnType<typeof release>[], args: string[] = []) {
