@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { request as httpRequest, type ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vm from "node:vm";
@@ -35,7 +35,7 @@ import { writeOrgFile } from "../provider/export/yaml";
 import { splitModel, writeSplitIndex, writeSplitProjects } from "../provider/export/split";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { mkGroup, raw } from "./helpers";
-import { useLoopbackServers } from "./harness/loopback";
+import { proxyTo, useLoopbackServers } from "./harness/loopback";
 
 const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 let emu: Emulator;
@@ -69,20 +69,12 @@ afterAll(async () => {
  * path, without the query) before it goes back.
  */
 async function hostileProxy(rewrite: (path: string, body: any) => any): Promise<string> {
-  return serve((req, res) => {
-    const headers = { ...req.headers };
-    delete headers.host;
-    const up = httpRequest(`${emu.url}${req.url}`, { method: req.method, headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on("data", (c: Buffer) => chunks.push(c));
-      answer.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const body = text ? JSON.parse(text) : undefined;
-        json(res, answer.statusCode ?? 500, answer.statusCode === 200 ? rewrite((req.url ?? "").split("?")[0]!, body) : body);
-      });
-    });
-    req.pipe(up);
-  });
+  return serve(
+    proxyTo(emu.url, ({ status, text, path }) => {
+      const body = text ? JSON.parse(text) : undefined;
+      return { status, text: JSON.stringify(status === 200 ? rewrite(path, body) : body) };
+    }),
+  );
 }
 
 /** Is `p` the List path of `collection` (e.g. `/iam/v2beta1/groups`)? */

@@ -44,6 +44,13 @@ const emu = useEmulator(undefined, async () => {
   viewer = await builtinRole(emu, "viewer");
 });
 
+/** DELETE of `path` answers 200 with an empty body. */
+async function expectEmptyDelete(path: string): Promise<void> {
+  const res = await api(emu, "DELETE", path);
+  expect(res.status).toBe(200);
+  expect(res.body ?? {}).toEqual({});
+}
+
 describe("§1 What the service does", () => {
   rule("§1 table IAM", "every IAM collection serves List, Get, Create, Update (PATCH) and Delete (group invites: no Update, as in the vendor's API)", async () => {
     const g = await fresh();
@@ -440,9 +447,7 @@ describe("§4 Endpoints", () => {
   });
   rule("§4 endpoint DELETE /iam/v2beta1/groups/{group_uid}", "answers an empty body", async () => {
     const g = await fresh();
-    const res = await api(emu, "DELETE", `/iam/v2beta1/groups/${g}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/groups/${g}`);
   });
   rule("§4 endpoint POST /iam/v2beta1/identities/{group_uid}", "creates from name, description and claimMatch and answers the Identity", async () => {
     const g = await fresh();
@@ -451,9 +456,7 @@ describe("§4 Endpoints", () => {
   });
   rule("§4 endpoint DELETE /iam/v2beta1/identities/{identity_uid}", "answers an empty body", async () => {
     const i = await create(emu, "identities", await fresh(), identityBody("endpoint-del"));
-    const res = await api(emu, "DELETE", `/iam/v2beta1/identities/${i.uid}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/identities/${i.uid}`);
   });
   rule("§4 endpoint GET /iam/v2beta1/roles", "answers a List envelope with roles without any parameter", async () => {
     expect(expectList(await api(emu, "GET", "/iam/v2beta1/roles"), "roles", Role).items.length).toBeGreaterThan(0);
@@ -468,9 +471,7 @@ describe("§4 Endpoints", () => {
     const g = await fresh();
     const i = await create(emu, "identities", g, identityBody("endpoint-rb-del"));
     const b = await create(emu, "roleBindings", g, { identityUid: i.uid, roleUid: viewer });
-    const res = await api(emu, "DELETE", `/iam/v2beta1/roleBindings/${b.uid}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/roleBindings/${b.uid}`);
   });
   rule("§4 endpoint GET /registry/v2beta1/repos", "answers a List envelope with repos", async () => {
     expect(expectList(await api(emu, "GET", "/registry/v2beta1/repos"), "repos", Repo).items.length).toBeGreaterThan(0);
