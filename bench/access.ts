@@ -1,7 +1,7 @@
 /**
  * `npm run --silent build && node dist/bench/access.js`: the wall time of `platform-pulumi access --current`,
  * `access --unused` and one `access --who-can` on a stack of `BENCH_RESOURCES` resources (default 3,000), the
- * last two as ratios against the first, measured in the same run (README "Performance").
+ * last two as ratios against the first, measured in the same run (docs/performance.md, "Access on a large stack").
  *
  * `pulumi up` of the main job's org (examples/org-setup/org.yaml: 13 groups, 4 identities, 5 bindings) on the
  * emulator gives a real state; that state is replicated (each copy under its own top-level groups, with its own

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:split`: the generated org (bench/programs/org: groups nested 4 deep, an identity and a binding per
  * group) converged as one stack against the same org laid out as a set of stacks, the layout `platform-pulumi
- * export --layout split` writes (README, Export): a root stack with the top groups, exporting their uids, and child
+ * export --layout split` writes (docs/export.md): a root stack with the top groups, exporting their uids, and child
  * stacks that read them through a StackReference and declare everything under their top groups.
  *
  * Sides, each `up`, `refresh --yes` and `destroy` against the emulator, interleaved per operation (all sides' `up`,

@@ -114,26 +114,30 @@ export class SettingsError extends PlatformError {
 }
 
 /**
- * Every stack config key of this package, without the `platform:` namespace: the settings table above, in its
- * order. {@link resolveSettings} reads exactly these (a test holds the two together) and
- * {@link unknownConfigKeys} judges the keys a stack sets against them.
+ * Every stack config key of this package, without the `platform:` namespace, with its type, environment variable
+ * and description: the settings table above, in its order. {@link resolveSettings} reads exactly these (a test
+ * holds the two together), {@link unknownConfigKeys} judges the keys a stack sets against them, and the package
+ * schema's `config` and provider inputs are generated from it (`provider/schema/`).
  */
-export const CONFIG_KEYS = [
-  "apiUrl",
-  "token",
-  "identity",
-  "authUrl",
-  "orgUid",
-  "apiVersion",
-  "retryMaxAttempts",
-  "retryBaseDelayMs",
-  "retryMaxDelayMs",
-  "readAhead",
-  "requestDeadlineMs",
-  "maxResponseBytes",
-  "maxPages",
-  "maxWalkBytes",
-] as const;
+export const CONFIG_VARIABLES = {
+  apiUrl: { type: "string", env: "PLATFORM_API_URL", description: "Base URL of the Platform API (http or https), e.g. `https://console-api.enforce.dev`. Required." },
+  token: { type: "string", env: "PLATFORM_TOKEN", secret: true, description: "API token (a bearer token). Set it as a secret: `pulumi config set --secret platform:token …`. Without it, workload identity (`identity`) is used." },
+  identity: { type: "string", env: "PLATFORM_IDENTITY", description: "uid of an identity to assume with workload identity: an OIDC token (`PLATFORM_IDENTITY_TOKEN` or `PLATFORM_IDENTITY_TOKEN_FILE`) is exchanged at `authUrl` for an API token." },
+  authUrl: { type: "string", env: "PLATFORM_AUTH_URL", description: "Base URL of the token exchange (seed §5); default the `apiUrl`." },
+  orgUid: { type: "string", env: "PLATFORM_ORG_UID", description: "uid of the organization's root group, for programs and commands that need it; default none." },
+  apiVersion: { type: "string", env: "PLATFORM_API_VERSION", description: "The API version segment in paths, `v<N>…`; default `v2beta1`." },
+  retryMaxAttempts: { type: "integer", env: "PLATFORM_RETRY_MAX_ATTEMPTS", description: "Attempts per request when a failure is retryable; default 5." },
+  retryBaseDelayMs: { type: "integer", env: "PLATFORM_RETRY_BASE_DELAY_MS", description: "Base retry delay in milliseconds; default 250." },
+  retryMaxDelayMs: { type: "integer", env: "PLATFORM_RETRY_MAX_DELAY_MS", description: "Longest retry delay in milliseconds; default 8000." },
+  readAhead: { type: "boolean", env: "PLATFORM_READ_AHEAD", description: "Whether refresh reads may be answered from rows listed ahead of them; with `false` every read is a GET or a List by `uidp.ids` of reads in flight together. Default `true`." },
+  requestDeadlineMs: { type: "integer", env: "PLATFORM_REQUEST_DEADLINE_MS", description: "Deadline of one request, in milliseconds; default 120000." },
+  maxResponseBytes: { type: "integer", env: "PLATFORM_MAX_RESPONSE_BYTES", description: "Largest response body accepted, in bytes; default 33554432." },
+  maxPages: { type: "integer", env: "PLATFORM_MAX_PAGES", description: "Most pages one listing walks; default 10000." },
+  maxWalkBytes: { type: "integer", env: "PLATFORM_MAX_WALK_BYTES", description: "Most List bytes held by one listing walk, in bytes; default 268435456." },
+} as const satisfies Record<string, { type: "string" | "integer" | "boolean"; env: string; secret?: boolean; description: string }>;
+
+/** Every `platform:*` stack config key this package reads ({@link CONFIG_VARIABLES}' keys). */
+export const CONFIG_KEYS = Object.keys(CONFIG_VARIABLES) as ReadonlyArray<keyof typeof CONFIG_VARIABLES>;
 
 /** A `platform:*` stack config key this package does not read, and the known key nearest to it. */
 export interface UnknownConfigKey {

@@ -3,18 +3,18 @@
  * (examples/org-setup/org.yaml) on the emulator in another process, with the real Pulumi CLI: holders listed
  * directly and by escalation with their shortest path, on the state (`--current`) and on the plan of a pull
  * request (`gitlab-release` bound `editor` at `/engineering/platform`); `--can` exit 0 yes and 1 no; exit 2 with
- * the flag, the value and what is allowed for bad input. The README's examples are this test's output.
+ * the flag, the value and what is allowed for bad input. The examples of docs/access.md (and README.md's) are this test's output.
  */
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CanJson, WhoCanJson } from "../provider/access/query";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { readDocs } from "./harness/docs";
 import { binOnStack, useReviewStack } from "./harness/stack";
 
 const LONG = 300_000;
 const STACK = "access-query";
-const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+// README.md and docs/ (docs/access.md holds the examples; README.md quotes the --can "no").
+const README = readDocs();
 
 /** The main job's org deployed, and the pull request's org file (gitlab-release bound editor at engineering/platform). */
 const rs = useReviewStack(STACK, LONG);

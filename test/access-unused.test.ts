@@ -1,5 +1,5 @@
 /**
- * Unused access and exclusions as code (README "Access review", "Policy as code"), as a team meets them: the
+ * Unused access and exclusions as code (docs/access.md, docs/policy.md), as a team meets them: the
  * built bin (`platform-pulumi access --unused`, `platform-pulumi gate`) and the real Pulumi CLI with the shipped
  * pack, against the emulator in another process (`dist/emulator/cli.js --control`), on the gate's org
  * (test/fixtures/gate/org.yaml: gha-deployer editor at /platform, argo-sync editor at /platform/argo, two viewers).

@@ -86,7 +86,7 @@ describe("the main job (npm start)", () => {
 });
 
 /**
- * The README's "Pointing at a real API": `PLATFORM_API_URL=… PLATFORM_TOKEN=… PLATFORM_ORG_UID=… npm start`
+ * docs/testing.md's "Pointing at a real API": `PLATFORM_API_URL=… PLATFORM_TOKEN=… PLATFORM_ORG_UID=… npm start`
  * against an API in another process (the standalone emulator), from a folder laid out as a fresh clone after
  * `npm ci` (package.json, Pulumi.yaml, the org file, the build, node_modules and the CLI marker that
  * ensure-pulumi writes) and no `.pulumi-work/state`. Issue 9: this stopped at once on the missing state folder.

@@ -1,5 +1,5 @@
 /**
- * Every command tells why it could not run (README, "Exit codes"), through the built bin against the standalone
+ * Every command tells why it could not run (docs/cli.md, "Exit codes"), through the built bin against the standalone
  * emulator (another process) and the real Pulumi CLI: the reason on stderr and in the JSON or Markdown it prints,
  * exit code 2, the same for every command. And the report commands' `--timeout`: past it, a clear error and exit 2,
  * against a server (another process) that never answers.

@@ -1,5 +1,5 @@
 /**
- * Parsing is bounded in depth through the real Pulumi CLI (README "Against a misbehaving server"): a stack made
+ * Parsing is bounded in depth through the real Pulumi CLI (docs/security.md "Against a misbehaving server"): a stack made
  * against the emulator, then read through a proxy that adds 20,000-deep JSON to every answer: `pulumi refresh`
  * fails naming the request and the limit, not with "Maximum call stack size exceeded".
  */

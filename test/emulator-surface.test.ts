@@ -1,6 +1,6 @@
 /**
  * The standalone emulator (its own process, `--control`) authenticates the path it routes, and its control
- * surface refuses what a web page could send it (README "Emulator"): raw requests over a socket, so the test
+ * surface refuses what a web page could send it (docs/emulator.md): raw requests over a socket, so the test
  * controls every byte of the request line and the `Host` header.
  *
  * - Every API prefix, with any of its letters percent-encoded (upper or lower hex, or encoded twice), needs a

@@ -4,7 +4,7 @@
  * the same identity and role at the same group, and five Identities with the same name, description and claims,
  * created in one `pulumi up` while the emulator commits creates and drops their responses. Each run must end with
  * exactly the declared objects on the server and in the state, every one usable, and no failure. Also: every
- * answer lost every time, a killed `up` then `platform-pulumi recover`, and two stacks at once (README "Creates
+ * answer lost every time, a killed `up` then `platform-pulumi recover`, and two stacks at once (docs/resources-guide.md "Creates
  * under faults").
  */
 import { spawn } from "node:child_process";
@@ -155,7 +155,7 @@ describe.each<Kind>(["invites", "bindings"])("six identical %s with 40%% of crea
  * serializes only its own creates, so each sees the other's objects inside its windows. Lost answers (committed
  * creates) leave the lost create's own copy among the candidates, so it is refused rather than guessed: no
  * object in two states, an `up` that exits 0 holds exactly its five, and whatever no state holds was named by a
- * failed `up` (README "Creates under faults"). Rejected creates (UNAVAILABLE before anything is committed) are run too;
+ * failed `up` (docs/resources-guide.md "Creates under faults"). Rejected creates (UNAVAILABLE before anything is committed) are run too;
  * there only the last of these is promised, since a lone candidate in the window may be the other stack's.
  */
 describe.each<Kind>(["invites", "bindings"])("two stacks creating five identical %s each in one group at once", (kind) => {

@@ -103,8 +103,8 @@ stepTest("a program through the real Pulumi CLI (token from secret stack config)
     await cli.ok(["config", "set", "--secret", "platform:token", emu.token]);
   },
   steps: [
-    // README "Where a token ends up": the engine's own verbose log prints the default provider's inputs, secret
-    // stack config included. That is Pulumi's logging, not this package's; the README says it, and this shows it.
+    // docs/configuration.md "Where a token ends up": the engine's own verbose log prints the default provider's inputs, secret
+    // stack config included. That is Pulumi's logging, not this package's; docs/configuration.md says it, and this shows it.
     {
       name: "pulumi preview -v=9 --logtostderr prints the secret config token in plain text (Pulumi's logging)",
       command: null,

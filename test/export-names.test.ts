@@ -1,5 +1,5 @@
 /**
- * Generated identifiers never collide (README "Export"): an org whose names are the generator's own identifiers
+ * Generated identifiers never collide (docs/export.md): an org whose names are the generator's own identifiers
  * (`uids`, `pulumi`, `org`, `org-uid`, `config`, `counts`), reserved words (`class`, `delete`), names equal once
  * camel-cased (`a-b`, `a_b`, `a.b`, `a b`), and objects of other kinds with the same names, referred to across top-level groups (so a split set's stacks import and export them), exported
  * through the built bin in every layout and format; each project is installed against the packed tarball and

@@ -1,6 +1,6 @@
 /**
  * The checks before anything is read or declared: `platform-pulumi export`'s options (`checkExportOptions`), and
- * the org file's and `Org`'s outside references (README "`Org` in a split layout"), which the split YAML export
+ * the org file's and `Org`'s outside references (docs/org.md "`Org` in a split layout"), which the split YAML export
  * writes. Each bad input's error names the field, its value and what is allowed.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi export --layout split --format yaml` (README "Export: one stack per top-level group"), through
+ * `platform-pulumi export --layout split --format yaml` (docs/export.md "One stack per top-level group"), through
  * the built bin and the real CLI on the emulator: an org with three top-level groups and references across them
  * that the org file can hold (a binding in one team's group of another team's identity, a team's custom role bound
  * to another team's identity) plus what it cannot (an identity in the root group, an account association, a tag),

@@ -1,5 +1,5 @@
 /**
- * `platform-pulumi export --layout split` (README "Export: one stack per top-level group"), through the real CLI on
+ * `platform-pulumi export --layout split` (docs/export.md "One stack per top-level group"), through the real CLI on
  * the emulator: an org with three top-level groups and references across them (a binding at the root of a team's
  * identity, a root role bound in a team, a binding in one team of another team's identity, a repo syncing from
  * another team's repo) exported as a set of projects, installed against the packed tarball, then:

@@ -4,7 +4,7 @@
  * on an org declared through `Org` (test/fixtures/gate/org.yaml; bindings at the root group from ROOT_BINDINGS).
  *
  * The org is brought up once; each pull request is the program run with another org file (or root bindings), judged
- * by `gate` against the stack's state. Cases (README "Policy gate" and "Access review"):
+ * by `gate` against the stack's state. Cases (docs/policy.md "The gate" and docs/access.md):
  * - the org unchanged passes, its findings already present (a deploy identity bound at its group's parent is
  *   critical but not new); `--all` judges the whole stack and fails;
  * - a description edited and a group added: passes, no access gained;

@@ -1,5 +1,5 @@
 /**
- * Against a misbehaving server (README "Against a misbehaving server"), memory and stack: servers on loopback in
+ * Against a misbehaving server (docs/security.md "Against a misbehaving server"), memory and stack: servers on loopback in
  * this process, the built bin in its own.
  *
  * - Every List walk is bounded in bytes: valid 30 MB pages with fresh page tokens and no `totalCount` end with a
@@ -125,7 +125,7 @@ describe("every List walk is bounded in bytes", () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(2);
     expect(r.stderr).toMatch(/platform-pulumi export: GET \/iam\/v2beta1\/groups: the listing is larger than the client holds: \d+ pages of \d+ bytes.*over the 268435456 bytes of setting platform:maxWalkBytes \(PLATFORM_MAX_WALK_BYTES\)/);
     const rss = Number(readFileSync(rssFile, "utf8"));
-    // Measured 1.0 GB on Node 20 (README "Against a misbehaving server"); before the budget, 4.1 GB and no end.
+    // Measured 1.0 GB on Node 20 (docs/security.md "Against a misbehaving server"); before the budget, 4.1 GB and no end.
     expect(rss).toBeLessThan(1.6 * 1024 ** 3);
     // The walk stopped at the budget: 256 MiB is 9 pages of 30 MB, the 10th at most in flight.
     expect(s.requests()).toBeLessThanOrEqual(11);

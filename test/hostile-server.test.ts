@@ -1,5 +1,5 @@
 /**
- * Against a misbehaving server (README "Against a misbehaving server"): servers on loopback, in this process, that
+ * Against a misbehaving server (docs/security.md "Against a misbehaving server"): servers on loopback, in this process, that
  * break the API's rules the way a compromised or buggy server (or something else answering at its URL) could.
  *
  * - The export: a proxy in front of the emulator rewrites List rows (the emulator itself refuses such names).

@@ -256,7 +256,7 @@ describe("identical creates in one process", () => {
   });
 });
 
-describe("identical creates of two writers (the documented limit, README \"Creates under faults\")", () => {
+describe("identical creates of two writers (the documented limit, docs/resources-guide.md \"Creates under faults\")", () => {
   it("a lost POST that created nothing takes another writer's identical binding made in its window for its own", async () => {
     const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-other-writer", description: "" });
     const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });

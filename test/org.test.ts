@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { readDoc } from "./harness/docs";
 
 const LONG = 240_000;
 const program = path.join(REPO_ROOT, "test", "programs", "org");
@@ -124,6 +125,7 @@ describe("Org component", () => {
     // The README's Org snippet, as written (no parentUid: the file's, else platform:orgUid).
     const snippet = 'const org = new Org("org", { file: "org.yaml" });';
     expect(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8")).toContain(snippet);
+    expect(readDoc("docs/org.md")).toContain(snippet);
     const anchor = await client.groups.create(emu.orgUid, { name: "under-anchor" });
     const team = await client.groups.create(anchor.uid, { name: "team-a", description: "Team A" });
     await client.groups.create(team.uid, { name: "svc" });

@@ -1,5 +1,5 @@
 /**
- * No plugin process outlives a `pulumi up` killed while the dynamic-provider plugin starts (README "No process
+ * No plugin process outlives a `pulumi up` killed while the dynamic-provider plugin starts (docs/resources-guide.md "No process
  * outlives its `pulumi`"): with the package's plugin entry declared (`test/programs/plugin-entry`, Pulumi.yaml
  * `plugins.providers`), SIGKILL of `pulumi up` with the plugin held (a test-only preload,
  * `test/fixtures/plugin-hold.cjs`) before its entry runs, inside Configure, and after Configure at the first

@@ -27,6 +27,7 @@ import {
   subscriptionSinkHttps,
 } from "../policies/rules";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { readDocs } from "./harness/docs";
 
 const ROOT = "a".repeat(40);
 const CHILD = `${ROOT}/0123456789abcdef`;
@@ -126,8 +127,8 @@ describe("policy pack", async () => {
     });
   });
 
-  it("the README's policy table lists every policy of the pack, with its level", async () => {
-    const readme = readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+  it("the policy table (docs/policy.md) lists every policy of the pack, with its level", async () => {
+    const readme = readDocs();
     const start = readme.indexOf("| policy | level | what |");
     expect(start).toBeGreaterThan(0);
     const rows = readme.slice(start).split("\n").slice(2);
@@ -281,7 +282,7 @@ describe("identity-bound-above-its-group (stack policy, judged by path)", () => 
   });
 });
 
-describe("identity-bound-above-its-group in a stack of a split export (README \"Export: one stack per top-level group\")", () => {
+describe("identity-bound-above-its-group in a stack of a split export (docs/export.md \"One stack per top-level group\")", () => {
   // The security team's stack: its identity lives in its top-level group, which the root's stack declares (its uid
   // read through a StackReference, known at preview); the root's grant of a root role to that identity was moved
   // here by the split. The root group and the role are referred to by uid only.

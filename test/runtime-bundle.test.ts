@@ -1,4 +1,4 @@
-// `platform-pulumi/runtime` as the dynamic-provider plugin loads it (README, Performance; docs/performance.md,
+// `platform-pulumi/runtime` as the dynamic-provider plugin loads it (docs/performance.md,
 // "Plugin start"): one esbuild bundle of provider/runtime.ts behind a small entry, which must keep the runtime's
 // contract with stored state (provider/resources/shim.ts) and behave as the sources do. Runs against dist/ (built by
 // `npm run build`, as the engine tests are).

@@ -1,5 +1,5 @@
 /**
- * `--format sarif` (README "SARIF for code scanning") through the built bin and the real Pulumi CLI, against the
+ * `--format sarif` (docs/access.md "SARIF for code scanning") through the built bin and the real Pulumi CLI, against the
  * emulator in another process: `gate`, `access` and `drift` print SARIF 2.1.0 logs that validate against the OASIS
  * schema (the copy @microsoft/jest-sarif ships, checked with Ajv), and place each finding where it is declared:
  * a resource of the program at the line the engine recorded (test/programs/gate/index.js), a resource of `Org` at
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SarifLog, SarifResult } from "../provider/commands/sarif";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
+import { readDocs } from "./harness/docs";
 import { removeStack, stackEnv, upStack, withBinding } from "./harness/stack";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
@@ -207,9 +208,11 @@ describe("--format sarif", () => {
     expect(run.invocations?.[0]?.toolExecutionNotifications[0]?.message.text).toMatch(/no-such-stack/);
   }, LONG);
 
-  it("the README's example validates against the schema", () => {
-    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("### SARIF for code scanning"));
+  it("the documented example (docs/access.md, \"SARIF for code scanning\") validates against the schema", () => {
+    const readme = readDocs();
+    const heading = /^#+ SARIF for code scanning$/m.exec(readme);
+    expect(heading, "a \"SARIF for code scanning\" heading in README.md or docs/").not.toBeNull();
+    const section = readme.slice(heading!.index);
     const example = /```json\n([\s\S]*?)\n```/.exec(section);
     expect(example, "a json block in the SARIF section").not.toBeNull();
     const log = valid(example![1]!);

@@ -1,5 +1,5 @@
 /**
- * The emulator's server dependencies are optional peer dependencies (README "Libraries", "The emulator's own
+ * The emulator's server dependencies are optional peer dependencies (README "Libraries", docs/emulator.md "The emulator's own
  * dependencies"): the error a project without them gets names the packages and the npm command, and the ranges
  * the command installs are the ones package.json declares. The consumer tier (test/consumer) runs the same check
  * from a packed install with nothing but the package.
@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertServerDependencies, INSTALL_COMMAND, MissingServerDependencyError, PINNED_WITH_SERVER, SERVER_DEPENDENCIES } from "../emulator/server-deps";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { readDocs } from "./harness/docs";
 
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
 
@@ -48,8 +49,8 @@ describe("the emulator's optional server dependencies", () => {
     );
   });
 
-  it("the README names the same npm command wherever it tells how to add the emulator's server", () => {
-    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  it("the README and docs/ name the same npm command wherever they tell how to add the emulator's server", () => {
+    const readme = readDocs();
     const named = [...readme.matchAll(/npm install --save-dev fastify[^\s`;]*(?: [a-z-]+@[^\s`;]+)*/g)].map((m) => m[0]);
     expect(named.length).toBeGreaterThanOrEqual(3);
     for (const command of named) expect(command).toBe(INSTALL_COMMAND);

@@ -7,7 +7,7 @@
  * Types only: the file compiles to nothing and nothing imports it (no public type depends on zod).
  */
 import type { z } from "zod";
-import type { Drift, ExpectNone, KnownKeys } from "../resources/ties";
+import type { Drift, ExpectNone, KnownKeys } from "../typeTies";
 import type * as S from "./schemas";
 import type * as Api from "./types";
 

@@ -20,7 +20,7 @@
  */
 import type { PlatformClient } from "../client/client";
 import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client/errors";
-import { tsString } from "../export/escape";
+import { tsString } from "../escape";
 import type { BadRow } from "../resources/declare";
 import { KINDS, kindEntry } from "../resources/registry";
 import { jsonText, printable } from "../text";

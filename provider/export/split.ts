@@ -29,7 +29,7 @@
  * Server text reaches code only as {@link tsString} literals and {@link tsComment} comments; project and folder
  * names are the top-level group's path segment with every character outside `[A-Za-z0-9_-]` replaced.
  */
-import { tsComment, tsString } from "./escape";
+import { tsComment, tsString } from "../escape";
 import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
 import { writeIndex, writeTypeScriptProject, type GeneratedFile, type TypeScriptProjectOptions } from "./typescript";
 import { writeOrgFile } from "./yaml";

@@ -11,7 +11,7 @@
  */
 import { PlatformError, redact } from "../client/errors";
 import { digestProblem, nameProblem, repoNameProblem, sinkProblem, tagNameProblem, uidpProblem } from "../validation";
-import { printable, tsString } from "./escape";
+import { printable, tsString } from "../escape";
 import type { OrgSnapshot } from "./read";
 
 /** The export met a value the API's own rule for its field forbids; nothing was written. */

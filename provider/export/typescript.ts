@@ -15,7 +15,7 @@
 import { canonical } from "../resources/common";
 import type { Field } from "../resources/declare";
 import { KINDS, kindEntry } from "../resources/registry";
-import { tsComment, tsString, yamlScalar } from "./escape";
+import { tsComment, tsString, yamlScalar } from "../escape";
 import type {
   AccountAssociationNode,
   GroupNode,

@@ -397,3 +397,34 @@ export async function namedLookup<T extends { uid: string }>(
     pages: collection.list(listParams({ ...pick(a, ["name"]), ...(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {}) })).pages(),
   }));
 }
+
+/** A plural lookup: `(args?, client?) => Promise<T[]>` (client: the program's by default). */
+export type ListLookup<A, T> = (args?: A, client?: PlatformClient) => Promise<T[]>;
+/** A singular lookup: `(args, client?) => Promise<T>`. */
+export type OneLookup<A, T> = (args: A, client?: PlatformClient) => Promise<T>;
+/** The `...Output` twin of a plural lookup. */
+export type ListLookupOutput<A, T> = (args?: pulumi.Input<InputArgs<A>>, client?: PlatformClient) => pulumi.Output<T[]>;
+/** The `...Output` twin of a singular lookup. */
+export type OneLookupOutput<A, T> = (args: pulumi.Input<InputArgs<A>>, client?: PlatformClient) => pulumi.Output<T>;
+
+/**
+ * The four lookups of a named kind under a parent (groups, identities, roles, repos, overlays): the plural
+ * ({@link namedList}), the singular ({@link namedLookup}) and their `...Output` twins, on the kind's collection
+ * of the given client (default the program's, {@link programClientFromConfig}).
+ * @param names the lookups' names, e.g. `["getGroups", "getGroup"]`, as their errors name them.
+ * @param what the kind in messages, singular and plural, e.g. `["group", "groups"]`.
+ */
+export function namedLookups<T extends { uid: string }, PA extends object, SA extends { uid?: string; name?: string; parentUid?: string }>(
+  names: readonly [plural: string, singular: string],
+  what: readonly [singular: string, plural: string],
+  collection: (client: PlatformClient) => ReadableCollection<T>,
+): { list: ListLookup<PA, T>; listOutput: ListLookupOutput<PA, T>; one: OneLookup<SA, T>; oneOutput: OneLookupOutput<SA, T> } {
+  const list: ListLookup<PA, T> = (args = {} as PA, client = programClientFromConfig()) => namedList(names[0], args, collection(client));
+  const one: OneLookup<SA, T> = (args, client = programClientFromConfig()) => namedLookup(names[1], what, args, collection(client));
+  return {
+    list,
+    listOutput: (args = {} as pulumi.Input<InputArgs<PA>>, client) => outputOf<PA, T[]>(args, (a) => list(a, client)),
+    one,
+    oneOutput: (args, client) => outputOf<SA, T>(args, (a) => one(a, client)),
+  };
+}

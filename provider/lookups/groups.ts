@@ -1,10 +1,10 @@
 /**
  * Group lookups: `getGroups`, `getGroup` and their `...Output` twins (see `core.ts` for the rules they share).
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { PlatformClient } from "../client/client";
 import type { ApiGroup as Group } from "../client/types";
-import { namedList, namedLookup, outputOf, programClientFromConfig, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "./core";
+
+const lookups = namedLookups<Group, GetGroupsArgs, GetGroupArgs>(["getGroups", "getGroup"], ["group", "groups"], (c) => c.groups);
 
 /** Arguments of {@link getGroups}: the List parameters of `/iam/v2/groups` plus `limit`. */
 export interface GetGroupsArgs extends PagingArgs, UidpFilterArgs {
@@ -19,14 +19,10 @@ export interface GetGroupsArgs extends PagingArgs, UidpFilterArgs {
  *   SettingsError when no client is given and none is configured.
  * @example const teams = await getGroups({ childrenOf: orgUid, orderBy: "name" });
  */
-export async function getGroups(args: GetGroupsArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Group[]> {
-  return namedList("getGroups", args, client.groups);
-}
+export const getGroups: ListLookup<GetGroupsArgs, Group> = lookups.list;
 
 /** {@link getGroups} with `Input` arguments and an `Output` result. */
-export function getGroupsOutput(args: pulumi.Input<InputArgs<GetGroupsArgs>> = {}, client?: PlatformClient): pulumi.Output<Group[]> {
-  return outputOf<GetGroupsArgs, Group[]>(args, (a) => getGroups(a, client));
-}
+export const getGroupsOutput: ListLookupOutput<GetGroupsArgs, Group> = lookups.listOutput;
 
 /** Arguments of {@link getGroup}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
 export interface GetGroupArgs {
@@ -49,11 +45,7 @@ export interface GetGroupArgs {
  * const same = await getGroup({ uid: team.uid });
  * ```
  */
-export async function getGroup(args: GetGroupArgs, client: PlatformClient = programClientFromConfig()): Promise<Group> {
-  return namedLookup("getGroup", ["group", "groups"], args, client.groups);
-}
+export const getGroup: OneLookup<GetGroupArgs, Group> = lookups.one;
 
 /** {@link getGroup} with `Input` arguments and an `Output` result. */
-export function getGroupOutput(args: pulumi.Input<InputArgs<GetGroupArgs>>, client?: PlatformClient): pulumi.Output<Group> {
-  return outputOf<GetGroupArgs, Group>(args, (a) => getGroup(a, client));
-}
+export const getGroupOutput: OneLookupOutput<GetGroupArgs, Group> = lookups.oneOutput;

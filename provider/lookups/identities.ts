@@ -1,10 +1,10 @@
 /**
  * Identity lookups: `getIdentities`, `getIdentity` and their `...Output` twins (see `core.ts`).
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { PlatformClient } from "../client/client";
 import type { ApiIdentity as Identity } from "../client/types";
-import { namedList, namedLookup, outputOf, programClientFromConfig, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "./core";
+
+const lookups = namedLookups<Identity, GetIdentitiesArgs, GetIdentityArgs>(["getIdentities", "getIdentity"], ["identity", "identities"], (c) => c.identities);
 
 /** Arguments of {@link getIdentities}: the List parameters of `/iam/v2/identities` plus `limit`. */
 export interface GetIdentitiesArgs extends PagingArgs, UidpFilterArgs {
@@ -19,14 +19,10 @@ export interface GetIdentitiesArgs extends PagingArgs, UidpFilterArgs {
  * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
  * @example const ci = await getIdentities({ childrenOf: teamUid, name: "github-actions" });
  */
-export async function getIdentities(args: GetIdentitiesArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Identity[]> {
-  return namedList("getIdentities", args, client.identities);
-}
+export const getIdentities: ListLookup<GetIdentitiesArgs, Identity> = lookups.list;
 
 /** {@link getIdentities} with `Input` arguments and an `Output` result. */
-export function getIdentitiesOutput(args: pulumi.Input<InputArgs<GetIdentitiesArgs>> = {}, client?: PlatformClient): pulumi.Output<Identity[]> {
-  return outputOf<GetIdentitiesArgs, Identity[]>(args, (a) => getIdentities(a, client));
-}
+export const getIdentitiesOutput: ListLookupOutput<GetIdentitiesArgs, Identity> = lookups.listOutput;
 
 /** Arguments of {@link getIdentity}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
 export interface GetIdentityArgs {
@@ -44,11 +40,7 @@ export interface GetIdentityArgs {
  *   none or several (listing their uids); NotFoundError when no identity has that `uid`; other ApiErrors.
  * @example const ci = await getIdentity({ name: "github-actions", parentUid: teamUid });
  */
-export async function getIdentity(args: GetIdentityArgs, client: PlatformClient = programClientFromConfig()): Promise<Identity> {
-  return namedLookup("getIdentity", ["identity", "identities"], args, client.identities);
-}
+export const getIdentity: OneLookup<GetIdentityArgs, Identity> = lookups.one;
 
 /** {@link getIdentity} with `Input` arguments and an `Output` result. */
-export function getIdentityOutput(args: pulumi.Input<InputArgs<GetIdentityArgs>>, client?: PlatformClient): pulumi.Output<Identity> {
-  return outputOf<GetIdentityArgs, Identity>(args, (a) => getIdentity(a, client));
-}
+export const getIdentityOutput: OneLookupOutput<GetIdentityArgs, Identity> = lookups.oneOutput;

@@ -2,10 +2,10 @@
  * Package overlay lookups: `getOverlays`, `getOverlay` and their `...Output` twins (see `core.ts`). Overlays are
  * children of a group, looked up by name and parent like groups and repos.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { PlatformClient } from "../client/client";
 import type { ApiOverlay as Overlay } from "../client/types";
-import { namedList, namedLookup, outputOf, programClientFromConfig, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "./core";
+
+const lookups = namedLookups<Overlay, GetOverlaysArgs, GetOverlayArgs>(["getOverlays", "getOverlay"], ["overlay", "overlays"], (c) => c.overlays);
 
 /** Arguments of {@link getOverlays}: the List parameters of `/registry/v2beta1/overlays` plus `limit`. Overlays are children of a group. */
 export interface GetOverlaysArgs extends PagingArgs, UidpFilterArgs {
@@ -19,14 +19,10 @@ export interface GetOverlaysArgs extends PagingArgs, UidpFilterArgs {
  * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
  * @example const overlays = await getOverlays({ childrenOf: teamUid });
  */
-export async function getOverlays(args: GetOverlaysArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Overlay[]> {
-  return namedList("getOverlays", args, client.overlays);
-}
+export const getOverlays: ListLookup<GetOverlaysArgs, Overlay> = lookups.list;
 
 /** {@link getOverlays} with `Input` arguments and an `Output` result. */
-export function getOverlaysOutput(args: pulumi.Input<InputArgs<GetOverlaysArgs>> = {}, client?: PlatformClient): pulumi.Output<Overlay[]> {
-  return outputOf<GetOverlaysArgs, Overlay[]>(args, (a) => getOverlays(a, client));
-}
+export const getOverlaysOutput: ListLookupOutput<GetOverlaysArgs, Overlay> = lookups.listOutput;
 
 /** Arguments of {@link getOverlay}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
 export interface GetOverlayArgs {
@@ -44,11 +40,7 @@ export interface GetOverlayArgs {
  *   none or several (listing their uids); NotFoundError when no overlay has that `uid`; other ApiErrors.
  * @example const tools = await getOverlay({ name: "debug-tools", parentUid: teamUid });
  */
-export async function getOverlay(args: GetOverlayArgs, client: PlatformClient = programClientFromConfig()): Promise<Overlay> {
-  return namedLookup("getOverlay", ["overlay", "overlays"], args, client.overlays);
-}
+export const getOverlay: OneLookup<GetOverlayArgs, Overlay> = lookups.one;
 
 /** {@link getOverlay} with `Input` arguments and an `Output` result. */
-export function getOverlayOutput(args: pulumi.Input<InputArgs<GetOverlayArgs>>, client?: PlatformClient): pulumi.Output<Overlay> {
-  return outputOf<GetOverlayArgs, Overlay>(args, (a) => getOverlay(a, client));
-}
+export const getOverlayOutput: OneLookupOutput<GetOverlayArgs, Overlay> = lookups.oneOutput;

@@ -1,10 +1,10 @@
 /**
  * Registry repo lookups: `getRepos`, `getRepo` and their `...Output` twins (see `core.ts`).
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { PlatformClient } from "../client/client";
 import type { ApiRepo as Repo } from "../client/types";
-import { namedList, namedLookup, outputOf, programClientFromConfig, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "./core";
+
+const lookups = namedLookups<Repo, GetReposArgs, GetRepoArgs>(["getRepos", "getRepo"], ["repo", "repos"], (c) => c.repos);
 
 /** Arguments of {@link getRepos}: the List parameters of `/registry/v2/repos` plus `limit`. Repos are children of a group. */
 export interface GetReposArgs extends PagingArgs, UidpFilterArgs {
@@ -18,14 +18,10 @@ export interface GetReposArgs extends PagingArgs, UidpFilterArgs {
  * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
  * @example const repos = await getRepos({ childrenOf: orgUid, orderBy: "name" });
  */
-export async function getRepos(args: GetReposArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Repo[]> {
-  return namedList("getRepos", args, client.repos);
-}
+export const getRepos: ListLookup<GetReposArgs, Repo> = lookups.list;
 
 /** {@link getRepos} with `Input` arguments and an `Output` result. */
-export function getReposOutput(args: pulumi.Input<InputArgs<GetReposArgs>> = {}, client?: PlatformClient): pulumi.Output<Repo[]> {
-  return outputOf<GetReposArgs, Repo[]>(args, (a) => getRepos(a, client));
-}
+export const getReposOutput: ListLookupOutput<GetReposArgs, Repo> = lookups.listOutput;
 
 /** Arguments of {@link getRepo}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
 export interface GetRepoArgs {
@@ -43,11 +39,7 @@ export interface GetRepoArgs {
  *   none or several (listing their uids); NotFoundError when no repo has that `uid`; other ApiErrors.
  * @example const nginx = await getRepo({ name: "nginx", parentUid: orgUid });
  */
-export async function getRepo(args: GetRepoArgs, client: PlatformClient = programClientFromConfig()): Promise<Repo> {
-  return namedLookup("getRepo", ["repo", "repos"], args, client.repos);
-}
+export const getRepo: OneLookup<GetRepoArgs, Repo> = lookups.one;
 
 /** {@link getRepo} with `Input` arguments and an `Output` result. */
-export function getRepoOutput(args: pulumi.Input<InputArgs<GetRepoArgs>>, client?: PlatformClient): pulumi.Output<Repo> {
-  return outputOf<GetRepoArgs, Repo>(args, (a) => getRepo(a, client));
-}
+export const getRepoOutput: OneLookupOutput<GetRepoArgs, Repo> = lookups.oneOutput;

@@ -1,10 +1,10 @@
 /**
  * Role lookups (built-in and custom roles): `getRoles`, `getRole` and their `...Output` twins (see `core.ts`).
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { PlatformClient } from "../client/client";
 import type { ApiRole as Role } from "../client/types";
-import { namedList, namedLookup, outputOf, programClientFromConfig, type InputArgs, type PagingArgs, type UidpFilterArgs } from "./core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "./core";
+
+const lookups = namedLookups<Role, GetRolesArgs, GetRoleArgs>(["getRoles", "getRole"], ["role", "roles"], (c) => c.roles);
 
 /**
  * Arguments of {@link getRoles}: the List parameters of `/iam/v2/roles` plus `limit`. Built-in roles are
@@ -21,14 +21,10 @@ export interface GetRolesArgs extends PagingArgs, UidpFilterArgs {
  * @throws TypeError for bad arguments; ApiError from the API; SettingsError when not configured.
  * @example const [editor] = await getRoles({ name: "editor" });
  */
-export async function getRoles(args: GetRolesArgs = {}, client: PlatformClient = programClientFromConfig()): Promise<Role[]> {
-  return namedList("getRoles", args, client.roles);
-}
+export const getRoles: ListLookup<GetRolesArgs, Role> = lookups.list;
 
 /** {@link getRoles} with `Input` arguments and an `Output` result. */
-export function getRolesOutput(args: pulumi.Input<InputArgs<GetRolesArgs>> = {}, client?: PlatformClient): pulumi.Output<Role[]> {
-  return outputOf<GetRolesArgs, Role[]>(args, (a) => getRoles(a, client));
-}
+export const getRolesOutput: ListLookupOutput<GetRolesArgs, Role> = lookups.listOutput;
 
 /** Arguments of {@link getRole}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
 export interface GetRoleArgs {
@@ -47,11 +43,7 @@ export interface GetRoleArgs {
  *   none or several (listing their uids); NotFoundError when no role has that `uid`; other ApiErrors.
  * @example const editor = await getRole({ name: "editor" });
  */
-export async function getRole(args: GetRoleArgs, client: PlatformClient = programClientFromConfig()): Promise<Role> {
-  return namedLookup("getRole", ["role", "roles"], args, client.roles);
-}
+export const getRole: OneLookup<GetRoleArgs, Role> = lookups.one;
 
 /** {@link getRole} with `Input` arguments and an `Output` result. */
-export function getRoleOutput(args: pulumi.Input<InputArgs<GetRoleArgs>>, client?: PlatformClient): pulumi.Output<Role> {
-  return outputOf<GetRoleArgs, Role>(args, (a) => getRole(a, client));
-}
+export const getRoleOutput: OneLookupOutput<GetRoleArgs, Role> = lookups.oneOutput;

@@ -11,7 +11,9 @@ import type { ApiAccountAssociation as ApiAssoc } from "../client/types";
 import { isUnknown, optionalStringProblem } from "../validation";
 import { logInfo } from "./common";
 import { isNotFound } from "../client/errors";
+import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "./declare";
+import { createTime, descriptionArg, named, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -73,29 +75,97 @@ const matching = async (client: PlatformClient, inputs: AccountAssociationInputs
 
 const accountAssociation = declareResource<AccountAssociationInputs, AccountAssociationOutputs, ApiAssoc>({
   kind: "AccountAssociation",
+  module: "iam",
   what: "account association",
+  description: "A group's association with cloud accounts (AWS, Google Cloud, Azure, GitHub, Chainguard service bindings); one per group, its uid the group's.",
   collection: (c) => c.accountAssociations,
   // One per group: found by one GET, proven by the ownership marker.
   ownership: { proof: "marker", matching },
   listing: false,
   fields: {
     // The association's uid is its group's uid (one per group).
-    groupUid: parent({ fromServer: (_v, api) => api["uid"] }),
-    name: mutable({ check: optionalStringProblem, default: "" }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
+    groupUid: parent({ fromServer: (_v, api) => api["uid"], type: uidArg("uid of the group (one association per group; its uid is the group's). Changing it replaces the association.") }),
+    name: mutable({ check: optionalStringProblem, default: "", type: z.string().optional().describe('Name; default `""`.') }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
     amazon: mutable({
+      type: named("iam", "AmazonAccount", z.object({ account: z.string().describe("The 12-digit AWS account id.") }).describe("Amazon account association.")).optional(),
       nested: (v, f) => {
         const account = (v as Record<string, unknown>)["account"];
         if (!isUnknown(v) && !isUnknown(account) && !/^\d{12}$/.test(String(account ?? ""))) f.add("amazon.account", `must be a 12-digit AWS account id, got ${JSON.stringify(account)}`);
       },
     }),
-    google: mutable(),
-    azure: mutable(),
-    github: mutable(),
-    chainguard: mutable(),
-    adopt: createOnly({ adoption: "flag" }),
+    google: mutable({
+      type: named(
+        "iam",
+        "GoogleProject",
+        z.object({ projectId: z.string().describe("GCP project id."), projectNumber: z.string().optional().describe("GCP project number.") }).describe("Google Cloud project association."),
+      ).optional(),
+    }),
+    azure: mutable({
+      type: named(
+        "iam",
+        "AzureTenant",
+        z
+          .object({
+            tenantId: z.string().describe("Azure tenant id (Microsoft Entra ID)."),
+            clientIds: z.record(z.string(), z.string()).optional().describe("Component name → Azure client id (application id)."),
+          })
+          .describe("Azure tenant and client association."),
+      ).optional(),
+    }),
+    github: mutable({
+      type: named(
+        "iam",
+        "GitHubApps",
+        z
+          .object({
+            appInstallations: z
+              .record(
+                z.string(),
+                named(
+                  "iam",
+                  "GitHubAppInstallations",
+                  z
+                    .object({
+                      installations: z
+                        .array(
+                          named(
+                            "iam",
+                            "GitHubInstallation",
+                            z
+                              .object({
+                                installationId: z.string().describe("The GitHub App installation id (an int64, as a string)."),
+                                name: z.string().optional().describe("The GitHub user or org the installation belongs to (informational)."),
+                              })
+                              .describe("One GitHub App installation."),
+                          ),
+                        )
+                        .optional()
+                        .describe("The app's installations."),
+                    })
+                    .describe("The installations of one GitHub App."),
+                ),
+              )
+              .optional()
+              .describe("App id → that app's installations associated with the group."),
+          })
+          .describe("GitHub App installations associated with the group."),
+      ).optional(),
+    }),
+    chainguard: mutable({
+      type: named(
+        "iam",
+        "ServiceBindings",
+        z
+          .object({
+            serviceBindings: z.record(z.string(), z.string()).describe("Service principal name → uid of the identity that service assumes."),
+          })
+          .describe("Chainguard service principal bindings."),
+      ).optional(),
+    }),
+    adopt: createOnly({ adoption: "flag", type: z.boolean().optional().describe("Take the group's existing association under management instead of failing with ALREADY_EXISTS (read only at create).") }),
   },
-  server: { createTime: "", updateTime: "" },
+  server: { createTime, updateTime },
   hooks: {
     check(news, f) {
       if (!ACCOUNT_KINDS.some((k) => news[k] !== undefined)) f.add("amazon", `give at least one of ${ACCOUNT_KINDS.join(", ")}`);

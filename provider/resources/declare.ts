@@ -64,12 +64,13 @@
  * allowed). Read: NOT_FOUND reports the object gone (empty id). Delete: NOT_FOUND counts as done.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
 import { processContext, type ProviderContext } from "../context";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import type { ListParams } from "../client/pagination";
-import { tsString } from "../export/escape";
+import { tsString } from "../escape";
 import { CREATE_TOKEN, createNamedSafely, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import type { ResourceKind, ResourceShape } from "./shim";
@@ -84,6 +85,19 @@ export type FieldKind = "parent" | "replace" | "mutable" | "createOnly" | "state
 export interface Field {
   /** What a change of the field does (module comment). */
   readonly kind: FieldKind;
+  /**
+   * The field's type as a program gives it (its `Args` form), with its documentation: a zod schema with
+   * `.describe()` on it and on every nested property, `.optional()` when a program may leave it out. Named object
+   * types carry `.meta({ id })`. The package schema (`schema.json`, `provider/schema/`) and the per-kind reference
+   * pages (`docs/resources/`) are generated from it; `test/schema.test.ts` requires it, and a description, on
+   * every field that is not {@link Field.internal}.
+   */
+  readonly type?: z.ZodType | undefined;
+  /**
+   * Not an argument a program gives: state the class fills in itself (a group's `deleteTimeoutSeconds`, from
+   * `customTimeouts`). Left out of the package schema and the reference pages.
+   */
+  readonly internal?: boolean | undefined;
   /**
    * Why a value is wrong, naming it and what is allowed (e.g. `nameProblem`), or undefined when fine; called with
    * the raw value, which may be unknown (preview) or undefined (not set). Fields of kind `createOnly` and
@@ -128,6 +142,22 @@ export interface Field {
   readonly adoption?: "uid" | "flag" | undefined;
   /** `export`: a reference to an object outside the export makes the resource protected (a grant to a person). */
   readonly protectWhenOutside?: boolean | undefined;
+}
+
+/** The Pulumi module of a kind's type token (seed §2: the IAM, registry and events services). */
+export type KindModule = "iam" | "registry" | "events";
+
+/** A server-set, output-only field of a kind ({@link ResourceDeclaration.server}). */
+export interface ServerField {
+  /** Its type and documentation (zod, with `.describe()`), as for {@link Field.type}. */
+  readonly type: z.ZodType;
+  /** The output's value when the server sends none; `undefined`: as the server sends it. */
+  readonly default?: unknown;
+}
+
+/** A server-set, output-only field: its type (zod, described) and the value when the server sends none. */
+export function output(type: z.ZodType, fallback?: unknown): ServerField {
+  return { type, default: fallback };
 }
 
 /** Options of a field, besides its kind. */
@@ -254,11 +284,16 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
   /** Every input field, in the order check reports them. */
   fields: { readonly [K in keyof I & string]-?: Field };
+  /** The Pulumi module of its type token (`platform:<module>:<kind>`): `iam`, `registry` or `events` (seed §2). */
+  module: KindModule;
+  /** What the kind is, for a user: the package schema's and the reference page's description (Markdown). */
+  description: string;
   /**
-   * Server-set, output-only fields and the value an output takes when the server sends none (`undefined`: as
-   * the server sends it, e.g. a field the schema already defaults). Never inputs, never a diff.
+   * Server-set, output-only fields ({@link output}): their type and documentation, and the value an output takes
+   * when the server sends none (`undefined`: as the server sends it, e.g. a field the wire schema already
+   * defaults). Never inputs, never a diff.
    */
-  server?: Readonly<Record<string, unknown>>;
+  server?: Readonly<Record<string, ServerField>>;
   /** Server-set outputs the engine keeps secret (e.g. an invite's one-time code). */
   secretOutputs?: readonly string[];
   /** The special cases. */
@@ -279,6 +314,14 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   provider: ProviderImpl<I, O>;
   /** The display name (`what`). */
   readonly what: string;
+  /** The Pulumi module of its type token (`platform:<module>:<kind>`). */
+  readonly module: KindModule;
+  /** What the kind is, for a user (Markdown). */
+  readonly description: string;
+  /** Its server-set, output-only fields, with their types and documentation. */
+  readonly server: Readonly<Record<string, ServerField>>;
+  /** Outputs the engine keeps secret: secret fields and the declared secret server outputs. */
+  readonly secrets: readonly string[];
   /** The kind's collection on a client (with `patch` when the API has PATCH for the kind). */
   collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
   /** Every declared field, the built-in `createToken` last, in declaration order. */
@@ -314,7 +357,7 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
  * operations, `platform-pulumi recover` can prove which object such a create made. Never a diff: it never causes a
  * change. State shape: in the inputs after check, and in the outputs after create, read and update.
  */
-export const CREATE_TOKEN_FIELD: Field = { kind: "stateOnly", optional: true };
+export const CREATE_TOKEN_FIELD: Field = { kind: "stateOnly", optional: true, internal: true };
 
 type Maybe = Record<string, unknown> | undefined;
 
@@ -368,7 +411,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     const l = (local ?? {}) as Props;
     const a = api as unknown as Props;
     const out: Props = { ...a };
-    for (const [k, def] of Object.entries(d.server ?? {})) if (def !== undefined) out[k] = a[k] ?? def;
+    for (const [k, { default: def }] of Object.entries(d.server ?? {})) if (def !== undefined) out[k] = a[k] ?? def;
     for (const [k, f] of entries) {
       let v: unknown;
       if (f.fromServer) v = f.fromServer(a[wireKeyOf(k)], a, l);
@@ -522,6 +565,10 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   return {
     kind: d.kind,
     what: d.what,
+    module: d.module,
+    description: d.description,
+    server: d.server ?? {},
+    secrets,
     collection: d.collection,
     fields: { ...(d.fields as Record<string, Field>), createToken: CREATE_TOKEN_FIELD },
     parentKey,

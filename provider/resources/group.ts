@@ -11,7 +11,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ApiGroup, ApiResourceLimits } from "../client/types";
 import { nameProblem, optionalStringProblem, uidpProblem } from "../validation";
 import { logInfo } from "./common";
-import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
+import { z } from "zod";
+import { createOnly, declareResource, mutable, output, parent, stateOnly } from "./declare";
+import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -56,18 +58,37 @@ export interface GroupOutputs extends GroupInputs {
 const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
   what: "group",
+  description: "An IAM group under a parent group. A change of `parentUid` replaces it; `name` and `description` are updated in place (one PATCH of the changed fields); a delete waits for the group's children to go.",
+  module: "iam",
   collection: (c) => c.groups,
   listing: { path: true },
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    name: mutable({ check: nameProblem }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
-    adoptUid: createOnly({ check: uidpProblem }),
-    deleteTimeoutSeconds: stateOnly(),
+    parentUid: parent({ type: uidArg("uid of the parent group (the org's root group or any group under it). Changing it replaces the group.") }),
+    name: mutable({ check: nameProblem, type: nameArg("Group", "Names need not be unique under a parent.") }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("group (it must live under `parentUid`; its name and description are then set to the declared ones)") }),
+    deleteTimeoutSeconds: stateOnly({ internal: true }),
   },
-  // Output only: never inputs, never a diff (the schema defaults verified and resourceLimits).
-  server: { createTime: "", updateTime: "", verified: undefined, resourceLimits: undefined },
+  // Output only: never inputs, never a diff (the wire schema defaults verified and resourceLimits).
+  server: {
+    createTime,
+    updateTime,
+    verified: output(z.boolean().describe("Whether the group is verified: `false` for a new group (seed §2). Server-set.")),
+    resourceLimits: output(
+      named(
+        "iam",
+        "ResourceLimits",
+        z
+          .object({
+            clusters: z.number().int().optional().describe("Most clusters the group may hold; absent when unlimited or not reported."),
+            idps: z.number().int().optional().describe("Most identity providers the group may hold; absent when unlimited or not reported."),
+            repositories: z.number().int().optional().describe("Most registry repositories the group may hold; absent when unlimited or not reported."),
+          })
+          .describe("The group's limits; `{}` when none are set (seed §2). Server-set."),
+      ),
+    ),
+  },
   hooks: {
     // Children created right after their new parent may be refused while the service catches up (lifecycle.ts).
     afterCreate: (g, ctx) => ctx.creates.noteCreated(g.uid),

@@ -10,7 +10,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiGroupInvite as ApiInvite } from "../client/types";
 import { isUnknown, optionalStringProblem, uidpProblem } from "../validation";
 import { logInfo } from "./common";
-import { declareResource, parent, replace } from "./declare";
+import { z } from "zod";
+import { declareResource, output, parent, replace } from "./declare";
+import { createTime, uidArg } from "./fieldTypes";
 import { candidatesInWindow, createSafely } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -79,7 +81,9 @@ const matching = async (client: PlatformClient, inputs: GroupInviteInputs): Prom
 
 const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiInvite>({
   kind: "GroupInvite",
+  module: "iam",
   what: "group invite",
+  description: "An invitation to join a group with a role. Every field replaces; the one-time `code` is kept secret.",
   collection: (c) => c.groupInvites,
   // An invite's code is only in the create response: a lost copy is deleted, never adopted.
   ownership: { proof: "window", matching, lost: "delete", same: "the same role, email and single-use flag" },
@@ -87,22 +91,29 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
   blocksGroupDelete: true,
   // The API has no PATCH for invites: every field replaces.
   fields: {
-    parentUid: parent(),
-    roleUid: replace({ check: uidpProblem, fromServer: (v, _api, local) => v ?? local["roleUid"] ?? "" }),
+    parentUid: parent({ type: uidArg("uid of the group to invite into. Changing it replaces the invite.") }),
+    roleUid: replace({ type: uidArg("uid of the role the invitee gets. Changing it replaces the invite."), check: uidpProblem, fromServer: (v, _api, local) => v ?? local["roleUid"] ?? "" }),
     ttl: replace({
+      type: z.string().describe('How long the invite is valid: a duration such as `"72h"`, `"30m"` or `"3600s"`. Changing it replaces the invite.'),
       check: (v) => (isUnknown(v) || ttlSeconds(v) !== undefined ? undefined : `must be a duration such as "72h", "30m" or "3600s", got ${JSON.stringify(v)}`),
       normalize: (v) => `${ttlSeconds(v) ?? 0}s`,
       // The server returns the expiry, not the ttl: kept from the inputs (the prior state on read).
       fromServer: (_v, _api, local) => local["ttl"] ?? "",
     }),
     email: replace({
+      type: z.string().optional().describe("Only this email address may accept; default: anyone with the code."),
       check: (v) => optionalStringProblem(v) ?? (typeof v === "string" && v !== "" && !/^[^@\s]+@[^@\s]+$/.test(v) ? `"${v}" is not an email address` : undefined),
       default: "",
     }),
-    singleUse: replace({ default: false, fromServer: (v, _api, local) => v ?? local["singleUse"] ?? false }),
+    singleUse: replace({ type: z.boolean().optional().describe("The code works once; default false."), default: false, fromServer: (v, _api, local) => v ?? local["singleUse"] ?? false }),
   },
   // `code` is only in the create response: kept from then on (hooks.outputs), secret.
-  server: { code: undefined, expirationTime: "", createTime: "", keyId: "" },
+  server: {
+    code: output(z.string().describe("The one-time code (secret).")),
+    expirationTime: output(z.string().describe("When the invite expires, RFC 3339."), ""),
+    createTime,
+    keyId: output(z.string().describe("The verification key id."), ""),
+  },
   secretOutputs: ["code"],
   hooks: {
     outputs: (o, api, local) => ({ ...o, code: api.code ?? local.code ?? "" }),

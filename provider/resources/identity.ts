@@ -10,7 +10,9 @@ import { isTrustworthyIssuer } from "../validation";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem, type Failures } from "../validation";
-import { createOnly, declareResource, mutable, parent } from "./declare";
+import { z } from "zod";
+import { createOnly, declareResource, mutable, output, parent } from "./declare";
+import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
 
 /**
@@ -202,25 +204,80 @@ function normalizeRelationship(v: unknown): unknown {
   return typeof v === "object" && v !== null ? normalizeClaimMatch(v as Record<string, unknown>) : v;
 }
 
+/** Identity.claimMatch (seed §2): OIDC claim rules, exact values or RE2 patterns. */
+const ClaimMatchType = named(
+  "iam",
+  "ClaimMatch",
+  z
+    .object({
+      issuer: z.string().optional().describe("Exact issuer URL, e.g. `https://token.actions.githubusercontent.com`."),
+      issuerPattern: z.string().optional().describe("Issuer pattern, RE2 syntax (instead of `issuer`)."),
+      subject: z.string().optional().describe("Exact subject, e.g. `repo:my-org/my-repo:ref:refs/heads/main`."),
+      subjectPattern: z.string().optional().describe("Subject pattern, RE2 syntax (instead of `subject`)."),
+      audience: z.string().optional().describe("Exact audience; default: the API's own audience."),
+      audiencePattern: z.string().optional().describe("Audience pattern, RE2 syntax (instead of `audience`)."),
+      claims: stringMap("Further claims that must equal these values: claim name → value."),
+      claimPatterns: stringMap("Further claims that must match these patterns, RE2 syntax: claim name → pattern."),
+    })
+    .describe("The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal."),
+);
+
+/** Identity.staticKeys (seed §2): an issuer whose keys are given inline. */
+const StaticKeysType = named(
+  "iam",
+  "StaticKeys",
+  z
+    .object({
+      issuer: z.string().describe("The issuer URL tokens carry."),
+      subject: z.string().describe("The subject tokens carry."),
+      issuerKeys: z.string().describe("The issuer's public keys as a JWKS JSON string."),
+      expirationTime: z.string().optional().describe("RFC 3339; after it the keys are no longer trusted."),
+      audiences: z.array(z.string()).optional().describe("Audiences accepted; default: the API's own audience."),
+    })
+    .describe("An issuer whose keys are given inline. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal."),
+);
+
+/** Identity.awsIdentity (seed §2): an AWS principal. */
+const AwsIdentityType = named(
+  "iam",
+  "AwsIdentity",
+  z
+    .object({
+      awsAccount: z.string().describe("The 12-digit AWS account id."),
+      arn: z.string().optional().describe("Exact principal ARN."),
+      arnPattern: z.string().optional().describe("Principal ARN pattern, RE2 syntax (instead of `arn`)."),
+      userId: z.string().optional().describe("Exact AWS user id."),
+      userIdPattern: z.string().optional().describe("AWS user id pattern, RE2 syntax (instead of `userId`)."),
+    })
+    .describe("An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal."),
+);
+
 const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
   kind: "Identity",
+  module: "iam",
   what: "identity",
+  description: "A workload identity under a group, trusted through OIDC claim matching (`claimMatch`), inline keys (`staticKeys`), an AWS principal (`awsIdentity`) or a service principal.",
   collection: (c) => c.identities,
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    name: mutable({ check: nameProblem }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
-    claimMatch: mutable({ nested: claimMatchFailures, normalize: normalizeRelationship }),
-    staticKeys: mutable({ nested: staticKeysFailures, normalize: normalizeRelationship }),
-    awsIdentity: mutable({ nested: awsFailures, normalize: normalizeRelationship }),
+    parentUid: parent({ type: uidArg("uid of the group the identity lives in. Changing it replaces the identity.") }),
+    name: mutable({ check: nameProblem, type: nameArg("Identity") }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
+    claimMatch: mutable({ nested: claimMatchFailures, normalize: normalizeRelationship, type: ClaimMatchType.optional() }),
+    staticKeys: mutable({ nested: staticKeysFailures, normalize: normalizeRelationship, type: StaticKeysType.optional() }),
+    awsIdentity: mutable({ nested: awsFailures, normalize: normalizeRelationship, type: AwsIdentityType.optional() }),
     servicePrincipal: mutable({
+      type: named("iam", "ServicePrincipal", z.enum(SERVICE_PRINCIPALS).describe("A service principal by enum name (seed §2).")).optional().describe("A service principal by enum name, e.g. `SERVICE_PRINCIPAL_COSIGNED`. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal."),
       check: (sp) => (sp === undefined || isUnknown(sp) || SERVICE_PRINCIPALS.includes(sp as string) ? undefined : `"${String(sp)}" is not one of ${SERVICE_PRINCIPALS.join(", ")}`),
     }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("identity") }),
   },
   // lastSeenTime moves on its own: output only, never an input, never a diff.
-  server: { createTime: "", updateTime: "", lastSeenTime: undefined },
+  server: {
+    createTime,
+    updateTime,
+    lastSeenTime: output(z.string().describe("When a token for the identity was last seen, RFC 3339, set by the server (`\"\"` when it sends none). It moves on its own: never an input, never a diff.")),
+  },
   hooks: {
     /** Exactly one relationship kind (a one-of on the wire). */
     check(n, f) {

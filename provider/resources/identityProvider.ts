@@ -8,7 +8,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiIdentityProvider as ApiIdp } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem, type Failures } from "../validation";
+import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "./declare";
+import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
 
 /** The OIDC settings of an identity provider (without the client secret, which is its own argument). */
@@ -81,16 +83,34 @@ function oidcFailures(v: unknown, f: Failures): void {
   if ("clientSecret" in oidc) f.add("oidc.clientSecret", "give the secret as the top-level clientSecret argument, so only it is secret in state");
 }
 
+/** IdentityProvider.oidc (seed §2): the OIDC settings, without the client secret (its own field). */
+const OidcType = named(
+  "iam",
+  "Oidc",
+  z
+    .object({
+      issuer: z.string().describe("Issuer URL (https)."),
+      clientId: z.string().describe("OAuth client id at the issuer."),
+      additionalScopes: z.array(z.string()).optional().describe("Scopes requested besides `openid`; default none."),
+      groupsClaim: z.string().optional().describe("Claim holding the user's groups; default none."),
+      pkceEnabled: z.boolean().optional().describe("Use PKCE; default false."),
+    })
+    .describe("OIDC settings (the client secret is its own field, `clientSecret`)."),
+);
+
 const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityProviderOutputs, ApiIdp>({
   kind: "IdentityProvider",
+  module: "iam",
   what: "identity provider",
+  description: "An OIDC identity provider for an organization's users.",
   collection: (c) => c.identityProviders,
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    name: mutable({ check: nameProblem }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
+    parentUid: parent({ type: uidArg("uid of the group the provider belongs to. Changing it replaces the provider.") }),
+    name: mutable({ check: nameProblem, type: nameArg("Identity provider") }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
     oidc: mutable({
+      type: OidcType,
       check: (v) => (isUnknown(v) || (typeof v === "object" && v !== null) ? undefined : "is required: { issuer, clientId, ... }"),
       nested: oidcFailures,
       normalize: (v) => (typeof v === "object" ? normalizeOidc(v as object) : v),
@@ -98,16 +118,17 @@ const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityPro
     }),
     // Write-only (the API never returns it): kept from the inputs, sent inside `oidc`, always sent on adoption.
     clientSecret: mutable({
+      type: z.string().describe("OAuth client secret: kept secret in state; the API never returns it, so it is sent inside `oidc` and never read back."),
       check: (v) => (isUnknown(v) || (typeof v === "string" && v !== "") ? undefined : "is required (a string; pass it as a secret)"),
       secret: true,
       writeOnly: true,
       maskPath: "oidc",
       fromServer: (_v, _api, local) => local["clientSecret"] ?? "",
     }),
-    defaultRole: mutable({ check: uidpProblem, optional: true, fromServer: (v) => v || undefined }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    defaultRole: mutable({ check: uidpProblem, optional: true, fromServer: (v) => v || undefined, type: z.string().optional().describe("uid of the role new users get; default none.") }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("identity provider") }),
   },
-  server: { createTime: "", updateTime: "" },
+  server: { createTime, updateTime },
   hooks: {
     toWire: (i) => ({ name: i.name, description: i.description, oidc: { ...i.oidc, clientSecret: i.clientSecret }, ...(i.defaultRole ? { defaultRole: i.defaultRole } : {}) }),
   },

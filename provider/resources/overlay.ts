@@ -19,7 +19,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiOverlay } from "../client/types";
 import { isUnknown, nameProblem, uidpProblem, type Failures } from "../validation";
 import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "./common";
+import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "./declare";
+import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -90,18 +92,33 @@ const matching = async (client: PlatformClient, inputs: OverlayInputs): Promise<
 
 const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
   kind: "Overlay",
+  module: "registry",
   what: "overlay",
+  description: "A named, reusable package overlay under a group, bound to repos' tags by `OverlayBinding`.",
   collection: (c) => c.overlays,
   ownership: { proof: "window", matching, same: "the same name" },
   listing: { betaOnly: true },
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    name: replace({ check: nameProblem }),
-    config: replace({ nested: configProblems, check: (v) => (v === undefined ? "is required: { contents: { packages: [...] } }" : undefined) }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    parentUid: parent({ type: uidArg("uid of the group that holds the overlay. Changing it replaces the overlay.") }),
+    name: replace({ check: nameProblem, type: nameArg("Overlay", "Unique among the group's overlays.") }),
+    config: replace({
+      type: named(
+        "registry",
+        "OverlayConfig",
+        z
+          .object({
+            contents: named(
+              "registry",
+              "OverlayPackages",
+              z.object({ packages: z.array(z.string()).describe("The APK packages to append to the bound images, at least one.") }).describe("The packages an overlay appends."),
+            ),
+          })
+          .describe("`{ contents: { packages: [...] } }`, at least one package."),
+      ), nested: configProblems, check: (v) => (v === undefined ? "is required: { contents: { packages: [...] } }" : undefined) }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("overlay in `parentUid`") }),
   },
-  server: { createTime: "", updateTime: "" },
+  server: { createTime, updateTime },
   hooks: {
     /** A replace that keeps the name deletes first: names are unique among a group's overlays. */
     diff(olds, news, d) {

@@ -16,7 +16,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiOverlayBinding } from "../client/types";
 import { isUnknown, uidpProblem } from "../validation";
 import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "./common";
-import { createOnly, declareResource, parent, replace } from "./declare";
+import { z } from "zod";
+import { createOnly, declareResource, output, parent, replace } from "./declare";
+import { adoptUidArg, createTime, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 import { tagNameProblem } from "./tag";
@@ -66,17 +68,21 @@ const matching = async (client: PlatformClient, inputs: OverlayBindingInputs): P
 
 const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOverlayBinding>({
   kind: "OverlayBinding",
+  module: "registry",
   what: "overlay binding",
+  description: "Binds an `Overlay` to one repo under exact tags.",
   collection: (c) => c.overlayBindings,
   ownership: { proof: "window", matching, same: "the same overlay and tags" },
   listing: { betaOnly: true, label: (x) => `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}` },
   fields: {
-    repoUid: parent(),
+    repoUid: parent({ type: uidArg("uid of the repo the overlay applies to. Changing it replaces the binding.") }),
     overlay: replace({
+      type: z.string().describe("The overlay: its uid (e.g. `overlay.uid`), or its name, resolved in the repo's organization."),
       check: (v) => (isUnknown(v) || (typeof v === "string" && v.trim() !== "") ? undefined : `is required: the overlay's uid or name, got ${JSON.stringify(v)}`),
       fromServer: (v, _api, local) => (names(local["overlay"], v as Ref) ? local["overlay"] : (v as Ref)?.uid),
     }),
     tags: replace({
+      type: z.array(z.string()).describe("The exact tag names the overlay applies to, at least one (duplicates are dropped, order kept)."),
       check: (v) => {
         if (isUnknown(v)) return undefined;
         if (!Array.isArray(v) || v.length === 0) return `must list at least one tag name (an all-tags change belongs on the repo's customOverlay), got ${JSON.stringify(v)}`;
@@ -85,9 +91,9 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
       },
       normalize: (v) => (Array.isArray(v) && !v.some(isUnknown) ? [...new Set(v)] : v),
     }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("binding of the repo") }),
   },
-  server: { overlayUid: "", createTime: "", updateTime: "" },
+  server: { overlayUid: output(z.string().describe("uid of the bound overlay."), ""), createTime, updateTime },
   hooks: {
     outputs: (o, api) => ({ ...o, overlayUid: api.overlay?.uid ?? "" }),
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("overlay binding", existing, inputs, ["overlay", "tags"]),

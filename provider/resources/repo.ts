@@ -17,7 +17,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ApiCustomOverlay, ApiRepo, ApiSyncConfig } from "../client/types";
 import { isUnknown, optionalStringProblem, repoNameProblem, uidpProblem, type Failures } from "../validation";
 import { canonical, logInfo } from "./common";
-import { createOnly, declareResource, mutable, parent, stateOnly } from "./declare";
+import { z } from "zod";
+import { createOnly, declareResource, mutable, output, parent, stateOnly } from "./declare";
+import { adoptUidArg, createTime, CustomOverlay, descriptionArg, named, stringList, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
 import { processContext, type ProviderContext } from "../context";
 
@@ -191,23 +193,51 @@ function inherited(def: unknown) {
 const tierFromServer = inherited(CATALOG_TIERS[0]);
 const listFromServer = inherited([]);
 
+/** Repo.syncConfig (OpenAPI `registry.v2beta1.SyncConfig`): what a program declares of a sync. */
+const SyncConfigType = named(
+  "registry",
+  "SyncConfig",
+  z
+    .object({
+      source: z.string().describe("The repo to sync from: its uid, a catalog name (`chainguard/nginx`) or an image reference (`cgr.dev/chainguard/nginx`). The API stores the uid (output `syncState.source`); a name is kept as written."),
+      amazon: z.string().optional().describe("AWS ECR repository to also sync images to."),
+      google: z.string().optional().describe("Google Artifact Registry repository to also sync images to."),
+      azure: z.string().optional().describe("Azure ACR repository to also sync images to."),
+    })
+    .describe("Sync images and metadata from another repo; default none (the repo does not sync)."),
+);
+
 const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
   kind: "Repo",
+  module: "registry",
   what: "repo",
+  description: "An image repository under a group, with its README.",
   collection: (c) => c.repos,
   listing: { path: true },
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    name: mutable({ check: repoNameProblem }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
-    aliases: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "aliases") }),
-    activeTags: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "activeTags") }),
-    bundles: mutable({ check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "bundles") }),
-    catalogTier: mutable({ check: tierProblem, default: CATALOG_TIERS[0], fromServer: (v, a, l) => tierFromServer(v, a, l, "catalogTier") }),
+    parentUid: parent({ type: uidArg("uid of the group that holds the repo. Changing it replaces the repo.") }),
+    name: mutable({
+      check: repoNameProblem,
+      type: z.string().describe("Repo name, the last part of its image reference: an OCI repository name (lowercase letters and digits, separated by `.`, `_`, `__`, `-` or `/`), at most 255 characters, unique in its group."),
+    }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
+    aliases: mutable({ type: stringList("Equivalent image names; default `[]`. Not with `syncConfig` (inherited from the source)."), check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "aliases") }),
+    activeTags: mutable({ type: stringList("Actively maintained tags; default `[]`. Not with `syncConfig` (inherited from the source)."), check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "activeTags") }),
+    bundles: mutable({ type: stringList("Sales grouping labels; default `[]`. Not with `syncConfig` (inherited from the source)."), check: stringListProblem, default: [], fromServer: (v, a, l) => listFromServer(v, a, l, "bundles") }),
+    catalogTier: mutable({
+      type: named("registry", "CatalogTier", z.enum(CATALOG_TIERS).describe("A repo's catalog tier (OpenAPI `registry.v2beta1.CatalogTier`)."))
+        .optional()
+        .describe("Catalog tier; default `CATALOG_TIER_UNSPECIFIED`. Not with `syncConfig` (inherited from the source)."),
+      check: tierProblem, default: CATALOG_TIERS[0], fromServer: (v, a, l) => tierFromServer(v, a, l, "catalogTier") }),
     // `{}` is no overlay: stored as unset, so it never differs from what the server reads back.
-    customOverlay: mutable({ optional: true, nested: overlayProblems, normalize: (v) => (isObject(v) && Object.keys(v).length === 0 ? undefined : v) }),
+    customOverlay: mutable({
+      type: CustomOverlay.optional().describe(
+        "apko customizations applied when the repo's images are rebuilt; default none. The API allows it only on repos with custom assembly enabled.",
+      ),
+      optional: true, nested: overlayProblems, normalize: (v) => (isObject(v) && Object.keys(v).length === 0 ? undefined : v) }),
     syncConfig: mutable({
+      type: SyncConfigType.optional(),
       optional: true,
       wireKey: "sync_config",
       nested: syncProblems,
@@ -221,10 +251,34 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
       },
     }),
     // The README is a sub-resource: written and read by this file's wrappers below, never in the repo's body.
-    readme: stateOnly({ check: optionalStringProblem }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    readme: stateOnly({
+      check: optionalStringProblem,
+      type: z.string().optional().describe("The README, raw Markdown (the `/repos/{uid}/readme` sub-resource); `\"\"` removes it. Unset: the README is not managed. Not with `syncConfig` (the README is the source's)."),
+    }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("repo in `parentUid`") }),
   },
-  server: { createTime: "", updateTime: "", syncState: undefined },
+  server: {
+    createTime,
+    updateTime,
+    syncState: output(
+      named(
+        "registry",
+        "SyncState",
+        z
+          .object({
+            source: z.string().describe("The source repo's uid."),
+            amazon: z.string().optional().describe("AWS ECR repository images are also synced to."),
+            google: z.string().optional().describe("Google Artifact Registry repository images are also synced to."),
+            azure: z.string().optional().describe("Azure ACR repository images are also synced to."),
+            expirationTime: z.string().optional().describe("When syncing stops, RFC 3339. Set by the service."),
+            gracePeriod: z.boolean().optional().describe("Whether the EOL grace period is on (the organization's setting). Set by the service."),
+            uniqueTags: z.boolean().optional().describe("Whether exported tags are uniquely labelled (the organization's setting). Set by the service."),
+            apkoOverlay: z.string().optional().describe("The apko overlay applied on rebuilds during sync. Set by the service."),
+          })
+          .describe("The server's whole sync settings; absent when the repo does not sync. Output only."),
+      ),
+    ),
+  },
   hooks: {
     /** The synced-repo rule: what a repo inherits from its source cannot be set beside a syncConfig. */
     check(news, f) {

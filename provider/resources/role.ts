@@ -10,7 +10,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { dottedName, dottedNames, wireName } from "../capabilities";
 import type { ApiRole } from "../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../validation";
+import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "./declare";
+import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "./fieldTypes";
 import { PlatformResource, type ResourceShape } from "./shim";
 
 /** Arguments of a {@link Role}. */
@@ -54,12 +56,15 @@ function normalizeCapabilities(v: unknown): unknown {
 const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
   kind: "Role",
   what: "role",
+  description: "A custom IAM role under a group, granting capabilities. Built-in roles (`viewer`, `editor`, `owner`, …) are not resources: find them with `getRole`.",
+  module: "iam",
   collection: (c) => c.roles,
   fields: {
-    parentUid: parent(),
-    name: mutable({ check: nameProblem }),
-    description: mutable({ check: optionalStringProblem, default: "" }),
+    parentUid: parent({ type: uidArg("uid of the group the role belongs to (usable there and below). Changing it replaces the role.") }),
+    name: mutable({ check: nameProblem, type: nameArg("Role") }),
+    description: mutable({ check: optionalStringProblem, default: "", type: descriptionArg }),
     capabilities: mutable({
+      type: z.array(z.string()).describe("At least one capability, by dotted (`groups.list`) or wire (`CAP_IAM_GROUPS_LIST`) name; stored in wire form, sorted and deduplicated."),
       check: (v) => (isUnknown(v) || (Array.isArray(v) && v.length > 0) ? undefined : "at least one capability is required, e.g. groups.list"),
       nested: (v, f) => {
         if (!Array.isArray(v)) return;
@@ -72,9 +77,9 @@ const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
       // Dotted names read better (`groups.list`); a capability that does not map back exactly stays in wire form.
       exportAs: (v) => [...new Set(v as string[])].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w)),
     }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("custom role") }),
   },
-  server: { createTime: "", updateTime: "" },
+  server: { createTime, updateTime },
 });
 
 /** The Role provider implementation (runs in the provider process). */

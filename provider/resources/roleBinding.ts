@@ -11,7 +11,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiBindingIdentityRef, ApiRoleBinding } from "../client/types";
 import { uidpProblem } from "../validation";
 import { logInfo } from "./common";
-import { createOnly, declareResource, mutable, parent } from "./declare";
+import { z } from "zod";
+import { createOnly, declareResource, mutable, output, parent } from "./declare";
+import { adoptUidArg, named, uidArg } from "./fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -61,23 +63,59 @@ function refUid(ref: unknown): unknown {
 const matching = async (client: PlatformClient, inputs: RoleBindingInputs): Promise<ApiRoleBinding[]> =>
   (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter((x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid);
 
+/** A group or role a binding refers to, hydrated by the server (seed §2, RoleBinding). */
+const BindingRef = named(
+  "iam",
+  "BindingRef",
+  z
+    .object({
+      uid: z.string().describe("Its uid."),
+      name: z.string().describe('Its name; `""` when the server sends none.'),
+      description: z.string().describe('Its description; `""` when the server sends none.'),
+    })
+    .describe("An object a role binding refers to, as the server describes it."),
+);
+
+/** The identity a binding refers to, hydrated by the server (seed §2, RoleBinding). */
+const BindingIdentityRef = named(
+  "iam",
+  "BindingIdentityRef",
+  z
+    .object({
+      uid: z.string().describe("Its uid."),
+      name: z.string().describe('Its name; `""` when the server sends none.'),
+      description: z.string().describe('Its description; `""` when the server sends none.'),
+      subject: z.string().optional().describe("The subject the identity matches (claimMatch identities)."),
+      issuer: z.string().optional().describe("The issuer the identity trusts (claimMatch identities)."),
+      email: z.string().optional().describe("The user's email (user identities)."),
+    })
+    .describe("The identity that receives the role, as the server describes it."),
+);
+
 const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRoleBinding>({
   kind: "RoleBinding",
+  module: "iam",
   what: "role binding",
+  description: "Grants a role to an identity at a group and its descendants.",
   collection: (c) => c.roleBindings,
   ownership: { proof: "window", matching, same: "the same identity and role" },
   listing: { label: (x) => `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}` },
   blocksGroupDelete: true,
   fields: {
-    groupUid: parent(),
+    groupUid: parent({ type: uidArg("uid of the group the role applies at (and below). Changing it replaces the binding.") }),
     // A grant to someone the export does not declare (the org's owners, people) is exported protected, so a
     // `pulumi destroy` of that stack cannot lock them out.
-    identityUid: mutable({ check: uidpProblem, protectWhenOutside: true, fromServer: (v, api, local) => v ?? refUid(api["identity"]) ?? local["identityUid"] ?? "" }),
-    roleUid: mutable({ check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["role"]) ?? local["roleUid"] ?? "" }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    identityUid: mutable({ type: uidArg("uid of the identity that receives the role."), check: uidpProblem, protectWhenOutside: true, fromServer: (v, api, local) => v ?? refUid(api["identity"]) ?? local["identityUid"] ?? "" }),
+    roleUid: mutable({ type: uidArg("uid of the role (find built-ins by name with `getRole`)."), check: uidpProblem, fromServer: (v, api, local) => v ?? refUid(api["role"]) ?? local["roleUid"] ?? "" }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("binding at `groupUid`") }),
   },
   // Bindings have no update time; the server hydrates identity, group and role.
-  server: { createTime: "", identity: undefined, group: undefined, role: undefined },
+  server: {
+    createTime: output(z.string().describe("Creation time, RFC 3339 (bindings have no update time)."), ""),
+    identity: output(BindingIdentityRef),
+    group: output(BindingRef),
+    role: output(BindingRef),
+  },
   hooks: {
     /** No free-text field to mark: the same identity and role under the group, created during the attempt. */
     async create(inputs, ctx) {

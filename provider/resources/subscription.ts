@@ -15,7 +15,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiSubscription } from "../client/types";
 import { sinkProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
+import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "./declare";
+import { adoptUidArg, createTime, uidArg } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -53,17 +55,19 @@ const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Pro
 
 const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
   kind: "Subscription",
+  module: "events",
   what: "subscription",
+  description: "A webhook subscription to a group's events, delivered to an https sink.",
   collection: (c) => c.subscriptions,
   ownership: { proof: "window", matching, same: "the same sink" },
   listing: { label: "sink" },
   blocksGroupDelete: true,
   fields: {
-    parentUid: parent(),
-    sink: replace({ check: sinkProblem }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    parentUid: parent({ type: uidArg("uid of the group whose events are delivered. Changing it replaces the subscription.") }),
+    sink: replace({ check: sinkProblem, type: z.string().describe('The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it replaces the subscription.') }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("subscription in `parentUid`") }),
   },
-  server: { createTime: "" },
+  server: { createTime },
   hooks: {
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("subscription", existing, inputs, ["sink"]),
     async create(inputs, ctx) {

@@ -17,7 +17,9 @@ import type { PlatformClient } from "../client/client";
 import type { ApiTag } from "../client/types";
 import { digestProblem, isUnknown, tagNameProblem, uidpProblem } from "../validation";
 import { logInfo, refuseDifferingAdoption } from "./common";
+import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "./declare";
+import { adoptUidArg, stringList, uidArg, updateTime } from "./fieldTypes";
 import { createSafely, recoverInWindow } from "./lifecycle";
 import { PlatformResource, type ResourceShape } from "./shim";
 
@@ -75,23 +77,26 @@ const matching = async (client: PlatformClient, inputs: TagInputs): Promise<ApiT
 
 const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
   kind: "Tag",
+  module: "registry",
   what: "tag",
+  description: "An image tag in a repo, pointing at a manifest digest. Every field replaces.",
   collection: (c) => c.tags,
   // Tags carry no createTime: their updateTime dates them.
   ownership: { proof: "window", matching, time: (t) => t.updateTime, same: "the same name and digest" },
   fields: {
-    repoUid: parent(),
-    name: replace({ check: tagNameProblem }),
-    digest: replace({ check: digestProblem }),
-    bundles: replace({ check: bundlesProblem, default: [], fromServer: (v) => v ?? [] }),
+    repoUid: parent({ type: uidArg("uid of the repo the tag belongs to. Changing it replaces the tag.") }),
+    name: replace({ check: tagNameProblem, type: z.string().describe("Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`.") }),
+    digest: replace({ check: digestProblem, type: z.string().describe("The manifest digest it points at: `sha256:` + 64 hex, or `sha512:` + 128 hex characters.") }),
+    bundles: replace({ type: stringList("Sales labels; default `[]`."), check: bundlesProblem, default: [], fromServer: (v) => v ?? [] }),
     deprecated: replace({
+      type: z.boolean().optional().describe("Whether the tag is deprecated; default `false`."),
       check: (v) => (v === undefined || isUnknown(v) || typeof v === "boolean" ? undefined : `must be true or false, got ${JSON.stringify(v)}`),
       default: false,
       fromServer: (v) => v ?? false,
     }),
-    adoptUid: createOnly({ check: uidpProblem }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("tag of the repo") }),
   },
-  server: { updateTime: "" },
+  server: { updateTime },
   hooks: {
     /** A replace that keeps the name deletes first: a create of the same name would update the old tag in place. */
     diff(olds, news, d) {

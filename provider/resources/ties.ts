@@ -21,17 +21,12 @@ import type { RoleBinding, RoleBindingArgs, RoleBindingInputs, RoleBindingOutput
 import type { Subscription, SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs } from "./subscription";
 import type { Tag, TagArgs, TagInputs, TagOutputs } from "./tag";
 
-/** `true` when `A` and `B` are the same type (mutual assignability is too weak: this compares them exactly). */
-export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-/** The named keys of `T` (an index signature such as `[serverField: string]: unknown` left out). */
-export type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] } & string;
+import type { Drift, ExpectNone, KnownKeys } from "../typeTies";
+
+export type { Drift, Equal, ExpectNone, KnownKeys } from "../typeTies";
 /** The keys of a resource class's `Output` properties, less the engine's own (`urn`, `id`). */
 export type OutputKeys<R> = Exclude<{ [K in keyof R]-?: R[K] extends pulumi.Output<unknown> ? K : never }[keyof R] & string, "urn" | "id">;
 
-/** Compiles only when `T` is `never`; otherwise the error names the keys in `T`. */
-export type ExpectNone<T extends never> = T;
-/** The keys in one of `A`, `B` and not the other. */
-export type Drift<A, B> = Exclude<A, B> | Exclude<B, A>;
 
 /**
  * The keys by which `XArgs` differs from the declared fields (`XInputs`' keys), less those the program never gives

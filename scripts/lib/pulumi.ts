@@ -1,7 +1,7 @@
 /**
  * Runs the real Pulumi CLI the way every command in this project must: offline (no update check, no plugin
  * downloads), with a file backend in a folder of the caller's choosing, and a fixed passphrase for secrets, so
- * nothing ever reaches the vendor's service (README, Pulumi CLI).
+ * nothing ever reaches the vendor's service (tools/README.md).
  *
  * The CLI's folder comes from `.pulumi-work/cli-bin`, written by `scripts/ensure-pulumi` (run it first; both
  * README commands do).

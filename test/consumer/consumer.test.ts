@@ -8,12 +8,12 @@
  * Steps, in order; a step after a failed one is skipped:
  * install (no EBADENGINE or peer warnings; the versions each toolchain must get; no fastify, and the installed bin's
  * `emulator` names the npm command that adds the emulator's server, which is then run), `tsc --noEmit`, every
- * TypeScript block of README.md compiled in that project, the standalone emulator started from the installed
+ * TypeScript block of README.md and docs/ compiled in that project, the standalone emulator started from the installed
  * package's bin, then through the real CLI: preview, up, `preview --expect-no-changes`, the policy pack from
  * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
  * the installed bin's `unmanaged` and `recover`; its `drift` (an out-of-band edit and delete, a hand-made group and
  * an unapplied program edit told apart, then converged) and `gate` (advisories only, then a mandatory violation);
- * the README's CI snippets (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
+ * the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
  * from a file in a second project and destroying it; destroy, and an API check that nothing is left.
  *
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
@@ -26,10 +26,12 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vit
 import { PlatformClient } from "../../provider/client/client";
 import { changes, engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
+import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
 import {
   PKG,
   TOOLCHAINS,
   blockFile,
+  blockFileName,
   ciSnippetCommands,
   cleanEnv,
   lowEnd,
@@ -257,13 +259,14 @@ function describeToolchain(tc: Toolchain): void {
       expect(tsc.code, tail(tsc, 60)).toBe(0);
     });
 
-    step("every TypeScript block of README.md compiles as written (each its own module, importing what it uses)", async () => {
-      const blocks = typescriptBlocks(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+    step("every TypeScript block of README.md and docs/ (but the maintainer pages) compiles as written (each its own module, importing what it uses)", async () => {
+      const blocks = docFiles().filter((f) => !MAINTAINER_DOCS.includes(f)).flatMap((f) => typescriptBlocks(readDoc(f), f));
+      expect(blocks.filter((b) => b.file === "README.md").length).toBeGreaterThanOrEqual(2);
       expect(blocks.length).toBeGreaterThan(3);
       const readmeDir = path.join(dir, "readme");
       mkdirSync(readmeDir, { recursive: true });
       const files = blocks.map((b) => {
-        const f = path.join("readme", `readme-L${b.line}.ts`);
+        const f = path.join("readme", blockFileName(b));
         writeFileSync(path.join(dir, f), blockFile(b));
         return f;
       });
@@ -304,7 +307,7 @@ function describeToolchain(tc: Toolchain): void {
 
     step("a preview failing on a wrong token is told as fast as the same program succeeds (<= 1.5x), as one message", async () => {
       // A small program of its own whose lookup runs inside an `apply` (as `getRoleOutput` does): that is where an
-      // error's stack gets the frame on which Node 20's util.inspect loops (README, "When a program fails").
+      // error's stack gets the frame on which Node 20's util.inspect loops (docs/configuration.md, "When a program fails").
       const errDir = errProgram("errprog", [
         `import { Group, getRoleOutput, orgUid } from "${PKG.name}";`,
         'const team = new Group("team", { parentUid: orgUid(), name: "err-team", description: "x" });',
@@ -372,7 +375,7 @@ function describeToolchain(tc: Toolchain): void {
         return { ratio, failed, badMs, goodMs };
       };
       if (process.env["CONSUMER_MEASURE_REQUIRE"] === "1") {
-        // The figures the README gives for Pulumi's own `Config.require` (not asserted: Pulumi's and Node's to fix).
+        // The figures docs/performance.md gives for Pulumi's own `Config.require` (not asserted: Pulumi's and Node's to fix).
         writeFileSync(path.join(keyDir, "index.ts"), [...lines('new pulumi.Config("platform").require("orgUid")'), ""].join("\n"));
         await timeBoth("Config.require");
         writeFileSync(path.join(keyDir, "index.ts"), [...lines("orgUid()"), ""].join("\n"));
@@ -512,8 +515,8 @@ function describeToolchain(tc: Toolchain): void {
       expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
     });
 
-    step("the README's CI snippets run as written in the project (`npx platform-pulumi …`)", async () => {
-      const lines = ciSnippetCommands(readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+    step("the CI snippets of README.md and docs/ run as written in the project (`npx platform-pulumi …`)", async () => {
+      const lines = ciSnippetCommands(readDocs());
       expect(lines.length).toBeGreaterThanOrEqual(2);
       expect(lines.every((l) => l.startsWith("npx platform-pulumi "))).toBe(true);
       const summary = path.join(dir, "step-summary.md");

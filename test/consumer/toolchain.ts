@@ -1,6 +1,6 @@
 /**
  * Helpers of the consumer tier (`consumer.test.ts`): the toolchains it runs on, child processes with a clean
- * environment, the standalone emulator started from an installed package's bin, and README blocks as files.
+ * environment, the standalone emulator started from an installed package's bin, and README and docs/ blocks as files.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -177,15 +177,17 @@ export function startEmulatorBin(bin: string, cwd: string, env: NodeJS.ProcessEn
   });
 }
 
-/** A fenced TypeScript block of README.md. */
+/** A fenced TypeScript block of README.md or of a docs/ page. */
 export interface ReadmeBlock {
-  /** 1-based line number of the block's first code line in README.md. */
+  /** The Markdown file the block is in, relative to the repository root (`README.md`, `docs/org.md`). */
+  file: string;
+  /** 1-based line number of the block's first code line in that file. */
   line: number;
   code: string;
 }
 
-/** Every ```ts / ```typescript block of a Markdown text, as written. */
-export function typescriptBlocks(markdown: string): ReadmeBlock[] {
+/** Every ```ts / ```typescript block of a Markdown text, as written; `file` names the text (default README.md). */
+export function typescriptBlocks(markdown: string, file = "README.md"): ReadmeBlock[] {
   const blocks: ReadmeBlock[] = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -193,14 +195,14 @@ export function typescriptBlocks(markdown: string): ReadmeBlock[] {
     const start = i + 1;
     let end = start;
     while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
+    blocks.push({ file, line: start + 1, code: lines.slice(start, end).join("\n") });
     i = end;
   }
   return blocks;
 }
 
 /**
- * The README convention: each TypeScript block compiles on its own, as a CommonJS module of a new Pulumi
+ * The documentation convention: each TypeScript block compiles on its own, as a CommonJS module of a new Pulumi
  * TypeScript project that installed platform-pulumi (the template tsconfig), with only this comment before it.
  * A block imports what it uses, the root group's uid included (`orgUid()` of the package).
  */
@@ -216,18 +218,27 @@ export function blockFile(block: ReadmeBlock): string {
 }
 
 /**
- * Maps tsc diagnostics in block files (`readme-L<line>.ts(<l>,<c>)`) back to `README.md:<line>:<c>`.
+ * The file name a block is compiled as: its Markdown file's path with `/` as `__`, then `-L<line>.ts`
+ * (`README.md-L12.ts`, `docs__org.md-L7.ts`), so {@link mapReadmeDiagnostics} can name the place it came from.
+ */
+export function blockFileName(block: ReadmeBlock): string {
+  return `${block.file.replace(/\//g, "__")}-L${block.line}.ts`;
+}
+
+/**
+ * Maps tsc diagnostics in block files (`<file>-L<line>.ts(<l>,<c>)`, see {@link blockFileName}) back to
+ * `<file>:<line>:<c>` in the Markdown (`README.md:12:5`, `docs/org.md:9:3`).
  */
 export function mapReadmeDiagnostics(output: string): string {
-  return output.replace(/readme-L(\d+)\.ts\((\d+),(\d+)\)/g, (_m, start: string, l: string, c: string) => {
+  return output.replace(/(?:readme[\\/])?([\w.-]+\.md)-L(\d+)\.ts\((\d+),(\d+)\)/g, (_m, file: string, start: string, l: string, c: string) => {
     const at = Number(start) + Number(l) - 1 - README_PREAMBLE.length;
-    return `README.md:${at}:${c}`;
+    return `${file.replace(/__/g, "/")}:${at}:${c}`;
   });
 }
 
 /**
- * The commands of the README's CI snippets that run this package's bin: every `run: npx platform-pulumi …` line of
- * its ```yaml blocks, as written (a `- run:` list item or a `run:` key).
+ * The commands of the documented CI snippets that run this package's bin: every `run: npx platform-pulumi …` line of
+ * the Markdown's ```yaml blocks, as written (a `- run:` list item or a `run:` key).
  */
 export function ciSnippetCommands(markdown: string): string[] {
   const out: string[] = [];

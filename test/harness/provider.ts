@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
 import { getClient, setConfigLookup } from "../../provider/state";
 
-/** Retry settings that keep tests from waiting: 1 ms base delay, 5 ms cap (README "Configuration"). */
+/** Retry settings that keep tests from waiting: 1 ms base delay, 5 ms cap (docs/configuration.md). */
 export const FAST_RETRIES: Readonly<Record<string, string>> = { "platform:retryBaseDelayMs": "1", "platform:retryMaxDelayMs": "5" };
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The tests of `platform-pulumi export` against an emulator they seed (README "Export"), and a set of exported
- * projects (`--layout split`, README "Export: one stack per top-level group") installed and applied as a user
+ * The tests of `platform-pulumi export` against an emulator they seed (docs/export.md), and a set of exported
+ * projects (`--layout split`, docs/export.md "One stack per top-level group") installed and applied as a user
  * would: one `npm install` of the packed tarball shared by every project, a stack `dev` of each on one file
  * backend, then `pulumi up` tier by tier (the stacks of a tier at once).
  */

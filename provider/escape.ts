@@ -13,7 +13,7 @@
  * second line of defence, not the only one.
  */
 
-import { UNSAFE, printable } from "../text";
+import { UNSAFE, printable } from "./text";
 
 // UNSAFE, the characters escaped in every context (shared with provider/text.ts): C0 and C1 controls and DEL;
 // the line and paragraph separators U+2028 and U+2029 (line terminators to JavaScript, which JSON.stringify leaves

@@ -1,0 +1,17 @@
+/**
+ * Every file generated from the kinds' declarations, as `npm run gen` writes them: `schema.json` (the Pulumi
+ * package schema, {@link packageSchema}) and the reference pages under `docs/resources/` ({@link referencePages}).
+ * `test/schema.test.ts` compares the committed files with these, so a declaration edited without `npm run gen`
+ * fails the tests.
+ */
+import { referencePages } from "./docs";
+import { packageSchema } from "./package";
+
+/**
+ * Path relative to the repository root → content, for package version `version`.
+ * @throws Error naming the field when a declared type cannot be written in the schema.
+ */
+export function generatedFiles(version: string): Record<string, string> {
+  const spec = packageSchema(version);
+  return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec) };
+}
