@@ -5,63 +5,26 @@
  * escalations it opens), `--fail-on` as a gate, the Markdown for a pull request, and the exit code 2 cases.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
 import type { AccessJson } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { dottedName } from "../provider/capabilities";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { binOnStack, useReviewStack } from "./harness/stack";
 
 const LONG = 300_000;
 const STACK = "access-review";
 const dotted = (caps: readonly string[]) => caps.map(dottedName).sort();
 
-let emu: Emulator;
-let backend: string;
-let cli: PulumiCli;
-let env: NodeJS.ProcessEnv;
-let changed: string;
+/** The main job's org deployed, and the pull request's org file (gitlab-release bound editor at engineering/platform). */
+const rs = useReviewStack(STACK, LONG);
 
 /** Runs the installed command (`dist/cli/main.js access …`) with the stack's environment. */
-function access(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", STACK, "--cwd", REPO_ROOT, ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env, ...extra },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (err += d));
-    child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-
-beforeAll(async () => {
-  emu = await startEmulator();
-  backend = mkdtempSync(path.join(tmpdir(), "access-"));
-  const orgFile = path.join(REPO_ROOT, "examples", "org-setup", "org.yaml");
-  // The pull request: the GitLab release pipeline (a CI identity in engineering/platform/ci-cd) becomes editor
-  // of engineering/platform, the mid-level group above it.
-  changed = path.join(backend, "org-changed.yaml");
-  writeFileSync(changed, `${readFileSync(orgFile, "utf8").trimEnd()}\n  - identity: engineering/platform/ci-cd/gitlab-release\n    group: engineering/platform\n    role: editor\n`);
-  const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
-  cli = new PulumiCli({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: orgFile } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...platform, ORG_FILE: changed, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
-}, LONG);
-
-afterAll(async () => {
-  await emu?.close();
-  if (backend) rmSync(backend, { recursive: true, force: true });
-  rmSync(path.join(REPO_ROOT, `Pulumi.${STACK}.yaml`), { force: true });
-});
+const access = binOnStack("access", { stack: STACK, cwd: REPO_ROOT, env: () => rs.env });
 
 describe("platform-pulumi access", () => {
   it("--current lists each identity's grants once per subtree, with bindings and escalations", async () => {
@@ -143,7 +106,7 @@ describe("platform-pulumi access", () => {
       new Promise<{ code: number; out: string }>((resolve) => {
         const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "gate", "--stack", STACK, "--cwd", REPO_ROOT, "--format", "json"], {
           cwd: REPO_ROOT,
-          env: { ...process.env, ...env, ORG_FILE: orgFile },
+          env: { ...process.env, ...rs.env, ORG_FILE: orgFile },
           stdio: ["ignore", "pipe", "inherit"],
         });
         let out = "";
@@ -155,7 +118,7 @@ describe("platform-pulumi access", () => {
     const report = JSON.parse(same.out) as { violations: Array<{ policy: string; severity: string; status: string }> };
     // ci-bot (editor above its group) and scanner (viewer above its group) were there before: listed, not failing.
     expect(report.violations.filter((v) => v.policy === "identity-bound-above-its-group").map((v) => `${v.severity} ${v.status}`).sort()).toEqual(["critical already present", "low already present"]);
-    const pr = await gate(changed);
+    const pr = await gate(rs.changed);
     expect(pr.code, pr.out).toBe(1);
   }, LONG);
 
@@ -163,14 +126,14 @@ describe("platform-pulumi access", () => {
     expect((await access(["--format", "yaml"])).code).toBe(2);
     expect((await access(["--fail-on", ","])).code).toBe(2);
     const missing = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", "no-such-stack", "--cwd", REPO_ROOT, "--current"], { env: { ...process.env, ...env }, stdio: "ignore" });
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", "no-such-stack", "--cwd", REPO_ROOT, "--current"], { env: { ...process.env, ...rs.env }, stdio: "ignore" });
       child.on("close", (c) => resolve(c ?? -1));
     });
     expect(missing).toBe(2);
   }, LONG);
 
   it("exits 2, naming the role, when a bound role can be described neither by the API nor by its hydrated name", async () => {
-    const state = await cli.exportState();
+    const state = await rs.cli.exportState();
     const saved = JSON.stringify(state);
     const bindings = state.deployment.resources!.filter((r) => String(r["type"]).endsWith(":RoleBinding"));
     const roleUid = (bindings[0]!["outputs"] as Record<string, unknown>)["roleUid"] as string;
@@ -179,9 +142,9 @@ describe("platform-pulumi access", () => {
       const outputs = b["outputs"] as Record<string, unknown>;
       if (outputs["roleUid"] === roleUid) delete outputs["role"];
     }
-    const file = path.join(backend, "state.json");
+    const file = path.join(rs.backend, "state.json");
     writeFileSync(file, JSON.stringify(state));
-    await cli.ok(["stack", "import", "--file", file]);
+    await rs.cli.ok(["stack", "import", "--file", file]);
     try {
       const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
       expect(r.code, r.out).toBe(2);
@@ -190,7 +153,7 @@ describe("platform-pulumi access", () => {
       expect((await access(["--current"])).code).toBe(0);
     } finally {
       writeFileSync(file, saved);
-      await cli.ok(["stack", "import", "--file", file]);
+      await rs.cli.ok(["stack", "import", "--file", file]);
     }
   }, LONG);
 });
@@ -203,7 +166,7 @@ describe("no-new-access inside `pulumi preview --policy-pack` gives the command'
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "no-new-access-"));
-    const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+    const platform = { PLATFORM_API_URL: rs.emu.url, PLATFORM_TOKEN: rs.emu.token, PLATFORM_ORG_UID: rs.emu.orgUid };
     pcli = new PulumiCli({ cwd: program, backendDir: dir, stack, env: platform });
     await pcli.initStack();
     penv = { ...platform, PULUMI_BACKEND_URL: `file://${dir}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };

@@ -5,51 +5,22 @@
  * request (`gitlab-release` bound `editor` at `/engineering/platform`); `--can` exit 0 yes and 1 no; exit 2 with
  * the flag, the value and what is allowed for bad input. The examples of docs/access.md (and README.md's) are this test's output.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { describe, expect, it } from "vitest";
 import type { CanJson, WhoCanJson } from "../provider/access/query";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
-import { runBin } from "./harness/bin";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { readDocs } from "./harness/docs";
+import { binOnStack, useReviewStack } from "./harness/stack";
 
 const LONG = 300_000;
 const STACK = "access-query";
-const ORG = path.join(REPO_ROOT, "examples", "org-setup", "org.yaml");
 // README.md and docs/ (docs/access.md holds the examples; README.md quotes the --can "no").
 const README = readDocs();
 
-let emu: Emulator;
-let backend: string;
-let env: NodeJS.ProcessEnv;
+/** The main job's org deployed, and the pull request's org file (gitlab-release bound editor at engineering/platform). */
+const rs = useReviewStack(STACK, LONG);
 
 /** `platform-pulumi access --stack access-query …` from the built bin, with the stack's environment. */
-async function access(args: string[], extra: NodeJS.ProcessEnv = {}) {
-  const r = await runBin(["access", "--stack", STACK, "--cwd", REPO_ROOT, ...args], { ...process.env, ...env, ...extra });
-  return { code: r.code, out: r.stdout, err: r.stderr };
-}
-
-beforeAll(async () => {
-  emu = await startEmulator();
-  backend = mkdtempSync(path.join(tmpdir(), "access-query-"));
-  // The pull request the plan holds: gitlab-release (a CI identity in engineering/platform/ci-cd) becomes editor of
-  // engineering/platform.
-  const changed = path.join(backend, "org-changed.yaml");
-  writeFileSync(changed, `${readFileSync(ORG, "utf8").trimEnd()}\n  - identity: engineering/platform/ci-cd/gitlab-release\n    group: engineering/platform\n    role: editor\n`);
-  const platform = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
-  const cli = new PulumiCli({ cwd: REPO_ROOT, backendDir: backend, stack: STACK, env: { ...platform, ORG_FILE: ORG } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...platform, ORG_FILE: changed, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
-}, LONG);
-
-afterAll(async () => {
-  await emu?.close();
-  if (backend) rmSync(backend, { recursive: true, force: true });
-  rmSync(path.join(REPO_ROOT, `Pulumi.${STACK}.yaml`), { force: true });
-});
+const access = binOnStack("access", { stack: STACK, cwd: REPO_ROOT, env: () => rs.env });
 
 describe("platform-pulumi access --who-can", () => {
   it("lists direct holders (path length 0) and escalated ones with their shortest path, on the state", async () => {

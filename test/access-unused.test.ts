@@ -9,7 +9,7 @@
  * critical access and was never seen since its creation 100 days ago; argo-sync was seen today; the viewers hold
  * only `low` reads.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,8 @@ import type { SilencedFinding } from "../provider/access/exclusions";
 import type { UnusedReport } from "../provider/access/unused";
 import type { AccessJson } from "../provider/commands/access";
 import type { GateReport } from "../provider/commands/gate";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { removeStack, stackEnv, upStack } from "./harness/stack";
 import type { PolicyResource, StackValidationArgs } from "@pulumi/policy";
 import { stackObjects } from "../policies/access";
 import { unusedAccessWith } from "../policies/unused";
@@ -71,27 +72,22 @@ async function exchange(subject: string, identity: string): Promise<number> {
 const live = "2099-12-31";
 const expired = "2020-01-31";
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir);
+});
+
 beforeAll(async () => {
   emu = await startStandalone(["--control"]);
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
   dir = mkdtempSync(path.join(tmpdir(), "access-unused-"));
   base = orgFile("base");
-  mkdirSync(path.join(dir, "backend"));
-  const cli = new PulumiCli({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
-  await cli.initStack();
-  await clock(-100 * DAY);
-  await cli.ok(["up", "--yes", "--skip-preview"]);
+  const cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } }, () => clock(-100 * DAY));
   await clock(0);
   uids = JSON.parse((await cli.ok(["stack", "output", "identityUids", "--json"])).stdout) as Record<string, string>;
   expect(await exchange("system:serviceaccount:argocd:argocd-application-controller", uids["platform/argo/argo-sync"]!)).toBe(200);
-  env = { ...process.env, ...emu.env, PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  rmSync(path.join(program, `Pulumi.${STACK}.yaml`), { force: true });
-});
 
 describe("platform-pulumi access --unused", () => {
   it("reports the identity holding critical access that exchanged no token in the window, not the one that did", async () => {

@@ -4,14 +4,13 @@
  * fails naming the request and the limit, not with "Maximum call stack size exceeded".
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { MAX_RESPONSE_DEPTH } from "../provider/client/errors";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { proxyTo, useLoopbackServers } from "./harness/loopback";
 
 const LONG = 240_000;
 const STACK = "deepjson";
@@ -21,9 +20,9 @@ const deepObject = '{"a":'.repeat(DEEP) + "1" + "}".repeat(DEEP);
 
 let emu: Emulator;
 let backend: string;
-let proxy: Server;
 let proxyUrl: string;
-const sockets = new Set<Socket>();
+/** The proxy's server, closed after the file. */
+const serve = useLoopbackServers();
 
 beforeAll(async () => {
   emu = await startEmulator();
@@ -32,32 +31,12 @@ beforeAll(async () => {
   await cli.initStack();
   await cli.ok(["up", "--yes", "--skip-preview"]);
   // Passes every request on; every 200 JSON object answer gets a 20,000-deep field (valid JSON, an unknown key).
-  proxy = createServer((req, res) => {
-    const headers = { ...req.headers };
-    delete headers.host;
-    const up = httpRequest(`${emu.url}${req.url}`, { method: req.method, headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on("data", (c: Buffer) => chunks.push(c));
-      answer.on("end", () => {
-        let text = Buffer.concat(chunks).toString("utf8");
-        if (answer.statusCode === 200 && text.startsWith("{") && text !== "{}") text = `{"deep":${deepObject},${text.slice(1)}`;
-        res.writeHead(answer.statusCode ?? 500, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-        res.end(text);
-      });
-    });
-    req.pipe(up);
-  });
-  proxy.on("connection", (c) => {
-    sockets.add(c);
-    c.on("close", () => sockets.delete(c));
-  });
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxyUrl = await serve(
+    proxyTo(emu.url, ({ status, text }) => ({ status, text: status === 200 && text.startsWith("{") && text !== "{}" ? `{"deep":${deepObject},${text.slice(1)}` : text })),
+  );
 }, LONG);
 
 afterAll(async () => {
-  for (const c of sockets) c.destroy();
-  if (proxy) await new Promise((r) => proxy.close(r));
   await emu?.close();
   if (backend) rmSync(backend, { recursive: true, force: true });
   rmSync(path.join(cwd, `Pulumi.${STACK}.yaml`), { force: true });

@@ -5,23 +5,16 @@
  * through the built bin in every layout and format; each project is installed against the packed tarball and
  * `pulumi up` runs it (a TypeScript program is type-checked first), adopting everything, changing nothing.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import * as os from "node:os";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
-import { PlatformClient } from "../provider/client/client";
+import { describe, expect, it } from "vitest";
+import type { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runEngine } from "../scripts/lib/engine";
 import { runBin as bin } from "./harness/bin";
-import { installSet, upTiers } from "./harness/splitSet";
-import { cleanEnv, packTarball, tail } from "./consumer/toolchain";
+import { apiEnv, exportSplit, installSet, upTiers, useExportFixture, writesSince } from "./harness/splitSet";
+import { cleanEnv, tail } from "./consumer/toolchain";
 
-let emu: Emulator;
-let client: PlatformClient;
-let work: string;
-let tarball: Promise<string>;
-let keep = false;
 const refused: string[] = [];
 
 // The API takes lowercase names of 3 to 63 characters only (`A`, `a` and `orgUid` are refused), so names that
@@ -54,24 +47,10 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
   await c.repos.create(groups.get("config")!, { name: "uids", description: "a repo named like the output" });
 }
 
-beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-names-"));
-  tarball = packTarball(work, { ignoreScripts: true });
-  tarball.catch(() => undefined);
-  emu = await startEmulator({ seed: {} });
-  client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  await seed(client, emu.orgUid);
+const fx = useExportFixture("platform-pulumi-names-", "export names", async (c, root) => {
+  await seed(c, root);
   if (refused.length) process.stderr.write(`export names: the API refused ${refused.join("; ")}\n`);
-}, 300_000);
-
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-  if (keep) process.stderr.write(`export names: kept ${work} for inspection\n`);
-  else rmSync(work, { recursive: true, force: true });
-}, 300_000);
-
-const apiEnv = () => ({ PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token });
+});
 
 describe("export of an org named like the generator's identifiers", () => {
   it("the API took every name", () => {
@@ -80,49 +59,47 @@ describe("export of an org named like the generator's identifiers", () => {
 
   for (const format of ["ts", "yaml"] as const) {
     it(`--layout split --format ${format}: every project compiles and its up adopts everything`, async () => {
-      const out = path.join(work, `split-${format}`);
-      const r = await bin(["export", "--org", emu.orgUid, "--out", out, "--stack", "dev", "--layout", "split", "--format", format], cleanEnv(undefined, apiEnv()));
-      expect(r.code, tail(r)).toBe(0);
-      const tiers = (JSON.parse(readFileSync(path.join(out, "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
-      const setWork = path.join(work, `split-${format}-work`);
+      const out = path.join(fx.work, `split-${format}`);
+      const { tiers } = await exportSplit(fx, out, ["--format", format]);
+      const setWork = path.join(fx.work, `split-${format}-work`);
       mkdirSync(setWork);
-      const clis = await installSet({ tarball: await tarball, out, projects: tiers.flat(), work: setWork, env: apiEnv() });
-      const mark = emu.requests.length;
-      if (!(await upTiers(tiers, clis))) keep = true;
-      expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+      const clis = await installSet({ tarball: await fx.tarball, out, projects: tiers.flat(), work: setWork, env: apiEnv(fx) });
+      const mark = fx.emu.requests.length;
+      if (!(await upTiers(tiers, clis))) fx.keep = true;
+      expect(writesSince(fx, mark)).toEqual([]);
     }, 900_000);
   }
 
   it("--layout one --format ts: the project compiles and its up adopts everything", async () => {
-    const out = path.join(work, "one-ts");
-    const r = await bin(["export", "--org", emu.orgUid, "--out", path.join(out, "org"), "--stack", "dev"], cleanEnv(undefined, apiEnv()));
+    const out = path.join(fx.work, "one-ts");
+    const r = await bin(["export", "--org", fx.emu.orgUid, "--out", path.join(out, "org"), "--stack", "dev"], cleanEnv(undefined, apiEnv(fx)));
     expect(r.code, tail(r)).toBe(0);
     const src = readFileSync(path.join(out, "org", "index.ts"), "utf8");
     const declared = [...src.matchAll(/^(?:export )?const (\w+) =/gm)].map((m) => m[1]!);
     expect(declared.length - new Set(declared).size).toBe(0);
-    const setWork = path.join(work, "one-ts-work");
+    const setWork = path.join(fx.work, "one-ts-work");
     mkdirSync(setWork);
-    const clis = await installSet({ tarball: await tarball, out, projects: ["org"], work: setWork, env: apiEnv() });
-    const mark = emu.requests.length;
-    if (!(await upTiers([["org"]], clis))) keep = true;
-    expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+    const clis = await installSet({ tarball: await fx.tarball, out, projects: ["org"], work: setWork, env: apiEnv(fx) });
+    const mark = fx.emu.requests.length;
+    if (!(await upTiers([["org"]], clis))) fx.keep = true;
+    expect(writesSince(fx, mark)).toEqual([]);
   }, 900_000);
 
   it("--layout one --format yaml: the org file runs in the org-setup program and its up adopts everything", async () => {
-    const out = path.join(work, "one-yaml");
-    const r = await bin(["export", "--org", emu.orgUid, "--out", out, "--format", "yaml"], cleanEnv(undefined, apiEnv()));
+    const out = path.join(fx.work, "one-yaml");
+    const r = await bin(["export", "--org", fx.emu.orgUid, "--out", out, "--format", "yaml"], cleanEnv(undefined, apiEnv(fx)));
     expect(r.code, tail(r)).toBe(0);
     const program = path.join(REPO_ROOT, "test", "programs", "org");
-    const backend = path.join(work, "one-yaml-state");
+    const backend = path.join(fx.work, "one-yaml-state");
     mkdirSync(backend);
-    const cli = new PulumiCli({ cwd: program, backendDir: backend, stack: "names", env: { ...apiEnv(), PLATFORM_ORG_UID: emu.orgUid, ORG_FILE: path.join(out, "org.yaml") } });
+    const cli = new PulumiCli({ cwd: program, backendDir: backend, stack: "names", env: { ...apiEnv(fx), PLATFORM_ORG_UID: fx.emu.orgUid, ORG_FILE: path.join(out, "org.yaml") } });
     try {
       await cli.initStack();
-      const mark = emu.requests.length;
+      const mark = fx.emu.requests.length;
       const up = await runEngine(cli, "up", ["--yes"]);
       expect(up.code, tail(up, 60)).toBe(0);
       expect(up.summary).toMatchObject({ update: 0, delete: 0, replace: 0 });
-      expect(emu.requests.slice(mark).filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+      expect(writesSince(fx, mark)).toEqual([]);
     } finally {
       rmSync(path.join(program, "Pulumi.names.yaml"), { force: true });
     }

@@ -10,80 +10,44 @@
  * - `pulumi up` of the root, then the children, then cross adopts every object: no POST, PATCH or DELETE, no
  *   object's `updateTime` moves; a second `up` and `preview --expect-no-changes` of each stack change nothing.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import * as os from "node:os";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
-import { PlatformClient } from "../provider/client/client";
+import { describe, expect, it } from "vitest";
+import type { PlatformClient } from "../provider/client/client";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
-import { installSet, upTiers } from "./harness/splitSet";
-import { cleanEnv, packTarball, tail } from "./consumer/toolchain";
+import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture, writesSince } from "./harness/splitSet";
+import { cleanEnv, tail } from "./consumer/toolchain";
 
-let emu: Emulator;
-let client: PlatformClient;
-let work: string;
-let tarball: Promise<string>;
-let keep = false;
 const made: Record<string, string> = {};
 
 /** Seeds the org through the API: three teams, references across them, and objects the org file cannot hold. */
 async function seed(c: PlatformClient, root: string): Promise<void> {
-  const roles = new Map((await c.roles.list({ pageSize: 200 }).collect()).map((r) => [r.name, r.uid]));
-  const viewer = roles.get("viewer")!;
-  const editor = roles.get("editor")!;
-  const claim = (s: string) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` } });
-  const [eng, sec, ops] = await Promise.all(["engineering", "security", "operations"].map((name) => c.groups.create(root, { name, description: `${name} team` })));
-  const apps = await c.groups.create(eng!.uid, { name: "apps" });
-  const infra = await c.groups.create(ops!.uid, { name: "infra" });
-  const releaser = await c.roles.create(eng!.uid, { name: "releaser", capabilities: ["CAP_REPO_LIST"] } as never);
+  const { viewer, editor, claim, eng, sec, ops, apps, infra } = await seedTeams(c, root);
+  const releaser = await c.roles.create(eng.uid, { name: "releaser", capabilities: ["CAP_REPO_LIST"] } as never);
   await c.identities.create(root, { name: "root-bot", ...claim("root") } as never); // the org file cannot hold it
   const deployer = await c.identities.create(apps.uid, { name: "deployer", ...claim("app") } as never);
-  const scanner = await c.identities.create(sec!.uid, { name: "scanner", ...claim("scanner") } as never);
+  const scanner = await c.identities.create(sec.uid, { name: "scanner", ...claim("scanner") } as never);
   const opsBot = await c.identities.create(infra.uid, { name: "ops-bot", ...claim("ops") } as never);
   await c.roleBindings.create(apps.uid, { identityUid: deployer.uid, roleUid: editor }); // inside one team
-  await c.roleBindings.create(eng!.uid, { identityUid: deployer.uid, roleUid: releaser.uid }); // a team's own role
-  await c.roleBindings.create(sec!.uid, { identityUid: scanner.uid, roleUid: viewer });
+  await c.roleBindings.create(eng.uid, { identityUid: deployer.uid, roleUid: releaser.uid }); // a team's own role
+  await c.roleBindings.create(sec.uid, { identityUid: scanner.uid, roleUid: viewer });
   await c.roleBindings.create(infra.uid, { identityUid: deployer.uid, roleUid: viewer }); // one team's identity in another's
   await c.roleBindings.create(apps.uid, { identityUid: opsBot.uid, roleUid: releaser.uid }); // a team's role to another's identity
   await c.roleBindings.create(infra.uid, { identityUid: opsBot.uid, roleUid: editor });
-  const app = await c.repos.create(eng!.uid, { name: "app", description: "The product" });
+  const app = await c.repos.create(eng.uid, { name: "app", description: "The product" });
   await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` }); // no tags in the org file
-  await c.subscriptions.create(sec!.uid, { sink: "https://hooks.example.com/security" });
-  await c.accountAssociations.create(ops!.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never); // nor associations
-  Object.assign(made, { eng: eng!.uid, apps: apps.uid, deployer: deployer.uid, opsBot: opsBot.uid, releaser: releaser.uid });
+  await c.subscriptions.create(sec.uid, { sink: "https://hooks.example.com/security" });
+  await c.accountAssociations.create(ops.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never); // nor associations
+  Object.assign(made, { eng: eng.uid, apps: apps.uid, deployer: deployer.uid, opsBot: opsBot.uid, releaser: releaser.uid });
 }
 
-/** Every object's `updateTime` (or `createTime`), by collection and uid. */
-function times(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [collection, rows] of Object.entries(emu.dump())) {
-    for (const r of rows as Array<Record<string, unknown>>) out[`${collection}:${String(r["uid"])}`] = String(r["updateTime"] ?? r["createTime"] ?? "");
-  }
-  return out;
-}
-
-beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-split-yaml-"));
-  tarball = packTarball(work, { ignoreScripts: true });
-  tarball.catch(() => undefined);
-  emu = await startEmulator({ seed: {} });
-  client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  await seed(client, emu.orgUid);
-}, 300_000);
-
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-  if (keep) process.stderr.write(`export split yaml: kept ${work} for inspection\n`);
-  else rmSync(work, { recursive: true, force: true });
-});
+const fx = useExportFixture("platform-pulumi-split-yaml-", "export split yaml", seed);
 
 describe("platform-pulumi export --layout split --format yaml", () => {
-  const out = () => path.join(work, "org");
+  const out = () => path.join(fx.work, "org");
   let tiers: string[][] = [];
   const clis = new Map<string, PulumiCli>();
   const projects = () => tiers.flat();
@@ -91,9 +55,8 @@ describe("platform-pulumi export --layout split --format yaml", () => {
   const file: Record<string, Record<string, Array<Record<string, unknown>>>> = {};
 
   it("writes one org-setup program per project, the children's top-level groups outside, read from the root's uids", async () => {
-    const r = await bin(["export", "--org", emu.orgUid, "--out", out(), "--stack", "dev", "--layout", "split", "--format", "yaml"], cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token }));
-    expect(r.code, tail(r)).toBe(0);
-    tiers = (JSON.parse(readFileSync(path.join(out(), "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+    const { r, tiers: written } = await exportSplit(fx, out(), ["--format", "yaml"]);
+    tiers = written;
     expect(tiers).toEqual([["org"], ["org.engineering", "org.operations", "org.security"], ["org-cross"]]);
     for (const p of projects()) {
       index[p] = readFileSync(path.join(out(), p, "index.ts"), "utf8");
@@ -125,33 +88,19 @@ describe("platform-pulumi export --layout split --format yaml", () => {
     expect(r.stdout).toMatch(/^\s*AccountAssociation\s+1\s+/m);
     expect(r.stdout).toMatch(/^\s*Tag\s+1\s+/m);
     // Every object of the one-stack org file is in exactly one file of the set.
-    const one = path.join(work, "one");
-    expect((await bin(["export", "--org", emu.orgUid, "--out", one, "--format", "yaml"], cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token }))).code).toBe(0);
+    const one = path.join(fx.work, "one");
+    expect((await bin(["export", "--org", fx.emu.orgUid, "--out", one, "--format", "yaml"], cleanEnv(undefined, apiEnv(fx)))).code).toBe(0);
     const uids = (text: string) => [...text.matchAll(/^\s*(?:- )?uid: (\S+)$/gm)].map((m) => m[1]!).sort();
     expect(projects().flatMap((p) => uids(readFileSync(path.join(out(), p, "org.yaml"), "utf8"))).sort()).toEqual(uids(readFileSync(path.join(one, "org.yaml"), "utf8")));
   }, 120_000);
 
   it("installs the projects against the packed tarball", async () => {
-    for (const [p, cli] of await installSet({ tarball: await tarball, out: out(), projects: projects(), work, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } })) clis.set(p, cli);
+    for (const [p, cli] of await installSet({ tarball: await fx.tarball, out: out(), projects: projects(), work: fx.work, env: apiEnv(fx) })) clis.set(p, cli);
   }, 600_000);
 
   it("pulumi up of the set in the tiers' order adopts everything; a second up and a preview change nothing", async () => {
-    const before = times();
-    const mark = emu.requests.length;
-    if (!(await upTiers(tiers, clis))) keep = true;
-    expect(emu.requests.slice(mark).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    expect(times()).toEqual(before);
-    // Each object in the stack its file puts it in.
-    const held = new Map<string, string>();
-    for (const p of projects()) {
-      for (const r of (await clis.get(p)!.exportState()).deployment.resources ?? []) {
-        const type = String(r["type"]);
-        if (!type.startsWith("pulumi-nodejs:dynamic/platform:")) continue;
-        const key = `${type.split(":").pop()}:${String(r["id"])}`;
-        expect(held.get(key), key).toBeUndefined();
-        held.set(key, p);
-      }
-    }
+    // No write, no updateTime moved; each object in exactly one stack, the one its file puts it in.
+    const { held, mark } = await upAdopting(fx, tiers, clis);
     expect(held.get(`Group:${made["eng"]}`)).toBe("org");
     expect(held.get(`Group:${made["apps"]}`)).toBe("org.engineering");
     expect(held.get(`Role:${made["releaser"]}`)).toBe("org.engineering");
@@ -164,6 +113,6 @@ describe("platform-pulumi export --layout split --format yaml", () => {
         await clis.get(p)!.ok(["preview", "--expect-no-changes"]);
       }
     }
-    expect(emu.requests.slice(mark).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(writesSince(fx, mark)).toEqual([]);
   }, 900_000);
 });

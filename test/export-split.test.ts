@@ -14,92 +14,52 @@
  * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
  * under it, its `parentUid` read from the root's `groupUids` through a StackReference.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
-import { PlatformClient } from "../provider/client/client";
+import { describe, expect, it } from "vitest";
+import type { PlatformClient } from "../provider/client/client";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
-import { installSet, upTiers } from "./harness/splitSet";
-import { cleanEnv, packTarball, tail } from "./consumer/toolchain";
+import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture } from "./harness/splitSet";
+import { cleanEnv, tail } from "./consumer/toolchain";
 
-
-let emu: Emulator;
-let client: PlatformClient;
-let work: string;
-let tarball: Promise<string>;
-let keep = false;
 const made: Record<string, string> = {};
 
 /** Seeds the org through the API: three teams and references across them. */
 async function seed(c: PlatformClient, root: string): Promise<void> {
-  const roles = new Map((await c.roles.list({ pageSize: 200 }).collect()).map((r) => [r.name, r.uid]));
-  const viewer = roles.get("viewer")!;
-  const editor = roles.get("editor")!;
-  const claim = (s: string) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` } });
-  const [eng, sec, ops] = await Promise.all(["engineering", "security", "operations"].map((name) => c.groups.create(root, { name, description: `${name} team` })));
-  const apps = await c.groups.create(eng!.uid, { name: "apps" });
-  const infra = await c.groups.create(ops!.uid, { name: "infra" });
+  const { viewer, editor, claim, eng, sec, ops, apps, infra } = await seedTeams(c, root);
   const auditor = await c.roles.create(root, { name: "auditor", capabilities: ["CAP_IAM_GROUPS_LIST"] } as never);
-  const releaser = await c.roles.create(eng!.uid, { name: "releaser", capabilities: ["CAP_REPO_LIST"] } as never);
+  const releaser = await c.roles.create(eng.uid, { name: "releaser", capabilities: ["CAP_REPO_LIST"] } as never);
   const rootBot = await c.identities.create(root, { name: "root-bot", ...claim("root") } as never);
   const deployer = await c.identities.create(apps.uid, { name: "deployer", ...claim("app") } as never);
-  const scanner = await c.identities.create(sec!.uid, { name: "scanner", ...claim("scanner") } as never);
+  const scanner = await c.identities.create(sec.uid, { name: "scanner", ...claim("scanner") } as never);
   const opsBot = await c.identities.create(infra.uid, { name: "ops-bot", ...claim("ops") } as never);
   await c.roleBindings.create(apps.uid, { identityUid: deployer.uid, roleUid: editor }); // inside one team
-  await c.roleBindings.create(eng!.uid, { identityUid: deployer.uid, roleUid: releaser.uid }); // a team's own role
+  await c.roleBindings.create(eng.uid, { identityUid: deployer.uid, roleUid: releaser.uid }); // a team's own role
   await c.roleBindings.create(root, { identityUid: scanner.uid, roleUid: auditor.uid }); // at the root, of a team's identity
-  await c.roleBindings.create(sec!.uid, { identityUid: scanner.uid, roleUid: auditor.uid }); // a root role in a team
-  await c.roleBindings.create(ops!.uid, { identityUid: rootBot.uid, roleUid: viewer }); // a root identity in a team
+  await c.roleBindings.create(sec.uid, { identityUid: scanner.uid, roleUid: auditor.uid }); // a root role in a team
+  await c.roleBindings.create(ops.uid, { identityUid: rootBot.uid, roleUid: viewer }); // a root identity in a team
   await c.roleBindings.create(infra.uid, { identityUid: deployer.uid, roleUid: viewer }); // one team's identity in another's
   await c.roleBindings.create(infra.uid, { identityUid: opsBot.uid, roleUid: editor });
-  const app = await c.repos.create(eng!.uid, { name: "app", description: "The product" });
+  const app = await c.repos.create(eng.uid, { name: "app", description: "The product" });
   await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` });
-  await c.repos.create(ops!.uid, { name: "app-mirror", sync_config: { source: app.uid } }); // from another team's repo
-  await c.subscriptions.create(sec!.uid, { sink: "https://hooks.example.com/security" });
-  await c.accountAssociations.create(ops!.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never);
-  Object.assign(made, { eng: eng!.uid, sec: sec!.uid, ops: ops!.uid, apps: apps.uid, deployer: deployer.uid });
+  await c.repos.create(ops.uid, { name: "app-mirror", sync_config: { source: app.uid } }); // from another team's repo
+  await c.subscriptions.create(sec.uid, { sink: "https://hooks.example.com/security" });
+  await c.accountAssociations.create(ops.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never);
+  Object.assign(made, { eng: eng.uid, sec: sec.uid, ops: ops.uid, apps: apps.uid, deployer: deployer.uid });
 }
 
-
-/** Every object's `updateTime` (or `createTime`), by collection and uid. */
-function times(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [collection, rows] of Object.entries(emu.dump())) {
-    for (const r of rows as Array<Record<string, unknown>>) out[`${collection}:${String(r["uid"])}`] = String(r["updateTime"] ?? r["createTime"] ?? "");
-  }
-  return out;
-}
-
-beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-split-"));
-  tarball = packTarball(work, { ignoreScripts: true });
-  tarball.catch(() => undefined);
-  emu = await startEmulator({ seed: {} });
-  client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  await seed(client, emu.orgUid);
-}, 300_000);
-
-afterAll(async () => {
-  await client?.close();
-  await emu?.close();
-  if (keep) process.stderr.write(`export split: kept ${work} for inspection\n`);
-  else rmSync(work, { recursive: true, force: true });
-});
+const fx = useExportFixture("platform-pulumi-split-", "export split", seed);
 
 describe("platform-pulumi export --layout split", () => {
-  const out = () => path.join(work, "org");
+  const out = () => path.join(fx.work, "org");
   let tiers: string[][] = [];
   const clis = new Map<string, PulumiCli>();
   const projects = () => tiers.flat();
   const files: Record<string, string> = {};
 
   it("writes a root project, one per top-level group and cross, wired through stack references", async () => {
-    const r = await bin(["export", "--org", emu.orgUid, "--out", out(), "--stack", "dev", "--layout", "split"], cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token }));
-    expect(r.code, tail(r)).toBe(0);
-    tiers = (JSON.parse(readFileSync(path.join(out(), "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
+    tiers = (await exportSplit(fx, out())).tiers;
     expect(tiers).toEqual([["org"], ["org.engineering", "org.operations", "org.security"], ["org-cross"]]);
     for (const p of projects()) files[p] = readFileSync(path.join(out(), p, "index.ts"), "utf8");
     // The root declares the top-level groups and exports what the others read; it reads no other stack.
@@ -126,9 +86,9 @@ describe("platform-pulumi export --layout split", () => {
   }, 120_000);
 
   it("--children 2 deals the three teams out to two children; every exported object is declared once in the set", async () => {
-    const env = cleanEnv(undefined, { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token });
-    const dir = path.join(work, "two");
-    const r = await bin(["export", "--org", emu.orgUid, "--out", dir, "--layout", "split", "--children", "2"], env);
+    const env = cleanEnv(undefined, apiEnv(fx));
+    const dir = path.join(fx.work, "two");
+    const r = await bin(["export", "--org", fx.emu.orgUid, "--out", dir, "--layout", "split", "--children", "2"], env);
     expect(r.code, tail(r)).toBe(0);
     const total = Number(/^total\s+(\d+)$/m.exec(r.stdout)![1]);
     const two = (JSON.parse(readFileSync(path.join(dir, "layout.json"), "utf8")) as { tiers: string[][] }).tiers;
@@ -136,33 +96,18 @@ describe("platform-pulumi export --layout split", () => {
     const declared = two.flat().flatMap((p) => [...readFileSync(path.join(dir, p, "index.ts"), "utf8").matchAll(/^ {4}(?:adoptUid: "[^"]+"|adopt: true),$/gm)].map((m) => m[0].trim()));
     expect(declared).toHaveLength(total);
     expect(new Set(declared.filter((d) => d.startsWith("adoptUid"))).size).toBe(declared.filter((d) => d.startsWith("adoptUid")).length);
-    const bad = await bin(["export", "--org", emu.orgUid, "--out", dir, "--children", "2"], env);
+    const bad = await bin(["export", "--org", fx.emu.orgUid, "--out", dir, "--children", "2"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--children "2" is not allowed: only with --layout split/);
   }, 120_000);
 
   it("installs the projects against the packed tarball", async () => {
-    for (const [p, cli] of await installSet({ tarball: await tarball, out: out(), projects: projects(), work, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } })) clis.set(p, cli);
+    for (const [p, cli] of await installSet({ tarball: await fx.tarball, out: out(), projects: projects(), work: fx.work, env: apiEnv(fx) })) clis.set(p, cli);
   }, 600_000);
 
   it("pulumi up of the set, root, then children, then cross, adopts everything: no POST, PATCH or DELETE, no updateTime moved", async () => {
-    const before = times();
-    const mark = emu.requests.length;
-    if (!(await upTiers(tiers, clis))) keep = true;
-    const writes = emu.requests.slice(mark).filter((r) => r.method !== "GET");
-    expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    expect(times()).toEqual(before);
-    // Every object the export declared is in exactly one stack's state.
-    const held = new Map<string, string>();
-    for (const p of projects()) {
-      for (const r of (await clis.get(p)!.exportState()).deployment.resources ?? []) {
-        const type = String(r["type"]);
-        if (!type.startsWith("pulumi-nodejs:dynamic/platform:")) continue;
-        const key = `${type.split(":").pop()}:${String(r["id"])}`;
-        expect(held.get(key), key).toBeUndefined();
-        held.set(key, p);
-      }
-    }
+    // No write, no updateTime moved, and every object the export declared is in exactly one stack's state.
+    const { held } = await upAdopting(fx, tiers, clis);
     expect(held.get(`Group:${made["eng"]}`)).toBe("org");
     expect(held.get(`Group:${made["apps"]}`)).toBe("org.engineering");
     expect(held.get(`Identity:${made["deployer"]}`)).toBe("org.engineering");
@@ -182,7 +127,7 @@ describe("platform-pulumi export --layout split", () => {
   }, 600_000);
 
   it("drift sees a change made behind a child stack's back, in that stack only", async () => {
-    await client.groups.patch(made["apps"]!, { description: "changed by hand" }, ["description"]);
+    await fx.client.groups.patch(made["apps"]!, { description: "changed by hand" }, ["description"]);
     try {
       for (const p of projects()) {
         const cli = clis.get(p)!;
@@ -191,7 +136,7 @@ describe("platform-pulumi export --layout split", () => {
         expect([d.code, drifted], p).toEqual(p === "org.engineering" ? [1, [made["apps"]]] : [0, []]);
       }
     } finally {
-      await client.groups.patch(made["apps"]!, { description: "" }, ["description"]);
+      await fx.client.groups.patch(made["apps"]!, { description: "" }, ["description"]);
     }
   }, 600_000);
 
@@ -230,13 +175,13 @@ describe("platform-pulumi export --layout split", () => {
     const drift = await bin(["drift", "--stack", "dev", "--cwd", root.opts.cwd, "--unmanaged", "--format", "json", ...withs], root.env());
     expect(drift.code, tail(drift)).toBe(0);
     expect(JSON.parse(drift.stdout)).toMatchObject({ drifted: [], unmanaged: [] });
-    const stray = await client.identities.create(made["apps"]!, { name: "stray", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/stray:ref:refs/heads/main" } } as never);
+    const stray = await fx.client.identities.create(made["apps"]!, { name: "stray", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/stray:ref:refs/heads/main" } } as never);
     try {
       const found = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json", ...withs], root.env());
       expect(found.code, tail(found)).toBe(1);
       expect((JSON.parse(found.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toEqual([stray.uid]);
     } finally {
-      await client.identities.delete(stray.uid);
+      await fx.client.identities.delete(stray.uid);
     }
     const bad = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"], root.env());
     expect(bad.code).toBe(2);
@@ -244,7 +189,7 @@ describe("platform-pulumi export --layout split", () => {
   }, 600_000);
 
   it("Org in a split layout: a team stack's Org under the root stack's group, through a StackReference", async () => {
-    const base = path.join(work, "org-files");
+    const base = path.join(fx.work, "org-files");
     const project = (name: string, index: string, file: string, text: string) => {
       const dir = path.join(base, name);
       mkdirSync(dir, { recursive: true });
@@ -252,7 +197,7 @@ describe("platform-pulumi export --layout split", () => {
       writeFileSync(path.join(dir, "index.js"), index);
       writeFileSync(path.join(dir, file), text);
       symlinkSync(path.join(out(), projects()[0]!, "node_modules"), path.join(dir, "node_modules"), "dir");
-      return new PulumiCli({ cwd: dir, backendDir: path.join(work, "state"), stack: "dev", env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token } });
+      return new PulumiCli({ cwd: dir, backendDir: path.join(fx.work, "state"), stack: "dev", env: apiEnv(fx) });
     };
     const root = project(
       "files-root",
@@ -274,16 +219,16 @@ describe("platform-pulumi export --layout split", () => {
       "groups:\n  - name: apps\nidentities:\n  - name: deployer\n    group: apps\n    claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:my-org/team:ref:refs/heads/main }\nbindings:\n  - { identity: apps/deployer, group: apps, role: viewer }\n",
     );
     await root.initStack();
-    await root.ok(["config", "set", "platform:orgUid", emu.orgUid]);
+    await root.ok(["config", "set", "platform:orgUid", fx.emu.orgUid]);
     await team.initStack();
     try {
       await root.ok(["up", "--yes"]);
       await team.ok(["up", "--yes"]);
       const top = ((await root.outputs())["groupUids"] as Record<string, string>)["platform-team"]!;
       const apps = ((await team.outputs())["groupUids"] as Record<string, string>)["apps"]!;
-      expect(top.startsWith(`${emu.orgUid}/`)).toBe(true);
+      expect(top.startsWith(`${fx.emu.orgUid}/`)).toBe(true);
       expect(apps.slice(0, apps.lastIndexOf("/"))).toBe(top);
-      expect((await client.identities.list({ childrenOf: apps }).collect()).map((i) => i.name)).toEqual(["deployer"]);
+      expect((await fx.client.identities.list({ childrenOf: apps }).collect()).map((i) => i.name)).toEqual(["deployer"]);
     } finally {
       await team.ok(["destroy", "--yes"]);
       await root.ok(["destroy", "--yes"]);

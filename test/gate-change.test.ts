@@ -17,13 +17,14 @@
  *   (`present`), and the exchange is carried out on the emulator;
  * - the preview cannot run (a rejected token): exit 2 with the reason in the Markdown.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GateReport } from "../provider/commands/gate";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
+import { removeStack, stackEnv, upStack } from "./harness/stack";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 600_000;
@@ -83,23 +84,19 @@ async function call(method: string, url: string, token: string, body?: unknown):
   return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir);
+});
+
 beforeAll(async () => {
   emu = await startStandalone();
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
   dir = mkdtempSync(path.join(tmpdir(), "gate-change-"));
   base = orgFile("base");
-  mkdirSync(path.join(dir, "backend"));
-  cli = new PulumiCli({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...process.env, ...emu.env, PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
+  env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  rmSync(path.join(program, `Pulumi.${STACK}.yaml`), { force: true });
-});
 
 describe("the gate judges the change", () => {
   it("the org unchanged passes: its findings are listed as already present; --all judges the whole stack", async () => {

@@ -8,8 +8,7 @@
  *   the client (the transport every command, lookup and refresh reads through) and in the export.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { ServerResponse } from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,24 +17,14 @@ import { ListingTooLargeError, MAX_RESPONSE_DEPTH, ResponseTooDeepError } from "
 import { clientFromSettings } from "../provider/clientFactory";
 import { resolveSettings } from "../provider/config";
 import { runBin } from "./harness/bin";
+import { useLoopbackServers } from "./harness/loopback";
 
-const servers: Server[] = [];
-const sockets = new Set<Socket>();
 let work: string;
 const ROOT = "a".repeat(40);
 const TOKEN = "plat_test_token_1234";
 
-/** A server on a free loopback port; resolves to its base URL. */
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const s = createServer(handler);
-  s.on("connection", (c) => {
-    sockets.add(c);
-    c.on("close", () => sockets.delete(c));
-  });
-  servers.push(s);
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-}
+/** A server on a free loopback port; resolves to its base URL. All are closed after the file. */
+const serve = useLoopbackServers();
 
 function send(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
@@ -46,8 +35,6 @@ beforeAll(() => {
   work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-bounds-"));
 });
 afterAll(async () => {
-  for (const c of sockets) c.destroy();
-  for (const s of servers) await new Promise((r) => s.close(r));
   rmSync(work, { recursive: true, force: true });
 });
 

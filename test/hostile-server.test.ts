@@ -11,8 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { ServerResponse } from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vm from "node:vm";
@@ -36,24 +35,14 @@ import { writeOrgFile } from "../provider/export/yaml";
 import { splitModel, writeSplitIndex, writeSplitProjects } from "../provider/export/split";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { mkGroup, raw } from "./helpers";
+import { proxyTo, useLoopbackServers } from "./harness/loopback";
 
 const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
-const servers: Server[] = [];
-const sockets = new Set<Socket>();
 let emu: Emulator;
 let work: string;
 
-/** A server on a free loopback port; resolves to its base URL. */
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const s = createServer(handler);
-  s.on("connection", (c) => {
-    sockets.add(c);
-    c.on("close", () => sockets.delete(c));
-  });
-  servers.push(s);
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-}
+/** A server on a free loopback port; resolves to its base URL. All are closed after the file. */
+const serve = useLoopbackServers();
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -71,8 +60,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of sockets) c.destroy();
-  for (const s of servers) await new Promise((r) => s.close(r));
   await emu.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -82,20 +69,12 @@ afterAll(async () => {
  * path, without the query) before it goes back.
  */
 async function hostileProxy(rewrite: (path: string, body: any) => any): Promise<string> {
-  return serve((req, res) => {
-    const headers = { ...req.headers };
-    delete headers.host;
-    const up = httpRequest(`${emu.url}${req.url}`, { method: req.method, headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on("data", (c: Buffer) => chunks.push(c));
-      answer.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const body = text ? JSON.parse(text) : undefined;
-        json(res, answer.statusCode ?? 500, answer.statusCode === 200 ? rewrite((req.url ?? "").split("?")[0]!, body) : body);
-      });
-    });
-    req.pipe(up);
-  });
+  return serve(
+    proxyTo(emu.url, ({ status, text, path }) => {
+      const body = text ? JSON.parse(text) : undefined;
+      return { status, text: JSON.stringify(status === 200 ? rewrite(path, body) : body) };
+    }),
+  );
 }
 
 /** Is `p` the List path of `collection` (e.g. `/iam/v2beta1/groups`)? */

@@ -20,10 +20,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin, type BinResult } from "./harness/bin";
 import { startHostileProxy } from "./harness/hostile";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
+import { stackEnv } from "./harness/stack";
 
 const LONG = 240_000;
 
@@ -55,18 +56,8 @@ const orgProgram = path.join(REPO_ROOT, "test", "programs", "org");
 
 /** The environment of a command pointed at `api` (a proxy), with the stack's file backend and the CLI on PATH. */
 function envFor(api: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}`,
-    HOME: process.env["HOME"],
-    PLATFORM_API_URL: api,
-    PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN,
-    PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID,
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    NO_COLOR: "1",
-    ...extra,
-  };
+  const platform = { PLATFORM_API_URL: api, PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN, PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID };
+  return { ...stackEnv(backend, { HOME: process.env["HOME"], ...platform }), PULUMI_SKIP_UPDATE_CHECK: "true", NO_COLOR: "1", ...extra };
 }
 
 beforeAll(async () => {

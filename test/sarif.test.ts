@@ -6,16 +6,17 @@
  * its object's line in the org file. A finding keeps its fingerprint from one run to the next. The README's example
  * validates too, and a command that could not run says so in SARIF.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SarifLog, SarifResult } from "../provider/commands/sarif";
-import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
 import { readDocs } from "./harness/docs";
+import { removeStack, stackEnv, upStack, withBinding } from "./harness/stack";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 600_000;
@@ -66,6 +67,11 @@ let issuer: string;
 
 const release = (name: string, subject: string) => ({ name, claimMatch: { issuer, subject }, role: "owner" });
 
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir, inRepo);
+});
+
 beforeAll(async () => {
   emu = await startStandalone();
   issuer = `${emu.env.PLATFORM_API_URL}/oidc`;
@@ -78,20 +84,10 @@ beforeAll(async () => {
   writeFileSync(base, text);
   // The pull request: the GitOps identity becomes editor of platform, above its group (critical, new).
   changed = path.join(inRepo, "org-changed.yaml");
-  writeFileSync(changed, `${text.trimEnd()}\n  - identity: platform/argo/argo-sync\n    group: platform\n    role: editor\n`);
-  mkdirSync(path.join(dir, "backend"));
-  cli = new PulumiCli({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base, ROOT_IDENTITIES: JSON.stringify([release("release", "repo:my-org/release")]) } });
-  await cli.initStack();
-  await cli.ok(["up", "--yes", "--skip-preview"]);
-  env = { ...process.env, ...emu.env, PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+  writeFileSync(changed, withBinding(text, { identity: "platform/argo/argo-sync", group: "platform", role: "editor" }));
+  cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base, ROOT_IDENTITIES: JSON.stringify([release("release", "repo:my-org/release")]) } });
+  env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
-
-afterAll(async () => {
-  await emu?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  if (inRepo) rmSync(inRepo, { recursive: true, force: true });
-  rmSync(path.join(program, `Pulumi.${STACK}.yaml`), { force: true });
-});
 
 /** Runs `platform-pulumi <command> --format sarif` on the stack with `file` as the org file and `roots` as root identities. */
 function sarif(command: "gate" | "access" | "drift", file: string, roots: ReturnType<typeof release>[], args: string[] = []) {

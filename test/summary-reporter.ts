@@ -2,7 +2,7 @@
  * A vitest reporter that ends the run with one plain line, `N passed, N failed` (`, N skipped` when any), which
  * CI reads to know how many tests ran. The default reporter still prints everything else.
  *
- * When the seed traceability suite (`test/conformance/seed.test.ts`) ran, the line before it is the seed coverage
+ * When the seed traceability suite (`test/conformance/seed.unit.test.ts`) ran, the line before it is the seed coverage
  * figure, `seed coverage: N/M rules covered; uncovered: <id> (<reason>), …`, computed from the names of the
  * tests that passed (a test named `<id>: …` covers rule `<id>` of `test/conformance/seed-rules.ts`). A rule with
  * no test at all and no reason counts as one failure (and fails the run), so nobody forgets one; a rule whose
@@ -21,7 +21,7 @@ export default class SummaryReporter implements Reporter {
     const allNames: string[] = [];
     let seedSuiteRan = false;
     for (const mod of testModules) {
-      if (/[\\/]conformance[\\/]seed\.test\.ts$/.test(mod.moduleId)) seedSuiteRan = true;
+      if (/[\\/]conformance[\\/]seed\.unit\.test\.ts$/.test(mod.moduleId)) seedSuiteRan = true;
       // A file that failed to load (or whose hooks failed) counts as a failure even with no test results.
       if (mod.state() === "failed" && [...mod.children.allTests()].every((t) => t.result().state !== "failed")) failed += 1;
       for (const test of mod.children.allTests()) {

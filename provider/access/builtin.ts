@@ -1,6 +1,6 @@
 /**
  * The API's built-in roles and the capabilities each grants, as the contract describes them (README "Access
- * review"; the emulator serves the same set, and `test/access-model.test.ts` holds the two equal). Built-in roles
+ * review"; the emulator serves the same set, and `test/access-model.unit.test.ts` holds the two equal). Built-in roles
  * are found by name: their uids differ from one API to another.
  */
 

@@ -3,7 +3,7 @@
  * project's own words: an id, a one-line summary and, for a rule the emulator and provider client cannot honour
  * or that states no behaviour, the reason it has no test.
  *
- * Traceability: a test whose name is `<id>: <behaviour>` covers that rule (`test/conformance/seed.test.ts` holds
+ * Traceability: a test whose name is `<id>: <behaviour>` covers that rule (`test/conformance/seed.unit.test.ts` holds
  * them). The summary reporter (`test/summary-reporter.ts`) prints `seed coverage: N/M rules covered; uncovered:
  * …` from the tests that passed, and counts a rule with neither a passing test nor a reason as a failure.
  *

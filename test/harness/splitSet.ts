@@ -1,14 +1,111 @@
 /**
- * A set of exported projects (`platform-pulumi export --layout split`, docs/export.md "One stack per top-level
- * group") installed and applied as a user would: one `npm install` of the packed tarball shared by every project,
- * a stack `dev` of each on one file backend, then `pulumi up` tier by tier (the stacks of a tier at once).
+ * The tests of `platform-pulumi export` against an emulator they seed (docs/export.md), and a set of exported
+ * projects (`--layout split`, docs/export.md "One stack per top-level group") installed and applied as a user
+ * would: one `npm install` of the packed tarball shared by every project, a stack `dev` of each on one file
+ * backend, then `pulumi up` tier by tier (the stacks of a tier at once).
  */
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { startEmulator, type Emulator } from "../../emulator";
+import { PlatformClient } from "../../provider/client/client";
 import { runEngine } from "../../scripts/lib/engine";
 import { PulumiCli } from "../../scripts/lib/pulumi";
-import { cleanEnv, run, tail } from "../consumer/toolchain";
+import { runBin, type BinResult } from "./bin";
+import { cleanEnv, packTarball, run, tail } from "../consumer/toolchain";
+
+/** What {@link useExportFixture} sets up; the fields are set once its `beforeAll` has run. */
+export interface ExportFixture {
+  /** An emulator started empty (`seed: {}`), then seeded by the file's `seed`. */
+  emu: Emulator;
+  /** A client of that emulator with the owner's token. */
+  client: PlatformClient;
+  /** A fresh temporary folder, removed after the file unless {@link keep} is set. */
+  work: string;
+  /** The package packed (`npm pack`, scripts off: `npm test` builds first) into {@link work}. */
+  tarball: Promise<string>;
+  /** Set to keep {@link work} after the file (a failed `up`), its path printed. */
+  keep: boolean;
+}
+
+/**
+ * Registers `beforeAll` (a temporary folder named `<prefix>…`, the tarball's pack started, an emulator with no
+ * seeded objects, a client, then `seed(client, orgUid)`) and `afterAll` (closes both; removes the folder or, when
+ * `keep` was set, prints `<label>: kept <folder> for inspection`).
+ */
+export function useExportFixture(prefix: string, label: string, seed: (c: PlatformClient, orgUid: string) => Promise<void>): ExportFixture {
+  const fx = { keep: false } as ExportFixture;
+  beforeAll(async () => {
+    fx.work = mkdtempSync(path.join(os.tmpdir(), prefix));
+    fx.tarball = packTarball(fx.work, { ignoreScripts: true });
+    fx.tarball.catch(() => undefined);
+    fx.emu = await startEmulator({ seed: {} });
+    fx.client = new PlatformClient({ apiUrl: fx.emu.url, token: fx.emu.token });
+    await seed(fx.client, fx.emu.orgUid);
+  }, 300_000);
+  afterAll(async () => {
+    await fx.client?.close();
+    await fx.emu?.close();
+    if (fx.keep) process.stderr.write(`${label}: kept ${fx.work} for inspection\n`);
+    else if (fx.work) rmSync(fx.work, { recursive: true, force: true });
+  }, 300_000);
+  return fx;
+}
+
+/** The API's settings for the fixture's emulator: `PLATFORM_API_URL` and the owner's `PLATFORM_TOKEN`. */
+export function apiEnv(fx: ExportFixture): { PLATFORM_API_URL: string; PLATFORM_TOKEN: string } {
+  return { PLATFORM_API_URL: fx.emu.url, PLATFORM_TOKEN: fx.emu.token };
+}
+
+/** Every object's `updateTime` (or `createTime`), by collection and uid: equal before and after an adopting `up`. */
+export function updateTimes(emu: Emulator): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [collection, rows] of Object.entries(emu.dump())) {
+    for (const r of rows as Array<Record<string, unknown>>) out[`${collection}:${String(r["uid"])}`] = String(r["updateTime"] ?? r["createTime"] ?? "");
+  }
+  return out;
+}
+
+/**
+ * `platform-pulumi export --layout split --stack dev <extra>` of the fixture's org into `out`, which must exit 0
+ * (asserted). @returns its result and the set's tiers from `layout.json`.
+ */
+export async function exportSplit(fx: ExportFixture, out: string, extra: readonly string[] = []): Promise<{ r: BinResult; tiers: string[][] }> {
+  const r = await runBin(["export", "--org", fx.emu.orgUid, "--out", out, "--stack", "dev", "--layout", "split", ...extra], cleanEnv(undefined, apiEnv(fx)));
+  expect(r.code, tail(r)).toBe(0);
+  return { r, tiers: (JSON.parse(readFileSync(path.join(out, "layout.json"), "utf8")) as { tiers: string[][] }).tiers };
+}
+
+/**
+ * {@link upTiers} of an exported set that must adopt: no request but GETs reaches the API (asserted) and no
+ * object's `updateTime` moves (asserted); a failed `up` sets `fx.keep`. Then reads every stack's state: each
+ * platform object must be in exactly one stack (asserted).
+ * @returns which project holds each object, by `<Kind>:<uid>`, and the request log's length before the `up`s.
+ */
+export async function upAdopting(fx: ExportFixture, tiers: readonly (readonly string[])[], clis: ReadonlyMap<string, PulumiCli>): Promise<{ held: Map<string, string>; mark: number }> {
+  const before = updateTimes(fx.emu);
+  const mark = fx.emu.requests.length;
+  if (!(await upTiers(tiers, clis))) fx.keep = true;
+  expect(writesSince(fx, mark)).toEqual([]);
+  expect(updateTimes(fx.emu)).toEqual(before);
+  const held = new Map<string, string>();
+  for (const p of tiers.flat()) {
+    for (const r of (await clis.get(p)!.exportState()).deployment.resources ?? []) {
+      const type = String(r["type"]);
+      if (!type.startsWith("pulumi-nodejs:dynamic/platform:")) continue;
+      const key = `${type.split(":").pop()}:${String(r["id"])}`;
+      expect(held.get(key), key).toBeUndefined();
+      held.set(key, p);
+    }
+  }
+  return { held, mark };
+}
+
+/** The requests other than GET that reached the emulator since the log held `mark` of them, as `METHOD path`. */
+export function writesSince(fx: ExportFixture, mark: number): string[] {
+  return fx.emu.requests.slice(mark).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+}
 
 /**
  * Installs `tarball` in the first project (the others link its node_modules: the same dependencies in every
@@ -45,4 +142,32 @@ export async function upTiers(tiers: readonly (readonly string[])[], clis: Reado
     });
   }
   return ok;
+}
+
+/** What {@link seedTeams} made: the built-in roles' uids, a claim maker, the three teams and two subgroups. */
+export interface Teams {
+  viewer: string;
+  editor: string;
+  /** A GitHub Actions `claimMatch` for `repo:my-org/<s>` on main. */
+  claim: (s: string) => { claimMatch: { issuer: string; subject: string } };
+  eng: { uid: string };
+  sec: { uid: string };
+  ops: { uid: string };
+  /** engineering/apps */
+  apps: { uid: string };
+  /** operations/infra */
+  infra: { uid: string };
+}
+
+/**
+ * The split tests' org to start from, through the API: top-level groups engineering, security and operations
+ * (described `<name> team`) under `root`, then engineering/apps and operations/infra.
+ */
+export async function seedTeams(c: PlatformClient, root: string): Promise<Teams> {
+  const roles = new Map((await c.roles.list({ pageSize: 200 }).collect()).map((r) => [r.name, r.uid]));
+  const claim = (s: string) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` } });
+  const [eng, sec, ops] = await Promise.all(["engineering", "security", "operations"].map((name) => c.groups.create(root, { name, description: `${name} team` })));
+  const apps = await c.groups.create(eng!.uid, { name: "apps" });
+  const infra = await c.groups.create(ops!.uid, { name: "infra" });
+  return { viewer: roles.get("viewer")!, editor: roles.get("editor")!, claim, eng: eng!, sec: sec!, ops: ops!, apps, infra };
 }

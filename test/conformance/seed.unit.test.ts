@@ -4,43 +4,16 @@
  * reporter turns the passing ones into the `seed coverage` line; the last test here fails when a rule has
  * neither a test in this file nor a reason.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
 import { DEFAULT_RETRY } from "../../provider/client/retry";
 import { deleteGroupPatiently } from "../../provider/resources/lifecycle";
 import { groupChildren } from "../../provider/resources/registry";
 import { Empty, Group, Identity, Repo, Role, RoleBinding } from "../../provider/client/schemas";
-import {
-  BAD_REQUEST,
-  ERROR_INFO,
-  PRECONDITION_FAILURE,
-  RFC3339_MS,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectList,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  fieldViolations,
-  getRow,
-  http,
-  jwtPayload,
-  listAll,
-  listPage,
-  mkGroup,
-  pool,
-  qs,
-  sleep,
-  type CollectionName,
-  type Json,
-} from "./helpers";
+import { BAD_REQUEST, ERROR_INFO, PRECONDITION_FAILURE, RFC3339_MS, api, base, builtinRole, create, expectInvalid, expectList, expectOk, expectPrecondition, expectStatus, fieldViolations, getRow, http, jwtPayload, listAll, listPage, mkGroup, pool, qs, sleep, type CollectionName, type Json } from "./helpers";
 import { SEED_RULES, seedCoverage } from "./seed-rules";
+import { useEmulator } from "../harness/emulator";
 
-let emu: Emulator;
 let viewer: string;
 let n = 0;
 const tested = new Set<string>();
@@ -48,7 +21,7 @@ const CHILD = /^[0-9a-f]{16}$/;
 
 /** Declares the test for seed rule `id`; the id must be in SEED_RULES. */
 function rule(id: string, behaviour: string, fn: () => Promise<void>, timeout?: number): void {
-  if (!SEED_RULES.some((r) => r.id === id)) throw new Error(`seed.test.ts: "${id}" is not a rule id in seed-rules.ts`);
+  if (!SEED_RULES.some((r) => r.id === id)) throw new Error(`seed.unit.test.ts: "${id}" is not a rule id in seed-rules.ts`);
   tested.add(id);
   it(`${id}: ${behaviour}`, fn, timeout);
 }
@@ -67,13 +40,16 @@ async function actor(group: string, role: string | undefined, subject = `actor-$
   return { uid: i.uid, token: res.body.token };
 }
 
-beforeAll(async () => {
-  emu = await startEmulator();
+const emu = useEmulator(undefined, async () => {
   viewer = await builtinRole(emu, "viewer");
 });
-afterAll(async () => {
-  await emu.close();
-});
+
+/** DELETE of `path` answers 200 with an empty body. */
+async function expectEmptyDelete(path: string): Promise<void> {
+  const res = await api(emu, "DELETE", path);
+  expect(res.status).toBe(200);
+  expect(res.body ?? {}).toEqual({});
+}
 
 describe("§1 What the service does", () => {
   rule("§1 table IAM", "every IAM collection serves List, Get, Create, Update (PATCH) and Delete (group invites: no Update, as in the vendor's API)", async () => {
@@ -471,9 +447,7 @@ describe("§4 Endpoints", () => {
   });
   rule("§4 endpoint DELETE /iam/v2beta1/groups/{group_uid}", "answers an empty body", async () => {
     const g = await fresh();
-    const res = await api(emu, "DELETE", `/iam/v2beta1/groups/${g}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/groups/${g}`);
   });
   rule("§4 endpoint POST /iam/v2beta1/identities/{group_uid}", "creates from name, description and claimMatch and answers the Identity", async () => {
     const g = await fresh();
@@ -482,9 +456,7 @@ describe("§4 Endpoints", () => {
   });
   rule("§4 endpoint DELETE /iam/v2beta1/identities/{identity_uid}", "answers an empty body", async () => {
     const i = await create(emu, "identities", await fresh(), identityBody("endpoint-del"));
-    const res = await api(emu, "DELETE", `/iam/v2beta1/identities/${i.uid}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/identities/${i.uid}`);
   });
   rule("§4 endpoint GET /iam/v2beta1/roles", "answers a List envelope with roles without any parameter", async () => {
     expect(expectList(await api(emu, "GET", "/iam/v2beta1/roles"), "roles", Role).items.length).toBeGreaterThan(0);
@@ -499,9 +471,7 @@ describe("§4 Endpoints", () => {
     const g = await fresh();
     const i = await create(emu, "identities", g, identityBody("endpoint-rb-del"));
     const b = await create(emu, "roleBindings", g, { identityUid: i.uid, roleUid: viewer });
-    const res = await api(emu, "DELETE", `/iam/v2beta1/roleBindings/${b.uid}`);
-    expect(res.status).toBe(200);
-    expect(res.body ?? {}).toEqual({});
+    await expectEmptyDelete(`/iam/v2beta1/roleBindings/${b.uid}`);
   });
   rule("§4 endpoint GET /registry/v2beta1/repos", "answers a List envelope with repos", async () => {
     expect(expectList(await api(emu, "GET", "/registry/v2beta1/repos"), "repos", Repo).items.length).toBeGreaterThan(0);

@@ -7,24 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StatusError, startEmulator, type ControlSettings, type Emulator } from "../../emulator";
 import { Empty, Group, Identity, Repo } from "../../provider/client/schemas";
-import {
-  ControlSettingsSchema,
-  MintedToken,
-  StateDump,
-  api,
-  base,
-  expectInvalid,
-  expectList,
-  expectOk,
-  expectStatus,
-  getRow,
-  http,
-  jwtPayload,
-  listAll,
-  listPage,
-  mkGroup,
-  type Json,
-} from "./helpers";
+import { ControlSettingsSchema, MintedToken, StateDump, api, base, expectInvalid, expectList, expectOk, expectStatus, getRow, http, jwtPayload, listAll, listPage, mkGroup, type Json } from "./helpers";
 
 /** The documented settings and defaults (the emulator may add more). */
 type Settings = z.output<typeof ControlSettingsSchema>;

@@ -61,6 +61,18 @@ async function team(client: PlatformClient, name: string, n: number) {
 const requestsSince = (since: number) => emu.requests.slice(since);
 const isReadAhead = (r: { query: Record<string, string> }) => r.query["uidp.descendants_of"] !== undefined;
 
+/**
+ * A team of 40 groups made by another client, and a fresh client that has read the first 20 (by uid) and so
+ * holds read-ahead rows for all 40 (waited for).
+ */
+async function warmed(name: string) {
+  const { groups } = await team(freshClient(), name, 40);
+  const client = freshClient();
+  await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
+  await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+  return { groups, client };
+}
+
 describe("read-ahead", () => {
   it("answers a refresh-sized run of reads with a few Lists: 300 reads, at most 0.2 requests each", async () => {
     const setup = freshClient();
@@ -105,10 +117,7 @@ describe("read-ahead", () => {
   });
 
   it("uses a row once: reading the same uid again asks the server", async () => {
-    const { groups } = await team(freshClient(), "ra-once", 40);
-    const client = freshClient();
-    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
-    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const { groups, client } = await warmed("ra-once");
     const last = groups[39]!.uid;
     const before = readStats(client.groups).readAheadHits;
     await batchedGet(client.groups, last);
@@ -120,10 +129,7 @@ describe("read-ahead", () => {
   });
 
   it("never answers from a row listed before this process's own write", async () => {
-    const { groups } = await team(freshClient(), "ra-write", 40);
-    const client = freshClient();
-    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
-    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const { groups, client } = await warmed("ra-write");
     const target = groups[35]!;
     // Any write of this process (here through another client) moves the write epoch.
     await freshClient().groups.patch(target.uid, { description: "changed after the List" }, ["description"]);
@@ -156,10 +162,7 @@ describe("read-ahead", () => {
   });
 
   it("the documented limit: another writer's edit after the List is not seen by a read that row answers", async () => {
-    const { groups } = await team(freshClient(), "ra-other-writer", 40);
-    const client = freshClient();
-    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
-    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const { groups, client } = await warmed("ra-other-writer");
     const target = groups[37]!;
     // Another writer (plain fetch, not this process's transport, so the write epoch does not move).
     const res = await fetch(`${emu.url}/iam/v2beta1/groups/${target.uid}?updateMask=description`, {
@@ -173,10 +176,7 @@ describe("read-ahead", () => {
   });
 
   it(`never answers from a row older than READ_AHEAD_MAX_AGE_MS (${READ_AHEAD_MAX_AGE_MS} ms)`, async () => {
-    const { groups } = await team(freshClient(), "ra-age", 40);
-    const client = freshClient();
-    await readAll(client.groups, groups.slice(0, 20).map((g) => g.uid));
-    await vi.waitFor(() => expect(readStats(client.groups).readAheadRows).toBeGreaterThanOrEqual(40));
+    const { groups, client } = await warmed("ra-age");
     const before = readStats(client.groups).readAheadHits;
     const now = Date.now();
     vi.spyOn(Date, "now").mockReturnValue(now + READ_AHEAD_MAX_AGE_MS + 1);

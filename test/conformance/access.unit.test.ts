@@ -7,27 +7,7 @@ import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
 import { Empty, Group, Identity, RawToken, Repo, listEnvelope } from "../../provider/client/schemas";
-import {
-  IdToken,
-  Jwks,
-  OidcDiscovery,
-  RFC3339_MS,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectOk,
-  expectStatus,
-  getRow,
-  http,
-  jwtPayload,
-  listAll,
-  listPage,
-  mkGroup,
-  qs,
-  type Res,
-} from "./helpers";
+import { IdToken, Jwks, OidcDiscovery, RFC3339_MS, api, base, builtinRole, create, expectInvalid, expectOk, expectStatus, getRow, http, jwtPayload, listAll, listPage, mkGroup, qs, type Res } from "./helpers";
 
 const CI_ISSUER = "https://ci.example";
 let emu: Emulator;

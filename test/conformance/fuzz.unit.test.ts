@@ -7,7 +7,7 @@
  * Asserts for every answer: no 5xx (no faults are injected here), every error body a google.rpc.Status with
  * `content-type: application/json`, every answer within 3 s (no stall). Afterwards the server still answers a
  * normal GET and its memory grew within a generous bound. The generator is fast-check with a fixed seed, so a
- * failure replays; what it finds is kept as a regression test in `hostile.test.ts`.
+ * failure replays; what it finds is kept as a regression test in `hostile.unit.test.ts`.
  */
 import fc from "fast-check";
 import { SignJWT, generateKeyPair } from "jose";

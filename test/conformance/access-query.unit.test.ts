@@ -1,6 +1,6 @@
 /**
  * `access --can`'s answer (provider/access/query.ts `canDo`, the function the command runs) against the emulator's
- * enforcement, on seeded random orgs (fast-check, the shapes of access-agreement.test.ts): for random identities
+ * enforcement, on seeded random orgs (fast-check, the shapes of access-agreement.unit.test.ts): for random identities
  * (named by path or by uid), probe capabilities (dotted names) and groups (by path),
  * - a "yes" by a binding: the identity's exchanged token does the action;
  * - a "yes" by escalation: on a fresh copy of the org the action is refused, then the answer's path is carried out

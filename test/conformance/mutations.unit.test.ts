@@ -2,45 +2,19 @@
  * Conformance: creates, PATCHes and deletes, and their errors (validation, names, update masks, timestamps,
  * read-only and unknown fields, NOT_FOUND, malformed uids, RESOURCE_NOT_EMPTY).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator";
+import { describe, expect, it } from "vitest";
 import { Empty } from "../../provider/client/schemas";
-import {
-  ALL_COLLECTIONS,
-  BAD_REQUEST,
-  COLLECTIONS,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectNotFound,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  fieldViolations,
-  getRow,
-  listAll,
-  listPage,
-  mkGroup,
-  sleep,
-  type CollectionName,
-  type Json,
-} from "./helpers";
+import { ALL_COLLECTIONS, BAD_REQUEST, COLLECTIONS, api, base, builtinRole, create, expectInvalid, expectNotFound, expectOk, expectPrecondition, expectStatus, fieldViolations, getRow, listAll, listPage, mkGroup, sleep, type CollectionName, type Json } from "./helpers";
+import { useEmulator } from "../harness/emulator";
 
-let emu: Emulator;
 let viewer: string;
 let n = 0;
 const OLD = "1999-01-01T00:00:00.000Z";
 const fresh = async () => (await mkGroup(emu, emu.orgUid, `mut-${++n}`)).uid as string;
 const oidc = { issuer: "https://idp.example", clientId: "cid", clientSecret: "secret" };
 
-beforeAll(async () => {
-  emu = await startEmulator();
+const emu = useEmulator(undefined, async () => {
   viewer = await builtinRole(emu, "viewer");
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 /** How to write one collection in these tests. */
@@ -115,7 +89,7 @@ const WRITABLE: Writable[] = [
     named: false,
   },
   {
-    // Repo names follow the OCI repository-name grammar and are unique within a group (registry.test.ts), so
+    // Repo names follow the OCI repository-name grammar and are unique within a group (registry.unit.test.ts), so
     // the group-name rules of `named` do not apply.
     c: "repos",
     body: async () => ({ name: `repo-${++n}`, description: "d" }),

@@ -2,11 +2,11 @@
  * Conformance: event subscriptions, `/events/{v2beta1,v2}/subscriptions`: create under a group with
  * an https `sink`, GET, List (filters, paging), DELETE; no PATCH; RESOURCE_NOT_EMPTY on the group; authorization.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startEmulator, type Emulator } from "../../emulator";
 import { Empty } from "../../provider/client/schemas";
 import { RFC3339_MS, api, builtinRole, create, expectInvalid, expectNotFound, expectOk, expectPrecondition, expectStatus, fieldViolations, mkGroup, qs, type Json, type Res } from "./helpers";
+import { useEmulator } from "../harness/emulator";
 
 const E = "/events/v2beta1/subscriptions";
 const Subscription = z.strictObject({
@@ -17,7 +17,7 @@ const Subscription = z.strictObject({
 });
 const Envelope = z.strictObject({ subscriptions: z.array(Subscription), nextPageToken: z.string().optional(), totalCount: z.string().regex(/^(0|[1-9]\d*)$/), skipped: z.number().int() });
 
-let emu: Emulator;
+const emu = useEmulator();
 let n = 0;
 const fresh = async (parent?: string) => (await mkGroup(emu, parent ?? emu.orgUid, `ev-${++n}`)).uid as string;
 const ok = (res: Res) => {
@@ -30,13 +30,6 @@ const list = async (params: Record<string, string | number | string[] | undefine
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return Envelope.parse(res.body);
 };
-
-beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 
 describe("subscriptions", () => {
   it("creates under a group (uid a UIDP under it, read-only fields ignored), GETs, and DELETEs; a second DELETE is NOT_FOUND", async () => {

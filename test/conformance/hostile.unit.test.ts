@@ -3,38 +3,16 @@
  * code paths answering 500 or stalling the server. Each test here failed on the emulator before its fix.
  */
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator";
+import { describe, expect, it } from "vitest";
 import { AccountAssociation, Empty, Group, Identity } from "../../provider/client/schemas";
-import {
-  ERROR_INFO,
-  RFC3339_MS,
-  api,
-  base,
-  create,
-  expectInvalid,
-  expectList,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  http,
-  mkGroup,
-  qs,
-  type Json,
-  type StatusBody,
-} from "./helpers";
+import { ERROR_INFO, RFC3339_MS, api, base, create, expectInvalid, expectList, expectOk, expectPrecondition, expectStatus, http, mkGroup, qs, type Json, type StatusBody } from "./helpers";
 import { isStatusBody, rawRequest } from "./raw";
+import { startEmulator } from "../../emulator";
+import { useEmulator } from "../harness/emulator";
 
-let emu: Emulator;
+const emu = useEmulator();
 let n = 0;
 const fresh = async () => (await mkGroup(emu, emu.orgUid, `hostile-${++n}`)).uid as string;
-
-beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
 
 const errorInfoOf = (s: StatusBody) => s.details.find((d) => d["@type"] === ERROR_INFO) as Json;
 

@@ -5,27 +5,11 @@
  * RESOURCE_IN_USE cases, List filters and paging, and authorization. Every success body is parsed with the
  * provider's schema where it has one and with this file's own, stricter schema of the API's shape.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startEmulator, type Emulator } from "../../emulator";
 import { Empty, Repo, Tag } from "../../provider/client/schemas";
-import {
-  RFC3339_MS,
-  api,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectNotFound,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  fieldViolations,
-  mkGroup,
-  qs,
-  sleep,
-  type Json,
-  type Res,
-} from "./helpers";
+import { RFC3339_MS, api, builtinRole, create, expectInvalid, expectNotFound, expectOk, expectPrecondition, expectStatus, fieldViolations, mkGroup, qs, sleep, type Json, type Res } from "./helpers";
+import { useEmulator } from "../harness/emulator";
 
 const R = "/registry/v2beta1";
 const UIDP = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
@@ -99,7 +83,6 @@ const BindingShape = z.strictObject({
 const envelope = (plural: string, item: z.ZodType) =>
   z.strictObject({ [plural]: z.array(item), nextPageToken: z.string().optional(), totalCount: z.string().regex(/^(0|[1-9]\d*)$/), skipped: z.number().int() });
 
-let emu: Emulator;
 let n = 0;
 let nginx: Json;
 let viewer: string;
@@ -142,14 +125,10 @@ async function actor(role: string, group: string): Promise<string> {
   return emu.mintToken(id.uid);
 }
 
-beforeAll(async () => {
-  emu = await startEmulator();
+const emu = useEmulator(undefined, async () => {
   nginx = (await api(emu, "GET", `${R}/repos${qs({ name: "nginx" })}`)).body.repos[0];
   viewer = await builtinRole(emu, "viewer");
   editor = await builtinRole(emu, "editor");
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 describe("repos", () => {

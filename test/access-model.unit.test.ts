@@ -1,7 +1,7 @@
 /**
  * The effective-access model on hand-built orgs: direct grants listed once per subtree, and the escalation paths
  * an adversarial review carried out on the emulator (a custom role edited from below, an identity rewritten from
- * below), each reported with its steps. Its agreement with the API's enforcement is `test/conformance/access-agreement.test.ts`.
+ * below), each reported with its steps. Its agreement with the API's enforcement is `test/conformance/access-agreement.unit.test.ts`.
  */
 import { readFileSync } from "node:fs";
 import * as path from "node:path";

@@ -2,21 +2,15 @@
  * The emulator's contract, over real loopback HTTP (the API description). Raw requests, not the
  * provider's client, so a client bug cannot hide an emulator bug.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../emulator";
+import { beforeAll, describe, expect, it } from "vitest";
 import { mkGroup, raw } from "./helpers";
+import { useEmulator } from "./harness/emulator";
 
 const ROOT = /^[0-9a-f]{40}$/;
 const CHILD = /^[0-9a-f]{40}(\/[0-9a-f]{16})+$/;
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let emu: Emulator;
-beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+const emu = useEmulator();
 
 describe("authentication", () => {
   it("rejects a request without a bearer token with code 16 and HTTP 401", async () => {

@@ -2,56 +2,29 @@
  * Conformance: every collection's shape and behaviour (UIDP, timestamps, error bodies, CRUD per collection,
  * read-only collections, seeding).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../emulator";
+import { describe, expect, it } from "vitest";
 import { AccountAssociation, Advisory, Empty, Group, GroupInvite, Identity, IdentityProvider, Repo, Role, RoleBinding, Tag } from "../../provider/client/schemas";
-import {
-  CHILD_SEGMENT,
-  COLLECTIONS,
-  RFC3339_MS,
-  ROOT_UID,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  expectList,
-  expectNotFound,
-  expectOk,
-  expectPrecondition,
-  expectStatus,
-  fieldViolations,
-  getRow,
-  listAll,
-  listPage,
-  mkGroup,
-  qs,
-  type CollectionName,
-} from "./helpers";
+import { CHILD_SEGMENT, COLLECTIONS, RFC3339_MS, ROOT_UID, api, base, builtinRole, create, expectInvalid, expectList, expectNotFound, expectOk, expectPrecondition, expectStatus, fieldViolations, getRow, listAll, listPage, mkGroup, qs, type CollectionName } from "./helpers";
+import { startEmulator } from "../../emulator";
+import { useEmulator } from "../harness/emulator";
 
-let emu: Emulator;
 let n = 0;
 /** A fresh group under the root, so tests do not share state. */
 const fresh = async (prefix = "g") => mkGroup(emu, emu.orgUid, `${prefix}-${++n}`);
 const claimMatch = (sub: string) => ({ issuer: "https://issuer.example", subject: sub });
 
-beforeAll(async () => {
-  emu = await startEmulator({
-    seed: {
-      repos: [
-        { name: "nginx", description: "web", tags: ["latest", "1.27"] },
-        { name: "python", tags: 2 },
-      ],
-      advisories: [
-        { advisoryId: "CGA-aaaa-0001", artifactName: "nginx", componentName: "openssl", aliases: ["CVE-2024-0001"] },
-        { advisoryId: "CGA-bbbb-0002", artifactName: "python", componentName: "expat" },
-        { advisoryId: "CGA-cccc-0003", artifactName: "nginx", componentName: "zlib" },
-      ],
-    },
-  });
-});
-afterAll(async () => {
-  await emu.close();
+const emu = useEmulator({
+  seed: {
+    repos: [
+      { name: "nginx", description: "web", tags: ["latest", "1.27"] },
+      { name: "python", tags: 2 },
+    ],
+    advisories: [
+      { advisoryId: "CGA-aaaa-0001", artifactName: "nginx", componentName: "openssl", aliases: ["CVE-2024-0001"] },
+      { advisoryId: "CGA-bbbb-0002", artifactName: "python", componentName: "expat" },
+      { advisoryId: "CGA-cccc-0003", artifactName: "nginx", componentName: "zlib" },
+    ],
+  },
 });
 
 describe("UIDP, timestamps and error bodies", () => {
@@ -469,7 +442,7 @@ describe("groupInvites", () => {
   });
 });
 
-describe("repos and tags (seeded; their writes are in registry.test.ts)", () => {
+describe("repos and tags (seeded; their writes are in registry.unit.test.ts)", () => {
   it("lists and gets the seeded repos", async () => {
     const repos = await listAll(emu, "repos");
     expect(repos.map((r) => r.name).sort()).toEqual(["nginx", "python"]);

@@ -5,22 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
-import {
-  ALL_COLLECTIONS,
-  COLLECTIONS,
-  api,
-  base,
-  builtinRole,
-  create,
-  expectInvalid,
-  listAll,
-  listPage,
-  mkGroup,
-  pool,
-  qs,
-  type CollectionName,
-  type Json,
-} from "./helpers";
+import { ALL_COLLECTIONS, COLLECTIONS, api, base, builtinRole, create, expectInvalid, listAll, listPage, mkGroup, pool, qs, type CollectionName, type Json } from "./helpers";
 
 /** Rows per collection: more than the 200 maximum page size. */
 const N = 205;
