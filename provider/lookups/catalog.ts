@@ -1,7 +1,7 @@
 /**
  * Every lookup as data: its schema token, arguments (zod, documented), result type and whether it returns a list.
  * The package schema's functions (`provider/schema/package.ts`) and the reference pages are generated from it;
- * a native provider's Invoke serves the same lookups. `test/schema.test.ts` holds each entry's arguments to the
+ * a native provider's Invoke serves the same lookups. `test/schema.unit.test.ts` holds each entry's arguments to the
  * ones its lookup function accepts (the `known:` list of its TypeError for an unknown argument), so the two
  * cannot drift.
  *

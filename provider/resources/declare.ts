@@ -34,7 +34,7 @@
  * 2. `npm run gen` writes `resources/<kind>.types.ts` from the declaration: `XArgs` (the public arguments),
  *    `XInputs`, `XOutputs`, `XOutputProperties` and the named object types, each with the field's documentation;
  *    and the package schema and reference pages (`provider/schema/`). The kind file imports the ones it uses and
- *    re-exports them all; `test/schema.test.ts` fails while a generated file is not current.
+ *    re-exports them all; `test/schema.unit.test.ts` fails while a generated file is not current.
  * 3. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
  *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
  *    `decl.providerFor(ctx)` is the provider bound to a provider context (`context.ts`: its client and create
@@ -92,7 +92,7 @@ export interface Field {
    * The field's type as a program gives it (its `Args` form), with its documentation: a zod schema with
    * `.describe()` on it and on every nested property, `.optional()` when a program may leave it out. Named object
    * types carry `.meta({ id })`. The package schema (`schema.json`, `provider/schema/`) and the per-kind reference
-   * pages (`docs/resources/`) are generated from it; `test/schema.test.ts` requires it, and a description, on
+   * pages (`docs/resources/`) are generated from it; `test/schema.unit.test.ts` requires it, and a description, on
    * every field that is not {@link Field.internal}.
    */
   readonly type?: FieldType | undefined;

@@ -1,7 +1,7 @@
 /**
  * The reference pages (`docs/resources/<Kind>.md`, `docs/resources/README.md`), generated from the package schema
  * ({@link packageSchema}), itself generated from the kinds' declarations: one page per resource with its inputs,
- * outputs, the object types it uses and its lookups. `scripts/gen-schema.ts` writes them; `test/schema.test.ts`
+ * outputs, the object types it uses and its lookups. `scripts/gen-schema.ts` writes them; `test/schema.unit.test.ts`
  * fails when a committed page differs from what this module renders.
  */
 import type { ComplexTypeSpec, PackageSpec, PropertySpec, ResourceSpec, TypeSpec } from "./package";

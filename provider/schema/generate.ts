@@ -1,7 +1,7 @@
 /**
  * Every file generated from the kinds' declarations, as `npm run gen` writes them: `schema.json` (the Pulumi
  * package schema, {@link packageSchema}) and the reference pages under `docs/resources/` ({@link referencePages}).
- * `test/schema.test.ts` compares the committed files with these, so a declaration edited without `npm run gen`
+ * `test/schema.unit.test.ts` compares the committed files with these, so a declaration edited without `npm run gen`
  * fails the tests.
  */
 import { referencePages } from "./docs";

@@ -9,7 +9,7 @@
  * `platform:<module>:get<Kind>` / `get<Kinds>`. Each resource aliases its dynamic-provider type token
  * (`pulumi-nodejs:dynamic/platform:<Kind>`), so a generated SDK moves a dynamic resource to the native type in place.
  *
- * `test/schema.test.ts` binds the result with Pulumi's own schema binder (`tools/pulumi-schema`, pkg/v3
+ * `test/schema-binder.test.ts` binds the result with Pulumi's own schema binder (`tools/pulumi-schema`, pkg/v3
  * `codegen/schema.BindSpec`), requires a description on every property and no `Any` type without a reason
  * ({@link ANY_REASONS}), and checks that the committed `schema.json` is what this module generates.
  */
@@ -85,7 +85,7 @@ export interface PackageSpec {
 
 /**
  * Properties typed `Any` on purpose, with the reason (`<token>.<property>`, `[]` for items, `{}` for map values →
- * why). A schema property typed `Any` that is not listed here fails `test/schema.test.ts`.
+ * why). A schema property typed `Any` that is not listed here fails `test/schema.unit.test.ts`.
  */
 export const ANY_REASONS: Readonly<Record<string, string>> = {
   "platform:vulnerabilities:Advisory.events[]{}":

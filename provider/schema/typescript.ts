@@ -5,7 +5,7 @@
  * `XOutputProperties` (the class's typed `Output`s, merged into the class by an interface of the same name), and
  * the named object types the fields use (`ClaimMatchArgs` for arguments, `ClaimMatch` as stored).
  *
- * Written by `npm run gen` with the schema; `test/schema.test.ts` fails when a committed file is not current.
+ * Written by `npm run gen` with the schema; `test/schema.unit.test.ts` fails when a committed file is not current.
  */
 import { z } from "zod";
 import { zodOf } from "../resources/fieldTypes";
