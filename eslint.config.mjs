@@ -24,7 +24,7 @@ export default tseslint.config(
     // A kind's class takes its typed outputs from the interface of the same name that `npm run gen` writes
     // (`<Kind>OutputProperties`, docs/architecture.md "Generated from the declaration"): properties only, each
     // registered with the engine by the class's constructor, so the merge declares nothing the class lacks.
-    files: ["provider/resources/*.ts"],
+    files: ["provider/kinds/**/*.ts"],
     rules: { "@typescript-eslint/no-unsafe-declaration-merging": "off", "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }] },
   },
   {

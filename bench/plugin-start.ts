@@ -26,7 +26,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "../emulator";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
-import { providerSource } from "../provider/resources/shim";
+import { providerSource } from "../provider/engine/shim";
 import { pairRatios, spread, type Spread } from "./stats";
 
 // The SDK's generated protobuf and gRPC modules (CommonJS, untyped here).

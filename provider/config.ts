@@ -54,7 +54,7 @@ export interface Settings {
   /** Retry settings that differ from the defaults. */
   retry: Partial<RetryPolicy>;
   /**
-   * Whether refresh reads may be answered from rows listed ahead of them (`resources/readBatch.ts`); default true.
+   * Whether refresh reads may be answered from rows listed ahead of them (`engine/readBatch.ts`); default true.
    * With false, every read is a GET or a List by `uidp.ids` of reads in flight together.
    */
   readAhead: boolean;

@@ -8,7 +8,7 @@
  * {@link PlatformClient}. Settings: stack config `platform:*` or `PLATFORM_*` environment variables (see
  * `config.ts`); credentials: a token, or workload identity through the token exchange (see `credentials.ts`).
  */
-export { Group, type GroupArgs, type GroupOutputs } from "./resources/group";
+export { Group, type GroupArgs, type GroupOutputs } from "./kinds/group";
 export {
   Identity,
   type IdentityArgs,
@@ -18,17 +18,17 @@ export {
   type IdentityOutputs,
   RELATIONSHIP_KINDS,
   SERVICE_PRINCIPALS,
-} from "./resources/identity";
-export { Role, type RoleArgs, type RoleOutputs } from "./resources/role";
-export { RoleBinding, type RoleBindingArgs, type RoleBindingOutputs, type BindingRef } from "./resources/roleBinding";
-export { IdentityProvider, type IdentityProviderArgs, type OidcArgs, type IdentityProviderOutputs } from "./resources/identityProvider";
-export { AccountAssociation, type AccountAssociationArgs, type AccountAssociationOutputs, ACCOUNT_KINDS } from "./resources/accountAssociation";
-export { GroupInvite, type GroupInviteArgs, type GroupInviteOutputs } from "./resources/groupInvite";
-export { Repo, type RepoArgs, type RepoOutputs, type SyncConfigArgs, CATALOG_TIERS } from "./resources/repo";
-export { Tag, type TagArgs, type TagOutputs } from "./resources/tag";
-export { Overlay, type OverlayArgs, type OverlayConfigArgs, type OverlayOutputs } from "./resources/overlay";
-export { OverlayBinding, type OverlayBindingArgs, type OverlayBindingOutputs } from "./resources/overlayBinding";
-export { Subscription, type SubscriptionArgs, type SubscriptionOutputs } from "./resources/subscription";
+} from "./kinds/identity";
+export { Role, type RoleArgs, type RoleOutputs } from "./kinds/role";
+export { RoleBinding, type RoleBindingArgs, type RoleBindingOutputs, type BindingRef } from "./kinds/roleBinding";
+export { IdentityProvider, type IdentityProviderArgs, type OidcArgs, type IdentityProviderOutputs } from "./kinds/identityProvider";
+export { AccountAssociation, type AccountAssociationArgs, type AccountAssociationOutputs, ACCOUNT_KINDS } from "./kinds/accountAssociation";
+export { GroupInvite, type GroupInviteArgs, type GroupInviteOutputs } from "./kinds/groupInvite";
+export { Repo, type RepoArgs, type RepoOutputs, type SyncConfigArgs, CATALOG_TIERS } from "./kinds/repo";
+export { Tag, type TagArgs, type TagOutputs } from "./kinds/tag";
+export { Overlay, type OverlayArgs, type OverlayConfigArgs, type OverlayOutputs } from "./kinds/overlay";
+export { OverlayBinding, type OverlayBindingArgs, type OverlayBindingOutputs } from "./kinds/overlayBinding";
+export { Subscription, type SubscriptionArgs, type SubscriptionOutputs } from "./kinds/subscription";
 export * from "./lookups";
 export { CAPABILITY_NAMES, dottedName, wireName, dottedNames } from "./capabilities";
 export { PlatformClient, type ClientOptions, type RetryInfo, type TagListParams, type AdvisoryListParams, type OverlayBindingListParams } from "./client/client";

@@ -1,13 +1,13 @@
 /**
- * The provider runtime: what the serialized shim (`resources/shim.ts`) requires inside the provider process as
+ * The provider runtime: what the serialized shim (`engine/shim.ts`) requires inside the provider process as
  * `platform-pulumi/runtime`. Its shape is a contract with every `__provider` already stored in users' state:
  * `configure(req)` and `providers[kind].{check,diff,create,read,update,delete}`. Add kinds (to the kind registry,
- * `resources/registry.ts`); never rename one.
+ * `kinds/registry.ts`); never rename one.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { processContext } from "./context";
-import { KINDS, kindEntry } from "./resources/registry";
-import type { ResourceKind } from "./resources/shim";
+import { processContext } from "./engine/context";
+import { KINDS, kindEntry } from "./kinds/registry";
+import type { ResourceKind } from "./engine/shim";
 import { isUnknown, type Failure } from "./validation";
 import { startEngineWatch } from "./engineWatch";
 
@@ -22,7 +22,7 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
 
 /**
  * The dynamic-provider plugin's entry: the provider object the one-line `__provider` of a resource asks for (see
- * `resources/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
+ * `engine/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
  * per kind and process. Starting the engine watch here is deliberate (`docs/architecture.md`, "The provider
  * context"): from the first call on, the plugin process exits when the engine that started it is gone
  * (`engineWatch.ts`). {@link localProvider} gives the same object without it.
@@ -44,7 +44,7 @@ export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvid
   if (cached) return cached;
   const impl = kindEntry(kind)?.providerFor(processContext()) as (typeof providers)[ResourceKind] | undefined;
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
-  // Every kind's `createToken` is its declaration's built-in field (`resources/declare.ts`, CREATE_TOKEN_FIELD).
+  // Every kind's `createToken` is its declaration's built-in field (`engine/declare.ts`, CREATE_TOKEN_FIELD).
   const p: pulumi.dynamic.ResourceProvider = { ...impl, check: engineCheck(impl.check.bind(impl)), configure };
   cache.set(kind, p);
   return p;
@@ -115,8 +115,8 @@ function describeValue(path: string, v: unknown): string {
 }
 
 /**
- * Implementations by resource kind, one per entry of the kind registry (`resources/registry.ts`), each made once
- * from its declaration (`resources/declare.ts`) and bound to the process's provider context (the kind's
+ * Implementations by resource kind, one per entry of the kind registry (`kinds/registry.ts`), each made once
+ * from its declaration (`engine/declare.ts`) and bound to the process's provider context (the kind's
  * `provider`, as {@link localProvider} binds it). Typed as the SDK's provider, whose inputs are untyped.
  */
 export const providers: Record<ResourceKind, Required<Omit<pulumi.dynamic.ResourceProvider, "configure">>> = Object.fromEntries(

@@ -8,7 +8,7 @@
  * The cache is flushed right after the load, as the engine may kill the plugin before Node's own flush at exit.
  * The measured effect of each is in docs/performance.md ("Plugin start").
  *
- * Exports exactly what `runtime.ts` exports (the contract of `resources/shim.ts`: `provider(kind)`, and for
+ * Exports exactly what `runtime.ts` exports (the contract of `engine/shim.ts`: `provider(kind)`, and for
  * older state `configure` and `providers[kind]`).
  */
 const cache = require("node:module") as { enableCompileCache?: () => unknown; flushCompileCache?: () => void };

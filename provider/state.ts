@@ -5,7 +5,7 @@
  */
 import type { PlatformClient } from "./client/client";
 import type { ConfigLookup, Settings } from "./config";
-import { processContext } from "./context";
+import { processContext } from "./engine/context";
 
 /** Records where the process context's settings come from (the provider's `configure` request). Later calls replace earlier ones. */
 export function setConfigLookup(next: ConfigLookup): void {

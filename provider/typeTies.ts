@@ -1,6 +1,6 @@
 /**
  * Compile-time comparisons of types, for the files that tie two declarations of one shape together
- * (`client/ties.ts`: wire types and zod schemas; `resources/ties.ts`: a kind's Args, Inputs, Outputs and class).
+ * (`client/ties.ts`: wire types and zod schemas; `kinds/ties.ts`: a kind's Args, Inputs, Outputs and class).
  * Types only: this module compiles to nothing. It sits below both, so neither imports the other.
  */
 

@@ -4,7 +4,7 @@
 //
 // - the provider runtime (provider/runtime.ts and everything it imports) into dist/provider/runtime.bundle.js. The
 //   dynamic-provider plugin loads the runtime once per process through each resource's one-line `__provider`
-//   (provider/resources/shim.ts, via dist/provider/runtimeEntry.js); one file instead of about 150 modules (ours,
+//   (provider/engine/shim.ts, via dist/provider/runtimeEntry.js); one file instead of about 150 modules (ours,
 //   undici's, zod's) is less resolving, reading and compiling at every plugin start.
 // - the package's main entry (provider/index.ts, what `require("platform-pulumi")` gives a program) into
 //   dist/provider/index.bundle.js, the package's `main`: every `pulumi preview` and `up` runs the program, which

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes `require("platform-pulumi/...")` resolve inside this repository, as it does in a user's project that
 // installed the package. The serialized provider shim requires the runtime by package name from the program's
-// folder (see provider/resources/shim.ts), and the repository's own programs (the root Pulumi.yaml, examples/,
+// folder (see provider/engine/shim.ts), and the repository's own programs (the root Pulumi.yaml, examples/,
 // tests) run from here. npm links workspace packages but never the root package to itself, so `prepare` does.
 "use strict";
 const fs = require("node:fs");

@@ -6,12 +6,12 @@
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../emulator";
 import { resolveSettings, SETTINGS_ENV } from "../provider/config";
-import { ProviderContext, processContext } from "../provider/context";
-import { groupKind } from "../provider/resources/group";
-import { identityKind } from "../provider/resources/identity";
-import { roleBindingKind } from "../provider/resources/roleBinding";
-import { candidatesInWindow } from "../provider/resources/lifecycle";
-import { KINDS, kindEntry } from "../provider/resources/registry";
+import { ProviderContext, processContext } from "../provider/engine/context";
+import { groupKind } from "../provider/kinds/group";
+import { identityKind } from "../provider/kinds/identity";
+import { roleBindingKind } from "../provider/kinds/roleBinding";
+import { candidatesInWindow } from "../provider/engine/lifecycle";
+import { KINDS, kindEntry } from "../provider/kinds/registry";
 import { localProvider } from "../provider/runtime";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
@@ -206,7 +206,7 @@ describe("what a group's delete knows of the other kinds", () => {
 
   it("without the registry loaded, a group's delete says so instead of listing nothing", async () => {
     vi.resetModules();
-    const fresh = (await import("../provider/context")) as typeof import("../provider/context");
-    expect(() => new fresh.ProviderContext().groupChildren()).toThrow(/kind registry \(resources\/registry\.ts\) is not loaded/);
+    const fresh = (await import("../provider/engine/context")) as typeof import("../provider/engine/context");
+    expect(() => new fresh.ProviderContext().groupChildren()).toThrow(/kind registry \(kinds\/registry\.ts\) is not loaded/);
   });
 });

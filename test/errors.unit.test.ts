@@ -11,7 +11,7 @@ import { ApiError, ConnectionError, PlatformError, redact, UnauthenticatedError 
 import { resolveSettings, SettingsError } from "../provider/config";
 import { CredentialError, TokenExchangeError, tokenSource } from "../provider/credentials";
 import { LookupError } from "../provider/lookups";
-import { groupProvider } from "../provider/resources/group";
+import { groupProvider } from "../provider/kinds/group";
 import { getClient, setConfigLookup } from "../provider/state";
 
 const servers: Server[] = [];

@@ -14,8 +14,8 @@ import { buildModel, type OrgModel } from "../provider/export/model";
 import { readOrg } from "../provider/export/read";
 import { declaredCounts, writeIndex } from "../provider/export/typescript";
 import { writeOrgFile } from "../provider/export/yaml";
-import type { Field } from "../provider/resources/declare";
-import { KINDS, type KindEntry } from "../provider/resources/registry";
+import type { Field } from "../provider/engine/declare";
+import { KINDS, type KindEntry } from "../provider/kinds/registry";
 import { getClient, setConfigLookup } from "../provider/state";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;

@@ -27,7 +27,7 @@ import { clientFromSettings } from "../provider/clientFactory";
 import { resolveSettings, SettingsError } from "../provider/config";
 import { TokenExchangeError, tokenSource } from "../provider/credentials";
 import { buildModel } from "../provider/export/model";
-import { getGroup, getGroups } from "../provider/lookups/groups";
+import { getGroup, getGroups } from "../provider/kinds/group/lookups";
 import { readOrg } from "../provider/export/read";
 import { ExportRefusedError } from "../provider/export/trust";
 import { writeIndex, writeTypeScriptProject } from "../provider/export/typescript";

@@ -7,11 +7,11 @@ import type { Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { UnavailableError } from "../provider/client/errors";
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from "../provider/client/retry";
-import { groupProvider, type GroupInputs } from "../provider/resources/group";
-import { identityProvider } from "../provider/resources/identity";
-import { roleBindingProvider } from "../provider/resources/roleBinding";
-import { groupInviteProvider } from "../provider/resources/groupInvite";
-import { accountAssociationProvider } from "../provider/resources/accountAssociation";
+import { groupProvider, type GroupInputs } from "../provider/kinds/group";
+import { identityProvider } from "../provider/kinds/identity";
+import { roleBindingProvider } from "../provider/kinds/roleBinding";
+import { groupInviteProvider } from "../provider/kinds/groupInvite";
+import { accountAssociationProvider } from "../provider/kinds/accountAssociation";
 import {
   CLOCK_SKEW_MS,
   SERVER_WINDOW_SLACK_MS,
@@ -23,8 +23,8 @@ import {
   markerToken,
   serverWindow,
   stripMarker,
-} from "../provider/resources/lifecycle";
-import { processContext } from "../provider/context";
+} from "../provider/engine/lifecycle";
+import { processContext } from "../provider/engine/context";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 

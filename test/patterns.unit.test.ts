@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import { identitySubjectNotWildcard, matchesAnything } from "../policies/rules";
-import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
+import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
 import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;

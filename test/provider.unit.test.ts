@@ -5,11 +5,11 @@
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import { resolveSettings, SettingsError } from "../provider/config";
-import { groupProvider, type GroupInputs } from "../provider/resources/group";
-import { deleteGroupPatiently } from "../provider/resources/lifecycle";
-import { groupChildren } from "../provider/resources/registry";
-import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
-import { roleBindingProvider } from "../provider/resources/roleBinding";
+import { groupProvider, type GroupInputs } from "../provider/kinds/group";
+import { deleteGroupPatiently } from "../provider/engine/lifecycle";
+import { groupChildren } from "../provider/kinds/registry";
+import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
+import { roleBindingProvider } from "../provider/kinds/roleBinding";
 import { getClient } from "../provider/state";
 import { UNKNOWN } from "../provider/validation";
 import { useProviderEmulator } from "./harness/provider";
@@ -39,7 +39,7 @@ describe("check", () => {
   it("defaults description to an empty string and passes unknown values through", async () => {
     const r = await groupProvider.check({} as GroupInputs, { parentUid: UNKNOWN, name: "fine" } as never);
     expect(r.failures).toEqual([]);
-    // createToken: every kind's built-in declared field (resources/declare.ts), made by check.
+    // createToken: every kind's built-in declared field (engine/declare.ts), made by check.
     expect(r.inputs).toEqual({ parentUid: UNKNOWN, name: "fine", description: "", createToken: expect.stringMatching(/^[0-9a-f]{16}$/) });
   });
 

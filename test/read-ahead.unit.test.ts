@@ -1,5 +1,5 @@
 /**
- * Reads for refresh (provider/resources/readBatch.ts) against the emulator over loopback: batching by `uidp.ids`,
+ * Reads for refresh (provider/engine/readBatch.ts) against the emulator over loopback: batching by `uidp.ids`,
  * read-ahead by `uidp.descendants_of`, and the exactness rules both keep: NOT_FOUND only from a GET, a row used
  * once, never across this process's own write, never older than its maximum age, and a bounded cost.
  *
@@ -13,7 +13,7 @@ import { NotFoundError } from "../provider/client/errors";
 import { PlatformClient, ReadableCollection } from "../provider/client/client";
 import type { ListParams, Paginator } from "../provider/client/pagination";
 import type * as Api from "../provider/client/types";
-import { READ_AHEAD_AFTER, READ_AHEAD_BASE_ROWS, READ_AHEAD_MAX_AGE_MS, READ_AHEAD_ROWS_PER_READ, batchedGet, commonParent, readStats } from "../provider/resources/readBatch";
+import { READ_AHEAD_AFTER, READ_AHEAD_BASE_ROWS, READ_AHEAD_MAX_AGE_MS, READ_AHEAD_ROWS_PER_READ, batchedGet, commonParent, readStats } from "../provider/engine/readBatch";
 
 let emu: Emulator;
 const clients: PlatformClient[] = [];

@@ -12,8 +12,8 @@ import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { usage } from "../emulator/cli";
 import { parseOrgFile } from "../provider/org/file";
-import { KINDS as KIND_ENTRIES } from "../provider/resources/registry";
-import { providerSource, type ResourceKind } from "../provider/resources/shim";
+import { KINDS as KIND_ENTRIES } from "../provider/kinds/registry";
+import { providerSource, type ResourceKind } from "../provider/engine/shim";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { docFiles, readDoc, readDocs } from "./harness/docs";
 

@@ -7,14 +7,14 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import type { RecordedRequest } from "../emulator";
-import { groupProvider } from "../provider/resources/group";
-import { deleteGroupPatiently, describeChildren } from "../provider/resources/lifecycle";
-import { groupChildren } from "../provider/resources/registry";
-import { overlayProvider, type OverlayInputs } from "../provider/resources/overlay";
-import { overlayBindingProvider, type OverlayBindingInputs } from "../provider/resources/overlayBinding";
-import { repoProvider, type RepoInputs, type RepoOutputs } from "../provider/resources/repo";
-import { subscriptionProvider, type SubscriptionInputs } from "../provider/resources/subscription";
-import { tagProvider, type TagInputs } from "../provider/resources/tag";
+import { groupProvider } from "../provider/kinds/group";
+import { deleteGroupPatiently, describeChildren } from "../provider/engine/lifecycle";
+import { groupChildren } from "../provider/kinds/registry";
+import { overlayProvider, type OverlayInputs } from "../provider/kinds/overlay";
+import { overlayBindingProvider, type OverlayBindingInputs } from "../provider/kinds/overlayBinding";
+import { repoProvider, type RepoInputs, type RepoOutputs } from "../provider/kinds/repo";
+import { subscriptionProvider, type SubscriptionInputs } from "../provider/kinds/subscription";
+import { tagProvider, type TagInputs } from "../provider/kinds/tag";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 

@@ -6,12 +6,12 @@ import { generateKeyPair, exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import { dottedName, wireName } from "../provider/capabilities";
-import { accountAssociationProvider } from "../provider/resources/accountAssociation";
-import { groupProvider } from "../provider/resources/group";
-import { groupInviteProvider, ttlSeconds, type GroupInviteOutputs } from "../provider/resources/groupInvite";
-import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
-import { identityProviderProvider, type IdentityProviderInputs } from "../provider/resources/identityProvider";
-import { roleProvider, type RoleInputs } from "../provider/resources/role";
+import { accountAssociationProvider } from "../provider/kinds/accountAssociation";
+import { groupProvider } from "../provider/kinds/group";
+import { groupInviteProvider, ttlSeconds, type GroupInviteOutputs } from "../provider/kinds/groupInvite";
+import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
+import { identityProviderProvider, type IdentityProviderInputs } from "../provider/kinds/identityProvider";
+import { roleProvider, type RoleInputs } from "../provider/kinds/role";
 import { getClient } from "../provider/state";
 import { useProviderEmulator } from "./harness/provider";
 

@@ -1,6 +1,6 @@
 // `platform-pulumi/runtime` as the dynamic-provider plugin loads it (docs/performance.md,
 // "Plugin start"): one esbuild bundle of provider/runtime.ts behind a small entry, which must keep the runtime's
-// contract with stored state (provider/resources/shim.ts) and behave as the sources do. Runs against dist/ (built by
+// contract with stored state (provider/engine/shim.ts) and behave as the sources do. Runs against dist/ (built by
 // `npm run build`, as the engine tests are).
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
@@ -29,7 +29,7 @@ describe("platform-pulumi/runtime", () => {
     req("platform-pulumi/runtime");
     const loaded = Object.keys(req.cache).filter((k) => !before.has(k));
     expect(loaded).toContain(path.join(dist, "runtime.bundle.js"));
-    expect(loaded.filter((k) => k.startsWith(dist))).toEqual(expect.not.arrayContaining([path.join(dist, "runtime.js"), path.join(dist, "resources", "group.js")]));
+    expect(loaded.filter((k) => k.startsWith(dist))).toEqual(expect.not.arrayContaining([path.join(dist, "runtime.js"), path.join(dist, "kinds", "group", "index.js")]));
   });
 
   it("keeps the runtime's contract: the same exports, kinds and provider methods as the sources", () => {

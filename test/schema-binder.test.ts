@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LOOKUPS } from "../provider/lookups/catalog";
 import { packageSchema } from "../provider/schema/package";
-import { KINDS } from "../provider/resources/registry";
+import { KINDS } from "../provider/kinds/registry";
 
 const root = path.resolve(__dirname, "..");
 const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;

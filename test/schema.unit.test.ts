@@ -12,7 +12,7 @@ import { LOOKUPS } from "../provider/lookups/catalog";
 import type { PlatformClient } from "../provider/client/client";
 import { generatedFiles } from "../provider/schema/generate";
 import { ANY_REASONS, anyTyped, packageSchema, resourceToken, type PackageSpec, type PropertySpec } from "../provider/schema/package";
-import { KINDS } from "../provider/resources/registry";
+import { KINDS } from "../provider/kinds/registry";
 
 const root = path.resolve(__dirname, "..");
 const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
-import { groupProvider, type GroupInputs } from "../provider/resources/group";
-import { identityProvider, type IdentityInputs } from "../provider/resources/identity";
+import { groupProvider, type GroupInputs } from "../provider/kinds/group";
+import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
 import { getClient } from "../provider/state";
 import { useProviderEmulator } from "./harness/provider";
 

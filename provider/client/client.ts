@@ -235,7 +235,7 @@ export class Transport {
    * The transport's write counter ({@link ClientOptions.writeCounter}): it goes up by one when a request other
    * than GET starts and again when that request ends (answered, failed or unreachable), through any transport
    * sharing the counter. Two equal readings mean no write started or ended in between. Read-ahead rows
-   * (`resources/readBatch.ts`) are used only while it has not moved since their List was sent, so a read never
+   * (`engine/readBatch.ts`) are used only while it has not moved since their List was sent, so a read never
    * returns data older than a write counted by it.
    */
   writeEpoch(): number {

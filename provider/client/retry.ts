@@ -14,7 +14,7 @@
  * `platform:retryBaseDelayMs`, `platform:retryMaxDelayMs` (or `PLATFORM_RETRY_*`) change them.
  *
  * Every retry loop in the package runs on {@link retrying}: the transport (this policy), the token exchange
- * (`credentials.ts`), create recovery and the patient group delete (`resources/lifecycle.ts`). Each says in its
+ * (`credentials.ts`), create recovery and the patient group delete (`engine/lifecycle.ts`). Each says in its
  * `next` which failures are worth another attempt and how long to wait.
  */
 import { ApiError, ConnectionError, RpcCode } from "./errors";

@@ -42,10 +42,10 @@ import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
 import { printable } from "../text";
 import { TIMEOUT_USAGE, holdDeadline } from "./failure";
-import { canonical } from "../resources/common";
-import { markerToken, stripMarker } from "../resources/lifecycle";
-import { kindEntry } from "../resources/registry";
-import type { ResourceKind } from "../resources/shim";
+import { canonical } from "../engine/common";
+import { markerToken, stripMarker } from "../engine/lifecycle";
+import { kindEntry } from "../kinds/registry";
+import type { ResourceKind } from "../engine/shim";
 import { configure, localProvider } from "../runtime";
 import { refuseWhileLocked } from "./lock";
 import { runStackFrame } from "./frame";
@@ -179,7 +179,7 @@ async function findCreated(
   const token = str(inputs["createToken"]);
   const adoptUid = str(inputs["adoptUid"]);
   if (adoptUid) return { uids: [adoptUid], proof: "adoptUid", action: "adopt" };
-  // The kind's own ownership rule (its declaration, `resources/declare.ts`): the same candidates its create's
+  // The kind's own ownership rule (its declaration, `engine/declare.ts`): the same candidates its create's
   // recovery looks at.
   const own = entry.ownership;
   const candidates = await own.matching(client, inputs);

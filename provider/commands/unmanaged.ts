@@ -21,8 +21,8 @@
 import type { PlatformClient } from "../client/client";
 import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client/errors";
 import { tsString } from "../escape";
-import type { BadRow } from "../resources/declare";
-import { KINDS, kindEntry } from "../resources/registry";
+import type { BadRow } from "../engine/declare";
+import { KINDS, kindEntry } from "../kinds/registry";
 import { jsonText, mdCode, printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
 import { runStackFrame, type CommandFrame } from "./frame";

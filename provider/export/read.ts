@@ -6,7 +6,7 @@
  */
 import type { PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
-import { betaOnly } from "../resources/common";
+import { betaOnly } from "../engine/common";
 
 import type { ListParams, Paginator } from "../client/pagination";
 import type {

@@ -12,9 +12,9 @@
  * README's prose) through `tsComment`, the stack file's values through `yamlScalar`; `JSON.stringify` is used
  * only for the JSON files, on values that are not the server's.
  */
-import { canonical } from "../resources/common";
-import type { Field } from "../resources/declare";
-import { KINDS, kindEntry } from "../resources/registry";
+import { canonical } from "../engine/common";
+import type { Field } from "../engine/declare";
+import { KINDS, kindEntry } from "../kinds/registry";
 import { tsComment, tsString, yamlScalar } from "../escape";
 import type {
   AccountAssociationNode,
@@ -152,7 +152,7 @@ function valueWithRefs(k: string, v: unknown, refs: Record<string, Ref> | undefi
 }
 
 /**
- * One field of a declaration, derived from the kind's declared field (`resources/declare.ts`): the parent and
+ * One field of a declaration, derived from the kind's declared field (`engine/declare.ts`): the parent and
  * every reference field as a reference; an adoption field as the object's uid (or `true`); a write-only secret
  * from stack config; any other server-side field as a literal of the value `read` gives (left out when unset,
  * empty or its default); a state-only field from what the reader found beside the object, else left out.

@@ -12,7 +12,7 @@
  */
 import { stringify } from "yaml";
 import { dottedName, wireName } from "../capabilities";
-import { KINDS } from "../resources/registry";
+import { KINDS } from "../kinds/registry";
 import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
 import { declaredCounts } from "./typescript";
 

@@ -9,9 +9,9 @@
  * `platform:<module>:<Kind>Info`; advisories, which are not a resource, have their own type.
  */
 import { z } from "zod";
-import type { Field, ServerField } from "../resources/declare";
-import { named, zodOf } from "../resources/fieldTypes";
-import { KINDS, type KindEntry } from "../resources/registry";
+import type { Field, ServerField } from "../engine/declare";
+import { named, zodOf } from "../engine/fieldTypes";
+import { KINDS, type KindEntry } from "../kinds/registry";
 
 /** One lookup: `get<Kind>` (one object) or `get<Kinds>` (a list). */
 export interface LookupSpec {

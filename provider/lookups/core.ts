@@ -419,8 +419,9 @@ export function namedLookups<T extends { uid: string }, PA extends object, SA ex
   what: readonly [singular: string, plural: string],
   collection: (client: PlatformClient) => ReadableCollection<T>,
 ): { list: ListLookup<PA, T>; listOutput: ListLookupOutput<PA, T>; one: OneLookup<SA, T>; oneOutput: OneLookupOutput<SA, T> } {
-  const list: ListLookup<PA, T> = (args = {} as PA, client = programClientFromConfig()) => namedList(names[0], args, collection(client));
-  const one: OneLookup<SA, T> = (args, client = programClientFromConfig()) => namedLookup(names[1], what, args, collection(client));
+  // async: a failure (bad arguments, no settings) is a rejected promise, never a synchronous throw.
+  const list: ListLookup<PA, T> = async (args = {} as PA, client = programClientFromConfig()) => namedList(names[0], args, collection(client));
+  const one: OneLookup<SA, T> = async (args, client = programClientFromConfig()) => namedLookup(names[1], what, args, collection(client));
   return {
     list,
     listOutput: (args = {} as pulumi.Input<InputArgs<PA>>, client) => outputOf<PA, T[]>(args, (a) => list(a, client)),

@@ -4,13 +4,13 @@
  * See `core.ts` for the rules every lookup follows.
  */
 export { AMBIGUOUS_UID_LIMIT, LookupError, programClientFromConfig, type InputArgs, type LookupFailure, type PagingArgs, type UidpFilterArgs } from "./core";
-export * from "./groups";
-export * from "./identities";
-export * from "./roles";
-export * from "./roleBindings";
-export * from "./repos";
-export * from "./tags";
-export * from "./overlays";
-export * from "./overlayBindings";
-export * from "./subscriptions";
+export * from "../kinds/group/lookups";
+export * from "../kinds/identity/lookups";
+export * from "../kinds/role/lookups";
+export * from "../kinds/roleBinding/lookups";
+export * from "../kinds/repo/lookups";
+export * from "../kinds/tag/lookups";
+export * from "../kinds/overlay/lookups";
+export * from "../kinds/overlayBinding/lookups";
+export * from "../kinds/subscription/lookups";
 export * from "./advisories";

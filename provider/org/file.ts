@@ -34,9 +34,9 @@ import { z } from "zod";
 import { wireName } from "../capabilities";
 import { PlatformError } from "../client/errors";
 import type { ClaimMatch } from "../client/types";
-import { isTrustworthyIssuer } from "../resources/identity";
-import { repoNameProblem } from "../resources/repo";
-import { sinkProblem } from "../resources/subscription";
+import { isTrustworthyIssuer } from "../kinds/identity";
+import { repoNameProblem } from "../kinds/repo";
+import { sinkProblem } from "../kinds/subscription";
 import { nameProblem } from "../validation";
 
 /** A group in the org file, with its nested groups. */

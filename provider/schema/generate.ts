@@ -7,7 +7,7 @@
 import { referencePages } from "./docs";
 import { packageSchema } from "./package";
 import { kindTypesModule } from "./typescript";
-import { KINDS } from "../resources/registry";
+import { KINDS } from "../kinds/registry";
 
 /**
  * Path relative to the repository root → content, for package version `version`.
@@ -15,6 +15,6 @@ import { KINDS } from "../resources/registry";
  */
 export function generatedFiles(version: string): Record<string, string> {
   const spec = packageSchema(version);
-  const types = Object.fromEntries(KINDS.map((k) => [`provider/resources/${k.kind[0]!.toLowerCase()}${k.kind.slice(1)}.types.ts`, kindTypesModule(k)]));
+  const types = Object.fromEntries(KINDS.map((k) => [`provider/kinds/${k.kind[0]!.toLowerCase()}${k.kind.slice(1)}/types.ts`, kindTypesModule(k)]));
   return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec), ...types };
 }

@@ -1,6 +1,6 @@
 /**
  * The Pulumi package schema of this package (`schema.json`), generated from the kinds' declarations: the kind
- * registry (`resources/registry.ts`), each field's type and documentation ({@link Field.type}, zod), its kind
+ * registry (`kinds/registry.ts`), each field's type and documentation ({@link Field.type}, zod), its kind
  * (a `parent` or `replace` field replaces on change) and secrecy, each kind's server-set outputs, the stack
  * config ({@link CONFIG_VARIABLES}) and the lookups ({@link LOOKUPS}). Nothing here names a kind.
  *
@@ -14,11 +14,11 @@
  * ({@link ANY_REASONS}), and checks that the committed `schema.json` is what this module generates.
  */
 import { z } from "zod";
-import { zodOf } from "../resources/fieldTypes";
+import { zodOf } from "../engine/fieldTypes";
 import { CONFIG_VARIABLES } from "../config";
-import type { Field, ServerField } from "../resources/declare";
-import { KINDS, type KindEntry } from "../resources/registry";
-import { typeToken } from "../resources/shim";
+import type { Field, ServerField } from "../engine/declare";
+import { KINDS, type KindEntry } from "../kinds/registry";
+import { typeToken } from "../engine/shim";
 import { LOOKUPS, type LookupSpec } from "../lookups/catalog";
 
 /** The package's name in type tokens and plugin names (`pulumi-resource-platform`). */
@@ -142,7 +142,7 @@ class TypeCollector {
 
   private typeOf(js: JsonSchema, where: string): TypeSpec {
     if (js.$ref) return { $ref: `#/types/${typeTokenOf(js.$ref.replace("#/$defs/", ""))}` };
-    if (js.enum) throw new Error(`${where}: an enum needs a name: give it .meta({ id: "<module>:<Name>" }) (provider/resources/fieldTypes.ts, named())`);
+    if (js.enum) throw new Error(`${where}: an enum needs a name: give it .meta({ id: "<module>:<Name>" }) (provider/engine/fieldTypes.ts, named())`);
     switch (js.type) {
       case "string":
       case "integer":
@@ -152,7 +152,7 @@ class TypeCollector {
       case "array":
         return { type: "array", items: js.items ? this.typeOf(js.items, `${where}[]`) : { $ref: "pulumi.json#/Any" } };
       case "object":
-        if (js.properties) throw new Error(`${where}: an object type needs a name: give it .meta({ id: "<module>:<Name>" }) (provider/resources/fieldTypes.ts, named())`);
+        if (js.properties) throw new Error(`${where}: an object type needs a name: give it .meta({ id: "<module>:<Name>" }) (provider/engine/fieldTypes.ts, named())`);
         return {
           type: "object",
           additionalProperties: typeof js.additionalProperties === "object" ? this.typeOf(js.additionalProperties, `${where}{}`) : { $ref: "pulumi.json#/Any" },

@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
 import { DEFAULT_RETRY } from "../../provider/client/retry";
-import { deleteGroupPatiently } from "../../provider/resources/lifecycle";
-import { groupChildren } from "../../provider/resources/registry";
+import { deleteGroupPatiently } from "../../provider/engine/lifecycle";
+import { groupChildren } from "../../provider/kinds/registry";
 import { Empty, Group, Identity, Repo, Role, RoleBinding } from "../../provider/client/schemas";
 import { BAD_REQUEST, ERROR_INFO, PRECONDITION_FAILURE, RFC3339_MS, api, base, builtinRole, create, expectInvalid, expectList, expectOk, expectPrecondition, expectStatus, fieldViolations, getRow, http, jwtPayload, listAll, listPage, mkGroup, pool, qs, sleep, type CollectionName, type Json } from "./helpers";
 import { SEED_RULES, seedCoverage } from "./seed-rules";

@@ -1,0 +1,94 @@
+/**
+ * Subscription: a webhook subscription to a group's events (`pulumi-nodejs:dynamic/platform:Subscription`,
+ * `/events/v2beta1/subscriptions`).
+ *
+ * Life cycle: create POSTs `{sink}` under `parentUid`; the API has no PATCH for subscriptions, so a change of the
+ * sink replaces (the new one is created before the old is deleted, so no event is missed); read reports the
+ * server's sink as an input so drift shows; delete treats NOT_FOUND as done.
+ *
+ * Create proof (a subscription has only its sink): after an ambiguous failure, a subscription of the group to this
+ * sink created inside the attempt's server-time window is this create's; several in the window, or one the server
+ * does not date (the OpenAPI lists no time on subscriptions), are refused, naming them.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { PlatformClient } from "../../client/client";
+import type { ApiSubscription } from "../../client/types";
+import { sinkProblem, uidpProblem } from "../../validation";
+import { logInfo, refuseDifferingAdoption } from "../../engine/common";
+import { z } from "zod";
+import { createOnly, declareResource, parent, replace } from "../../engine/declare";
+import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
+import { createSafely, recoverInWindow } from "../../engine/lifecycle";
+import { PlatformResource, type ResourceShape } from "../../engine/shim";
+import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
+
+/** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
+export { sinkProblem } from "../../validation";
+
+/** The group's subscriptions that match a create's every field: the same sink. */
+const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<ApiSubscription[]> =>
+  (await client.subscriptions.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
+
+const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
+  kind: "Subscription",
+  module: "events",
+  what: "subscription",
+  description: "A webhook subscription to a group's events, delivered to an https sink.",
+  collection: (c) => c.subscriptions,
+  ownership: { proof: "window", matching, same: "the same sink" },
+  listing: { label: "sink" },
+  blocksGroupDelete: true,
+  fields: {
+    parentUid: parent({ type: uidArg("uid of the group whose events are delivered. Changing it replaces the subscription.") }),
+    sink: replace({ check: sinkProblem, type: z.string().describe('The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it replaces the subscription.') }),
+    adoptUid: createOnly({ check: uidpProblem, type: adoptUidArg("subscription in `parentUid`") }),
+  },
+  server: { createTime },
+  hooks: {
+    checkAdopted: (existing, inputs) => refuseDifferingAdoption("subscription", existing, inputs, ["sink"]),
+    async create(inputs, ctx) {
+      const client = ctx.client();
+      const what = `subscription of group ${inputs.parentUid} to ${inputs.sink}`;
+      return createSafely({
+        what,
+        parentUid: inputs.parentUid,
+        // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
+        key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
+        creates: ctx.creates,
+        policy: client.transport.retry,
+        log: logInfo,
+        post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
+        recover: (started, ended, err) =>
+          recoverInWindow(what, inputs.parentUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
+      });
+    },
+  },
+});
+
+/** The Subscription provider implementation (runs in the provider process). */
+export const subscriptionProvider = decl.provider;
+/** The Subscription kind's declaration, as the kind registry (`registry.ts`) lists it. */
+export const subscriptionKind = decl;
+
+/** The typed outputs of the class (generated from the declaration). */
+export interface Subscription extends SubscriptionOutputProperties {}
+
+/**
+ * A webhook subscription to a group's events.
+ *
+ * @example
+ * ```ts
+ * new Subscription("audit-hook", { parentUid: team.uid, sink: "https://hooks.example.com/platform" });
+ * ```
+ */
+export class Subscription extends PlatformResource {
+  /** @internal The kind's shape (its declaration). */
+  static override readonly __shape: ResourceShape = decl;
+
+  /** @param name Pulumi resource name. @param args the subscription. @param opts resource options. */
+  constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(decl, name, args, opts);
+  }
+}
+
+export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
