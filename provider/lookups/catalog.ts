@@ -27,6 +27,8 @@ export interface LookupSpec {
   readonly result: z.ZodType;
   /** Whether it returns a list (`items`) rather than one object (`value`). */
   readonly plural: boolean;
+  /** The kind whose outputs it returns (its `<Kind>Info`); undefined for advisories, returned as the API sends them. */
+  readonly kind?: string;
 }
 
 const str = (doc: string) => z.string().optional().describe(doc);
@@ -149,6 +151,7 @@ function kindLookups(l: KindLookups): LookupSpec[] {
       args: { ...l.pluralFilters, ...UIDP, ...PAGING },
       result,
       plural: true,
+      kind: k.kind,
     },
     {
       fn: l.singular,
@@ -157,6 +160,7 @@ function kindLookups(l: KindLookups): LookupSpec[] {
       args: { ...UID, ...l.singularFilters },
       result,
       plural: false,
+      kind: k.kind,
     },
   ];
 }
