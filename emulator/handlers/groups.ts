@@ -8,15 +8,15 @@
  */
 import type { CollectionSpec } from "../collection";
 import { failedPrecondition } from "../errors";
-import type { CollectionName, Row, Store } from "../store";
+import { COLLECTIONS, type Row, type Store } from "../store";
 import { isChild, newChildUid, parentOf } from "../uidp";
 import { checkName, checkOptionalString, timestamp } from "./common";
 
-/** Collections whose rows live directly under a group, counted as its children. */
-const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "identityProviders", "groupInvites", "roles", "repos", "overlays", "subscriptions"];
-
 /**
- * Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`; scans only the uid range. The
+ * Kinds of children still under `uid`, e.g. `["groups (2)", "identities (1)"]`: the rows of every collection whose
+ * uid is a direct child of `uid` (seed §1 rule 4 and §4 "Common List parameters", `uidp.children_of`), so a
+ * collection added to the store is counted with no list to keep; each collection's uid range alone is scanned
+ * (a tag or an overlay binding is a repo's child, a group's grandchild, and is not counted). The
  * group's account association (whose uid is the group's own) counts too: seed §4 rule 4 ("Deleting a group that
  * still has child resources (for example repos) fails with a precondition failure") and the vendor's DeleteGroup
  * ("Fails if the group has child repos, child groups, or other child IAM resources") make it block the delete
@@ -24,7 +24,8 @@ const CHILD_KINDS: CollectionName[] = ["groups", "identities", "roleBindings", "
  */
 export function childrenOf(store: Store, uid: string): string[] {
   const out: string[] = [];
-  for (const kind of CHILD_KINDS) {
+  for (const kind of COLLECTIONS) {
+    if (kind === "advisories") continue; // the vendor's findings about the org's images, listed under the root: not the org's to delete
     const index = store.tables[kind].index("uid");
     const lo = index.bound({ v: `${uid}/`, u: "" });
     const hi = index.bound({ v: `${uid}0`, u: "" });
