@@ -29,13 +29,37 @@ import type {
   ApiSubscription,
   ApiTag,
 } from "../client/types";
+import type { ExportKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 import { checkSnapshot } from "./trust";
 
-/** The resource kinds the export declares. */
-export type ExportKind =
-  | "Group" | "Identity" | "Role" | "RoleBinding" | "IdentityProvider" | "AccountAssociation"
-  | "Repo" | "Tag" | "Overlay" | "OverlayBinding" | "Subscription";
+export type { ExportKind } from "./kinds";
+
+/**
+ * The model's collection of each exported kind. Whatever walks the model kind by kind (the split layout picks each
+ * stack's share of every collection) iterates this, so the compiler asks for a new kind's collection here.
+ */
+export const MODEL_COLLECTION = {
+  Group: "groups",
+  Identity: "identities",
+  Role: "roles",
+  RoleBinding: "roleBindings",
+  IdentityProvider: "identityProviders",
+  AccountAssociation: "accountAssociations",
+  Repo: "repos",
+  Tag: "tags",
+  Overlay: "overlays",
+  OverlayBinding: "overlayBindings",
+  Subscription: "subscriptions",
+} as const satisfies { readonly [K in ExportKind]: keyof OrgModel };
+
+/** A node of the model: a declared object of any exported kind. */
+export type ModelNode = OrgModel[(typeof MODEL_COLLECTION)[ExportKind]][number];
+
+/** Every declared node of `m`, kind by kind in {@link MODEL_COLLECTION}'s order. */
+export function modelNodes(m: OrgModel): ModelNode[] {
+  return Object.values(MODEL_COLLECTION).flatMap((k): ModelNode[] => m[k]);
+}
 
 /** A reference from one declared object to another object. */
 export type Ref =

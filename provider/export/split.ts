@@ -30,7 +30,7 @@
  * names are the top-level group's path segment with every character outside `[A-Za-z0-9_-]` replaced.
  */
 import { tsComment, tsString } from "../escape";
-import type { GroupNode, OrgModel, Ref, Skipped } from "./model";
+import { MODEL_COLLECTION, modelNodes, type ExportKind, type GroupNode, type ModelNode, type OrgModel, type Ref, type Skipped } from "./model";
 import { writeIndex, writeTypeScriptProject, type GeneratedFile, type TypeScriptProjectOptions } from "./typescript";
 import { writeOrgFile } from "./yaml";
 
@@ -65,32 +65,36 @@ export interface SplitOptions {
   children?: number | undefined;
 }
 
-type Node = OrgModel["groups"][number] | OrgModel["identities"][number] | OrgModel["roles"][number] | OrgModel["identityProviders"][number]
-  | OrgModel["roleBindings"][number] | OrgModel["accountAssociations"][number] | OrgModel["repos"][number] | OrgModel["tags"][number]
-  | OrgModel["overlays"][number] | OrgModel["overlayBindings"][number] | OrgModel["subscriptions"][number];
+type Node = ModelNode;
+
+/**
+ * The references each kind's node makes besides its parent (the fields its writer writes as references, and a
+ * tag's or overlay binding's repo). A mapped type over the exported kinds: a kind added to the export has no
+ * layout until it has its line here (without one every stack of a split set would declare its objects).
+ */
+const REFERENCES: { readonly [K in ExportKind]: (n: Extract<Node, { kind: K }>) => Array<Ref | undefined> } = {
+  Group: () => [],
+  Identity: () => [],
+  Role: () => [],
+  RoleBinding: (n) => [n.identity, n.role],
+  IdentityProvider: (n) => [n.defaultRole],
+  AccountAssociation: () => [],
+  Repo: (n) => [n.syncSource],
+  Tag: (n) => [{ to: "declared", node: n.repo }],
+  Overlay: () => [],
+  OverlayBinding: (n) => [n.overlay, { to: "declared", node: n.repo }],
+  Subscription: () => [],
+};
+
+/** Every reference a node makes: its parent, then its kind's {@link REFERENCES}. */
+function references(n: Node): Array<Ref | undefined> {
+  return [n.parent, ...(REFERENCES[n.kind] as (n: Node) => Array<Ref | undefined>)(n)];
+}
 
 /** The declared nodes (with variables) a node refers to. */
 function targets(n: Node): Node[] {
-  const refs: Array<Ref | undefined> = [n.parent];
-  switch (n.kind) {
-    case "IdentityProvider":
-      refs.push(n.defaultRole);
-      break;
-    case "RoleBinding":
-      refs.push(n.identity, n.role);
-      break;
-    case "Repo":
-      refs.push(n.syncSource);
-      break;
-    case "OverlayBinding":
-      refs.push(n.overlay);
-      break;
-    default:
-      break;
-  }
   const out: Node[] = [];
-  for (const r of refs) if (r?.to === "declared") out.push(r.node);
-  if (n.kind === "Tag" || n.kind === "OverlayBinding") out.push(n.repo);
+  for (const r of references(n)) if (r?.to === "declared") out.push(r.node);
   return out;
 }
 
@@ -116,10 +120,7 @@ export function splitModel(m: OrgModel, o: SplitOptions): SplitLayout {
     for (const c of g.children) mark(c, top);
   };
   for (const t of m.topGroups) mark(t, t);
-  const all: Node[] = [
-    ...m.groups, ...m.identities, ...m.roles, ...m.identityProviders, ...m.roleBindings, ...m.accountAssociations,
-    ...m.repos, ...m.tags, ...m.overlays, ...m.overlayBindings, ...m.subscriptions,
-  ];
+  const all = modelNodes(m);
   const groupOf = (n: Node): GroupNode | undefined => (n.kind === "Group" ? n : n.kind === "Tag" || n.kind === "OverlayBinding" ? groupOf(n.repo) : n.parent.to === "declared" ? (n.parent.node as GroupNode) : undefined);
   for (const n of all) {
     const g = groupOf(n);
@@ -190,10 +191,7 @@ export function splitModel(m: OrgModel, o: SplitOptions): SplitLayout {
     const builtins = new Set<string>();
     const imported = new Map<string, { project: string; varName: string }>();
     for (const x of here) {
-      const refs: Array<Ref | undefined> = [x.parent];
-      if (x.kind === "IdentityProvider") refs.push(x.defaultRole);
-      if (x.kind === "RoleBinding") refs.push(x.identity, x.role);
-      for (const r of refs) if (r?.to === "builtin") builtins.add(r.name);
+      for (const r of references(x)) if (r?.to === "builtin") builtins.add(r.name);
       for (const t of targets(x)) {
         const at = place.get(t)!;
         if (at !== id) imported.set((t as { varName: string }).varName, { project: projectOf.get(at)!, varName: (t as { varName: string }).varName });
@@ -205,18 +203,8 @@ export function splitModel(m: OrgModel, o: SplitOptions): SplitLayout {
       topGroups: tops.map((t) => t.uid),
       model: {
         ...m,
-        groups: pick(m.groups),
+        ...(Object.fromEntries(Object.values(MODEL_COLLECTION).map((k) => [k, pick(m[k] as readonly Node[])])) as unknown as Pick<OrgModel, (typeof MODEL_COLLECTION)[ExportKind]>),
         topGroups,
-        identities: pick(m.identities),
-        roles: pick(m.roles),
-        identityProviders: pick(m.identityProviders),
-        roleBindings: pick(m.roleBindings),
-        accountAssociations: pick(m.accountAssociations),
-        repos: pick(m.repos),
-        tags: pick(m.tags),
-        overlays: pick(m.overlays),
-        overlayBindings: pick(m.overlayBindings),
-        subscriptions: pick(m.subscriptions),
         builtinRoles: m.builtinRoles.filter((b) => builtins.has(b.name)),
         skipped: id === ROOT ? m.skipped : [],
       },

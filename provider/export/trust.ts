@@ -12,6 +12,7 @@
 import { PlatformError, redact } from "../client/errors";
 import { digestProblem, nameProblem, repoNameProblem, sinkProblem, tagNameProblem, uidpProblem } from "../validation";
 import { printable, tsString } from "../escape";
+import type { ExportKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 
 /** The export met a value the API's own rule for its field forbids; nothing was written. */
@@ -42,6 +43,44 @@ type Rule = (v: unknown) => string | undefined;
 /** A rule for a field that may be absent: checked only when set. */
 const optional = (rule: Rule): Rule => (v) => (v === undefined || v === null || v === "" ? undefined : rule(v));
 
+/** One object to check: its uid, and each field the export writes as code with the rule the API keeps for it. */
+type Checked = { uid: unknown; fields: Array<[field: string, value: unknown, rule: Rule]> };
+
+const uidRef = optional(uidpProblem);
+
+/**
+ * The objects of each exported kind in a snapshot, with the fields to check. A mapped type over the exported
+ * kinds: a kind added to the export does not compile until its server values have their rules here.
+ */
+const CHECKS: { readonly [K in ExportKind]: (s: OrgSnapshot) => Checked[] } = {
+  Group: (s) => [
+    { uid: s.rootUid, fields: [] },
+    { uid: s.anchor.uid, fields: [["name", s.anchor.name, nameProblem]] },
+    ...s.groups.map((g): Checked => ({ uid: g.uid, fields: [["name", g.name, nameProblem]] })),
+  ],
+  Identity: (s) => s.identities.map((i) => ({ uid: i.uid, fields: [["name", i.name, nameProblem]] })),
+  Role: (s) => [...s.roles, ...s.outsideRoles].map((r) => ({ uid: r.uid, fields: [["name", r.name, nameProblem]] })),
+  RoleBinding: (s) =>
+    s.roleBindings.map((b) => ({
+      uid: b.uid,
+      fields: [
+        ["identityUid", b.identityUid ?? b.identity?.uid, uidRef],
+        ["roleUid", b.roleUid ?? b.role?.uid, uidRef],
+      ],
+    })),
+  IdentityProvider: (s) => s.identityProviders.map((p) => ({ uid: p.uid, fields: [["name", p.name, nameProblem], ["defaultRole", p.defaultRole, uidRef]] })),
+  AccountAssociation: (s) => s.accountAssociations.map((a) => ({ uid: a.uid, fields: [] })),
+  Repo: (s) => s.repos.map((r) => ({ uid: r.uid, fields: [["name", r.name, repoNameProblem], ["sync_config.source", r.sync_config?.source, uidRef]] })),
+  Tag: (s) => s.tags.map((t) => ({ uid: t.uid, fields: [["name", t.name, tagNameProblem], ["digest", t.digest, optional(digestProblem)]] })),
+  Overlay: (s) => s.overlays.map((o) => ({ uid: o.uid, fields: [["name", o.name, nameProblem]] })),
+  OverlayBinding: (s) =>
+    s.overlayBindings.map((b) => ({
+      uid: b.uid,
+      fields: [["overlay.uid", b.overlay?.uid, uidRef], ...b.tags.map((t, i): [string, unknown, Rule] => [`tags[${i}]`, t, tagNameProblem])],
+    })),
+  Subscription: (s) => s.subscriptions.map((x) => ({ uid: x.uid, fields: [["sink", x.sink, sinkProblem]] })),
+};
+
 /**
  * Checks every server value the export writes as code against the API's rule for its field: uids (UIDP), names
  * of groups, identities, roles, identity providers and overlays (the name rule), repo and tag names (OCI), tag
@@ -50,33 +89,14 @@ const optional = (rule: Rule): Rule => (v) => (v === undefined || v === null || 
  *   and the value (escaped).
  */
 export function checkSnapshot(s: OrgSnapshot): void {
-  const check = (kind: string, uid: unknown, fields: Array<[string, unknown, Rule]>) => {
-    const uidProblem = uidpProblem(uid);
-    if (uidProblem !== undefined) throw new ExportRefusedError(kind, String(uid), "uid", uid, uidProblem);
-    for (const [field, value, rule] of fields) {
-      const problem = rule(value);
-      if (problem !== undefined) throw new ExportRefusedError(kind, uid as string, field, value, problem);
+  for (const [kind, objects] of Object.entries(CHECKS) as Array<[ExportKind, (s: OrgSnapshot) => Checked[]]>) {
+    for (const { uid, fields } of objects(s)) {
+      const uidProblem = uidpProblem(uid);
+      if (uidProblem !== undefined) throw new ExportRefusedError(kind, String(uid), "uid", uid, uidProblem);
+      for (const [field, value, rule] of fields) {
+        const problem = rule(value);
+        if (problem !== undefined) throw new ExportRefusedError(kind, uid as string, field, value, problem);
+      }
     }
-  };
-  const uidRef = optional(uidpProblem);
-  check("Group", s.rootUid, []);
-  check("Group", s.anchor.uid, [["name", s.anchor.name, nameProblem]]);
-  for (const g of s.groups) check("Group", g.uid, [["name", g.name, nameProblem]]);
-  for (const i of s.identities) check("Identity", i.uid, [["name", i.name, nameProblem]]);
-  for (const r of [...s.roles, ...s.outsideRoles]) check("Role", r.uid, [["name", r.name, nameProblem]]);
-  for (const b of s.roleBindings) {
-    check("RoleBinding", b.uid, [
-      ["identityUid", b.identityUid ?? b.identity?.uid, uidRef],
-      ["roleUid", b.roleUid ?? b.role?.uid, uidRef],
-    ]);
   }
-  for (const p of s.identityProviders) check("IdentityProvider", p.uid, [["name", p.name, nameProblem], ["defaultRole", p.defaultRole, uidRef]]);
-  for (const a of s.accountAssociations) check("AccountAssociation", a.uid, []);
-  for (const r of s.repos) check("Repo", r.uid, [["name", r.name, repoNameProblem], ["sync_config.source", r.sync_config?.source, uidRef]]);
-  for (const t of s.tags) check("Tag", t.uid, [["name", t.name, tagNameProblem], ["digest", t.digest, optional(digestProblem)]]);
-  for (const o of s.overlays) check("Overlay", o.uid, [["name", o.name, nameProblem]]);
-  for (const b of s.overlayBindings) {
-    check("OverlayBinding", b.uid, [["overlay.uid", b.overlay?.uid, uidRef], ...b.tags.map((t, i): [string, unknown, Rule] => [`tags[${i}]`, t, tagNameProblem])]);
-  }
-  for (const x of s.subscriptions) check("Subscription", x.uid, [["sink", x.sink, sinkProblem]]);
 }
