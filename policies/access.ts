@@ -18,6 +18,7 @@ import { capabilityMatcher, compactRows, diffGrants, reportGrants } from "../pro
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
+import { DYNAMIC_TYPE_PREFIX, isKindType, kindOfType } from "../provider/typeTokens";
 import { severityOf } from "../provider/access/severity";
 import { GATE_OUT_ENV, loadBaseline, tagged } from "./change";
 import { applyExclusions } from "../provider/access/exclusions";
@@ -25,8 +26,11 @@ import { EXCLUSIONS_CONFIG_SCHEMA, configExclusions, recordSilenced } from "./un
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 
-/** The type token prefix of this package's resources. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
+/**
+ * The dynamic resources' type token prefix. A policy recognises a kind by {@link kindOfType}, which also takes the
+ * native plugin's tokens (`platform:<module>:<Kind>`); this stays exported for packs that compared with it.
+ */
+export const TYPE_PREFIX = DYNAMIC_TYPE_PREFIX;
 
 type Props = Record<string, unknown>;
 
@@ -134,7 +138,7 @@ export async function roleOf(props: Props, field: string, lookup: RoleLookup): P
 
 function forKind(kind: string, check: (props: Props, args: ResourceValidationArgs, report: ReportViolation) => Promise<void> | void) {
   return (args: ResourceValidationArgs, report: ReportViolation): Promise<void> | void => {
-    if (args.type !== `${TYPE_PREFIX}${kind}`) return;
+    if (!isKindType(args.type, kind)) return;
     return check(args.props as Props, args, report);
   };
 }
@@ -304,8 +308,8 @@ export function stackObjects(resources: readonly PolicyResource[]): StackObject[
   const known0 = new Map((loadBaseline()?.objects ?? []).filter((o) => typeof o.props["uid"] === "string").map((o) => [o.urn, o.props["uid"] as string]));
   const out: StackObject[] = [];
   for (const r of resources) {
-    if (!r.type.startsWith(TYPE_PREFIX)) continue;
-    const kind = r.type.slice(TYPE_PREFIX.length);
+    const kind = kindOfType(r.type);
+    if (kind === undefined) continue;
     const fields = FIELDS[kind];
     if (!fields) continue;
     const props: Props = {};

@@ -17,13 +17,12 @@ import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackVa
 import { readFileSync } from "node:fs";
 import type { StackObject } from "../provider/access/stack";
 import { compareSeverity, type Severity } from "../provider/access/severity";
+import { DYNAMIC_TYPE_PREFIX } from "../provider/typeTokens";
 
 /** The environment variable naming the baseline file. */
 export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
 /** The environment variable naming the folder where the pack leaves its structured results for the gate. */
 export const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
-/** The type token prefix of this package's resources. */
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
 
 /** The baseline the gate writes: the stack's resources of this package before the change. */
 export interface BaselineFile {
@@ -55,7 +54,7 @@ export function loadBaseline(): BaselineFile | undefined {
 /** The baseline's objects as the resources a stack policy sees (every value known, no property dependencies). */
 export function baselineResources(file: BaselineFile): PolicyResource[] {
   return file.objects.map((o) => {
-    const type = `${TYPE_PREFIX}${o.kind}`;
+    const type = `${DYNAMIC_TYPE_PREFIX}${o.kind}`; // a baseline object is read by kind (kindOfType), whichever way it was served
     const r = {
       type,
       urn: o.urn,

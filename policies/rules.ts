@@ -2,7 +2,7 @@
  * The policies of the `platform` policy pack, in a module of their own so tests can call them without the pack
  * (`new PolicyPack()` starts a gRPC server at once). `index.ts` puts them in the pack.
  *
- * Each policy targets resources by their type token (`pulumi-nodejs:dynamic/platform:<Kind>`) and reads the
+ * Each policy targets resources by their type token (`pulumi-nodejs:dynamic/platform:<Kind>`, or the native plugin's `platform:<module>:<Kind>`: `kindOfType`) and reads the
  * resource's inputs. The access policies (`access.ts`) decide from what is known at preview and follow unknown values
  * to the resources they come from; the others leave values not known during preview to @pulumi/policy (reading one
  * throws its `UnknownValueError`, which the framework turns into "not evaluated"). Every enforcement level and
@@ -13,6 +13,7 @@ import { RE2JS } from "re2js";
 import { isTrustworthyIssuer } from "../provider/validation";
 import { outsideWorkloads } from "../provider/access/claims";
 import { claimMatchOf } from "../provider/access/sources";
+import { isKindType, kindOfType } from "../provider/typeTokens";
 import { tagged } from "./change";
 import {
   FOREIGN_PROBES,
@@ -44,7 +45,7 @@ type Props = Record<string, unknown>;
 /** Runs `check` only for resources of this package's `kind` (e.g. `Group`). */
 function forKind(kind: string, check: (props: Props, args: ResourceValidationArgs, report: ReportViolation) => void) {
   return (args: ResourceValidationArgs, report: ReportViolation): void => {
-    if (args.type !== `${TYPE_PREFIX}${kind}`) return;
+    if (!isKindType(args.type, kind)) return;
     check(args.props as Props, args, report);
   };
 }
@@ -176,8 +177,8 @@ export const descriptionRequired: ResourceValidationPolicy = {
   enforcementLevel: "advisory",
   configSchema: { properties: { kinds: { type: "array", items: { type: "string" } } } },
   validateResource: (args, report) => {
-    if (!args.type.startsWith(TYPE_PREFIX)) return;
-    const kind = args.type.slice(TYPE_PREFIX.length);
+    const kind = kindOfType(args.type);
+    if (kind === undefined) return;
     const kinds = args.getConfig<DescriptionRequiredConfig>().kinds ?? DEFAULT_DESCRIBED;
     if (!kinds.includes(kind)) return;
     const d = (args.props as Props)["description"];

@@ -7,10 +7,18 @@
  * lookup through Invoke, and destroys, leaving the API as it was.
  */
 import { expect } from "vitest";
-import { stepTest } from "./harness/steps";
+import { runBin } from "./harness/bin";
+import { stepTest, type StepContext } from "./harness/steps";
 import { mkGroup } from "./helpers";
 
 const SECRET = "native-client-secret-7f3a";
+
+/** `platform-pulumi <command> --stack native --cwd <program> <args>` from the built bin, in the stack's environment. */
+async function job(t: StepContext, command: string, args: string[] = []) {
+  const r = await runBin([command, "--stack", "native", "--cwd", t.cwd, ...args], { ...process.env, ...t.cli.env() });
+  console.log(`native stack: ${command} ${args.join(" ")} exited ${r.code}\n${r.stdout}${r.stderr}`);
+  return r;
+}
 
 stepTest("the native provider plugin through the real Pulumi CLI", {
   program: "native",
@@ -42,6 +50,16 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
       summary: { update: 1 },
     },
     {
+      name: "drift reads the native stack: the group edited outside Pulumi, by kind and name, exit 1",
+      command: null,
+      check: async (t) => {
+        const r = await job(t, "drift", ["--format", "json"]);
+        expect(r.code).toBe(1);
+        const report = JSON.parse(r.stdout) as { drifted: Array<{ type: string; name: string; uid: string; fields: Array<{ path: string }> }> };
+        expect(report.drifted.map((d) => [d.type, d.name, d.uid, d.fields.map((f) => f.path)])).toEqual([["Group", "team", t.outputs["teamUid"], ["description"]]]);
+      },
+    },
+    {
       name: "up puts the declared description back",
       writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
       args: ["--refresh"],
@@ -63,6 +81,21 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
         const urn = imported?.["urn"] as string;
         const del = await cli.run(["state", "delete", urn, "--yes", "--force"]);
         expect(del.code, del.stderr).toBe(0);
+      },
+    },
+    {
+      name: "unmanaged reads the native stack: a group made outside Pulumi under the stack's team is unmanaged, the stack's own groups are not",
+      command: null,
+      check: async (t) => {
+        const stray = await mkGroup(t.emu, t.outputs["teamUid"] as string, "native-stray", "made outside");
+        try {
+          const r = await job(t, "unmanaged", ["--format", "json"]);
+          expect(r.code).toBe(1);
+          const found = (JSON.parse(r.stdout) as Array<{ kind: string; uid: string }>).map((o) => `${o.kind}:${o.uid}`);
+          expect(found).toEqual([`Group:${stray.uid}`]);
+        } finally {
+          await t.client.groups.delete(stray.uid);
+        }
       },
     },
     {
@@ -89,6 +122,42 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
         expect(state).not.toContain(code);
         const invite = (await cli.exportState()).deployment.resources?.find((r) => r["type"] === "platform:iam:GroupInvite");
         expect(JSON.stringify((invite?.["outputs"] as Record<string, unknown>)["code"])).toContain("4dabf18193072939515e22adb298388d");
+      },
+    },
+    {
+      name: "access reads the native stack: the bound workload identity's effective access at its group",
+      config: { access: "true" },
+      check: async (t) => {
+        expect(t.outputs["botUid"]).toBeTruthy();
+        const r = await job(t, "access", ["--current", "--format", "json"]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain("native-bot");
+        expect(r.stdout).toContain(t.outputs["teamUid"] as string);
+      },
+    },
+    {
+      name: "gate judges a change on the native stack: the identity bound owner at the root fails it, naming the identity",
+      command: null,
+      check: async (t) => {
+        await t.cli.ok(["config", "set", "botRole", "owner"]);
+        await t.cli.ok(["config", "set", "botAtRoot", "true"]);
+        try {
+          const r = await job(t, "gate", ["--format", "markdown"]);
+          expect(r.code).toBe(1);
+          expect(r.stdout).toContain("native-bot");
+          expect(r.stdout).toMatch(/owner/);
+        } finally {
+          await t.cli.ok(["config", "rm", "botRole"]);
+          await t.cli.ok(["config", "rm", "botAtRoot"]);
+        }
+      },
+    },
+    {
+      name: "recover reads the native stack: nothing pending, nothing to settle, exit 0",
+      command: null,
+      check: async (t) => {
+        const r = await job(t, "recover");
+        expect(r.code, r.stderr).toBe(0);
       },
     },
   ],

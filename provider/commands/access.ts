@@ -27,7 +27,8 @@ import { jsonText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
 import type { SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
-import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, TYPE_PREFIX, type StackRef, type StateResource } from "./stack";
+import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, type StackRef, type StateResource } from "./stack";
+import { kindOfType } from "../typeTokens";
 
 const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
                             [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
@@ -70,7 +71,7 @@ export interface AccessJson {
 }
 
 function kindOf(type: string): string | undefined {
-  return type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : undefined;
+  return kindOfType(type);
 }
 
 function nameOf(urn: string): string {

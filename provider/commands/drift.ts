@@ -19,11 +19,12 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from "./events";
 import { FORMATS, TIMEOUT_USAGE, mdTable, shown, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
-import { TYPE_PREFIX, clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
+import { clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
 import { jsonText } from "../text";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
+import { kindOfType } from "../typeTokens";
 
 /** One field that differs between the state and the API. */
 export interface DriftField {
@@ -83,7 +84,7 @@ export interface DriftReport {
 
 /** The kind for this package's types, else the type token as it is. */
 function kindOf(type: string): string {
-  return type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : type;
+  return kindOfType(type) ?? type;
 }
 
 /** True for the resources a drift report is about: not the stack, not a provider. */

@@ -29,9 +29,10 @@ import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
-import { exportStack, stackConfig, TYPE_PREFIX, table, type StackRef } from "./stack";
+import { exportStack, stackConfig, table, type StackRef } from "./stack";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type SarifRule } from "./sarifLog";
+import { kindOfType } from "../typeTokens";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
@@ -94,7 +95,7 @@ function resourceOf(urn: string): string {
   const parts = urn.split("::");
   if (parts.length < 4) return urn;
   const type = parts[2]!.split("$").pop()!;
-  return `${type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : type}::${parts.slice(3).join("::")}`;
+  return `${kindOfType(type) ?? type}::${parts.slice(3).join("::")}`;
 }
 
 const TAG = /^\[(critical|high|low)(?:; (already present))?\] /;

@@ -50,7 +50,6 @@ import { configure, localProvider } from "../runtime";
 import { refuseWhileLocked } from "./lock";
 import { runStackFrame } from "./frame";
 import {
-  TYPE_PREFIX,
   clientFor,
   exportStack,
   held,
@@ -64,6 +63,7 @@ import {
   type StackRef,
   type StateResource,
 } from "./stack";
+import { kindOfType } from "../typeTokens";
 
 /** What recover does with one pending operation. */
 export type RecoverAction = "adopt" | "delete" | "forget" | "refuse";
@@ -91,7 +91,7 @@ export interface RecoverPlan {
 }
 
 function kindOf(r: StateResource): string {
-  return r.type.startsWith(TYPE_PREFIX) ? r.type.slice(TYPE_PREFIX.length) : r.type;
+  return kindOfType(r.type) ?? r.type;
 }
 
 function str(v: unknown): string {
@@ -136,7 +136,7 @@ export async function planRecovery(ref: StackRef, client: PlatformClient): Promi
     const r = op.resource;
     const kind = kindOf(r);
     const base = { urn: r.urn, name: r.urn.split("::").pop() ?? r.urn, kind, operation: op.type };
-    if (!r.type.startsWith(TYPE_PREFIX)) {
+    if (kindOfType(r.type) === undefined) {
       rows.push({ ...base, uids: [], proof: "not a platform-pulumi resource", action: "refuse" });
       continue;
     }

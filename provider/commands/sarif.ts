@@ -25,8 +25,9 @@ import { dottedName } from "../capabilities";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
 import type { ReportChange, ReportGrant } from "../access/report";
 import { orgFromStack, type StackContext, type StackObject } from "../access/stack";
-import { TYPE_PREFIX, exportStack, runPulumi, type StackRef } from "./stack";
+import { exportStack, runPulumi, type StackRef } from "./stack";
 import { INFORMATION_URI, LogBuilder, PACKAGE_ROOT, SRCROOT, fingerprint, levelOf, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
+import { kindOfType } from "../typeTokens";
 
 export { INFORMATION_URI, SARIF_SCHEMA, SRCROOT, couldNotRunSarif, levelOf, type SarifLevel, type SarifLocation, type SarifLog, type SarifResult, type SarifRule } from "./sarifLog";
 
@@ -125,8 +126,9 @@ export function orgFileLines(text: string): Map<string, number> {
 /** The key {@link orgFileLines} gives the object an `Org` child resource declares: its kind and its name after `<org>/`. */
 export function orgKey(type: string, name: string, orgName: string): string | undefined {
   const last = type.split("$").pop()!;
-  if (!last.startsWith(TYPE_PREFIX) || !name.startsWith(`${orgName}/`)) return undefined;
-  return `${last.slice(TYPE_PREFIX.length)}:${name.slice(orgName.length + 1)}`;
+  const kind = kindOfType(last);
+  if (kind === undefined || !name.startsWith(`${orgName}/`)) return undefined;
+  return `${kind}:${name.slice(orgName.length + 1)}`;
 }
 
 /**

@@ -12,10 +12,8 @@ import { PlatformClient } from "../client/client";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings, type ConfigLookup } from "../config";
 import { printable } from "../text";
+import { kindOfType } from "../typeTokens";
 import { stopOnTimeout } from "./failure";
-
-/** The type token prefix of this package's resources. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/platform:";
 
 /** One resource of a stack's exported state (only the fields these commands read or write). */
 export interface StateResource {
@@ -230,7 +228,10 @@ export async function referencedUids(ref: StackRef, stacks?: readonly string[]):
   const out = new Set<string>();
   for (const stack of names) {
     const s = await exportStack({ ...ref, stack });
-    for (const r of s.deployment.resources ?? []) if (r.type.startsWith(TYPE_PREFIX) && r.id) out.add(held(r.type.slice(TYPE_PREFIX.length), r.id));
+    for (const r of s.deployment.resources ?? []) {
+      const kind = kindOfType(r.type);
+      if (kind !== undefined && r.id) out.add(held(kind, r.id));
+    }
   }
   return out;
 }

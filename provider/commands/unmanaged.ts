@@ -27,7 +27,8 @@ import { jsonText, mdCode, printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
 import { runStackFrame, type CommandFrame } from "./frame";
 import { mdTable } from "./report";
-import { TYPE_PREFIX, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+import { clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+import { isKindType, kindOfType } from "../typeTokens";
 
 /** One object no state references. */
 export interface UnmanagedObject {
@@ -82,7 +83,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   const state = await exportStack(ref);
   // Resources read with `X.get` are in the state as external: the stack references them but does not manage
   // them, so what lies under them (or binds them) is not the stack's to report.
-  const mine = (state.deployment.resources ?? []).filter((r) => r.type.startsWith(TYPE_PREFIX) && r.id && r["external"] !== true);
+  const mine = (state.deployment.resources ?? []).filter((r) => kindOfType(r.type) !== undefined && r.id && r["external"] !== true);
   const holders = await referencedUids(ref);
   if (others.length) for (const h of await referencedUids(ref, others)) holders.add(h);
   const found = new Map<string, UnmanagedObject>();
@@ -130,8 +131,8 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
     // Under the root: only what looks like the stack's own (a declared kind and name), and grants to its identities.
     // A kind counts when it lives in a group (`parentUid`) and a declared field names it (`name`; a subscription's
     // sink): bindings are matched below, invites have no name, tags and overlay bindings live under repos.
-    const nameField = (type: string) => kindEntry(type.slice(TYPE_PREFIX.length))?.labelField ?? "name";
-    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${r.type.slice(TYPE_PREFIX.length)}:${String(r.inputs?.[nameField(r.type)])}`));
+    const nameField = (type: string) => kindEntry(kindOfType(type) ?? "")?.labelField ?? "name";
+    const declared = new Set(mine.filter((r) => r.inputs?.["parentUid"] === root).map((r) => `${kindOfType(r.type)}:${String(r.inputs?.[nameField(r.type)])}`));
     for (const [k, scan] of scans) {
       if (k.parentKey !== "parentUid" || k.labelField === undefined) continue;
       for (const o of (await scan(root)).filter((x) => x.parentUid === root)) if (declared.has(`${o.kind}:${o.name}`)) add(o);
@@ -164,7 +165,7 @@ const ORG_FILE_SECTIONS: Record<string, string> = { Group: "groups", Identity: "
 async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ urn: string; type: string; id?: string; parent?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }>, client: PlatformClient, root: string | undefined): Promise<void> {
   const names = new Map<string, string>();
   // A parent is a group, or for a tag or overlay binding a repo: names of both from the state and the rows.
-  for (const r of resources) if (r.type.startsWith(TYPE_PREFIX) && r.id && typeof r.outputs?.["name"] === "string") names.set(r.id, r.outputs["name"] as string);
+  for (const r of resources) if (kindOfType(r.type) !== undefined && r.id && typeof r.outputs?.["name"] === "string") names.set(r.id, r.outputs["name"] as string);
   for (const o of rows) if (o.kind === "Group" || o.kind === "Repo") names.set(o.uid, o.name);
   // Groups an Org declares: their path in its file is their resource name without `<component name>/`.
   const orgs = new Map(resources.filter((r) => r.type === "platform:index:Org").map((r) => [r.urn, r.urn.slice(r.urn.lastIndexOf("::") + 2)]));
@@ -172,7 +173,7 @@ async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ ur
   const orgParents = new Set<string>();
   for (const r of resources) {
     const org = r.parent ? orgs.get(r.parent) : undefined;
-    if (org === undefined || r.type !== `${TYPE_PREFIX}Group` || !r.id) continue;
+    if (org === undefined || !isKindType(r.type, "Group") || !r.id) continue;
     const p = r.urn.slice(r.urn.lastIndexOf("::") + 2).slice(org.length + 1);
     filePath.set(r.id, p);
     if (!p.includes("/") && typeof r.inputs?.["parentUid"] === "string") orgParents.add(r.inputs["parentUid"] as string);

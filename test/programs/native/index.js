@@ -20,6 +20,20 @@ const viewer = pulumi.output(pulumi.runtime.invoke("platform:iam:getRole", { nam
 const invite = cfg.getBoolean("invite")
   ? new pulumi.CustomResource("platform:iam:GroupInvite", "invite", { parentUid: team.uid, roleUid: viewer, ttl: "72h", code: undefined, ...outs })
   : undefined;
+// A workload identity bound at the team: the jobs (drift, unmanaged, access, gate, recover) read these by their
+// native type tokens. `botRole` names the built-in role it is bound to (default viewer).
+const bot = cfg.getBoolean("access")
+  ? new pulumi.CustomResource("platform:iam:Identity", "bot", {
+      parentUid: team.uid,
+      name: "native-bot",
+      description: "",
+      claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:acme/app:ref:refs/heads/main" },
+      ...outs,
+    })
+  : undefined;
+const botRole = pulumi.output(pulumi.runtime.invoke("platform:iam:getRole", { name: cfg.get("botRole") || "viewer" })).apply((r) => r.value.uid);
+if (bot) new pulumi.CustomResource("platform:iam:RoleBinding", "bot-binding", { groupUid: cfg.getBoolean("botAtRoot") ? root : team.uid, identityUid: bot.uid, roleUid: botRole, ...outs });
 module.exports = {
+  botUid: bot ? bot.uid : undefined,
   viewerUid: viewer,
   inviteCode: invite ? invite.code : undefined, teamUid: team.uid, subUid: sub.uid, subParent: sub.parentUid, idpUid: idp ? idp.uid : undefined };
