@@ -9,30 +9,30 @@
  *
  * Skipped, saying so, only on a machine with no Go toolchain to build the language host.
  */
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { ensureHost, orgSteps } from "./harness/nativeOrg";
 import { emulatorEnv, stepTest } from "./harness/steps";
 import { mkGroup } from "./helpers";
 
 const program = path.join(REPO_ROOT, "test", "programs", "native-yaml");
 const STACK = "native-yaml";
+const TITLE = "the native provider plugin from a Pulumi YAML program";
 
 // Built (or found) while the file is collected: the first build takes about two minutes, later runs milliseconds.
-const host = spawnSync("bash", [path.join(REPO_ROOT, "scripts", "ensure-language-yaml")], { encoding: "utf8" });
-const hostDir = host.stdout.trim().split("\n").pop() ?? "";
-if (host.status !== 0 && host.status !== 3) throw new Error(`scripts/ensure-language-yaml exited ${host.status}:\n${host.stderr}`);
+const host = ensureHost("ensure-language-yaml");
 
 if (host.status === 3) {
-  describe("the native provider plugin from a Pulumi YAML program", () => {
+  describe(TITLE, () => {
     it.skip(`skipped: pulumi-language-yaml cannot be built here (${host.stderr.trim().split("\n").pop()})`, () => {});
   });
 } else {
-  stepTest("the native provider plugin from a Pulumi YAML program", {
+  const hostDir = host.lines[host.lines.length - 1] ?? "";
+  stepTest(TITLE, {
     program: "native-yaml",
     stack: STACK,
     env: (emu) => ({ ...emulatorEnv(emu), PATH: `${hostDir}${path.delimiter}${process.env["PATH"] ?? ""}` }),
@@ -40,43 +40,7 @@ if (host.status === 3) {
       await cli.ok(["config", "set", "orgUid", emu.orgUid]);
     },
     steps: [
-      {
-        name: "up creates the org: a group under a group, an identity with claimMatch, a role binding to the viewer role found by fn::invoke",
-        changes: ["create ci", "create ciViewer", "create sub", "create team"],
-        check: async ({ outputs, client, cli }) => {
-          expect(outputs["subParent"]).toBe(outputs["teamUid"]);
-          const viewer = (await client.roles.list({ name: "viewer" }).collect())[0];
-          expect(outputs["viewerUid"]).toBe(viewer?.uid);
-          const binding = await client.roleBindings.get(outputs["bindingUid"] as string);
-          expect(binding).toMatchObject({ identity: { uid: outputs["ciUid"] }, role: { uid: viewer?.uid } });
-          expect((await client.identities.get(outputs["ciUid"] as string)).claimMatch).toMatchObject({ issuer: "https://token.actions.githubusercontent.com", subject: "repo:example/app:ref:refs/heads/main" });
-          const types = ((await cli.exportState()).deployment.resources ?? []).map((r) => r["type"]).filter((t) => String(t).startsWith("platform:"));
-          expect(types.sort()).toEqual(["platform:iam:Group", "platform:iam:Group", "platform:iam:Identity", "platform:iam:RoleBinding"]);
-        },
-      },
-      {
-        name: "a description edit is exactly one PATCH with updateMask=description",
-        config: { desc: "edited from YAML" },
-        preview: { summary: { update: 1, replace: 0, create: 0, delete: 0 }, changes: ["update team description"] },
-        writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
-        check: async ({ client, outputs }) => {
-          expect((await client.groups.get(outputs["teamUid"] as string)).description).toBe("edited from YAML");
-        },
-      },
-      {
-        name: "an edit made outside Pulumi shows in pulumi preview --refresh",
-        before: async ({ client, outputs }) => {
-          await client.groups.patch(outputs["teamUid"] as string, { description: "changed outside" }, ["description"]);
-        },
-        command: "preview",
-        args: ["--refresh"],
-        summary: { update: 1 },
-      },
-      {
-        name: "up --refresh puts the declared description back with one PATCH",
-        args: ["--refresh"],
-        writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
-      },
+      ...orgSteps("YAML"),
       {
         name: "pulumi import adopts a group made outside Pulumi by its uid with no write, and its generated YAML previews no change",
         command: null,
@@ -100,7 +64,7 @@ if (host.status === 3) {
             project["resources"] = { ...project["resources"], ...generated.resources };
             writeFileSync(path.join(work, "Pulumi.yaml"), stringify(project));
             copyFileSync(path.join(program, `Pulumi.${STACK}.yaml`), path.join(work, `Pulumi.${STACK}.yaml`));
-            const copy = new PulumiCli({ cwd: work, backendDir: backend, stack: STACK, env: cli.opts.env });
+            const copy = new PulumiCli({ cwd: work, backendDir: backend, stack: STACK, env: cli.opts.env ?? {} });
             const preview = await copy.run(["preview", "--expect-no-changes"]);
             expect(preview.code, `${preview.stdout}\n${preview.stderr}`).toBe(0);
           } finally {
