@@ -1,0 +1,85 @@
+/**
+ * The steps the native provider plugin's tests in other languages share (test/native-yaml.test.ts,
+ * test/native-python.test.ts): their programs (test/programs/native-<language>) declare the same small org by type
+ * token, `team` (a group under the org, its description from config `desc`), `sub` (a group under it), `ci` (an
+ * identity with `claimMatch`) and `ciViewer` (a role binding of `ci` at `sub` to the built-in viewer role found
+ * through the plugin's Invoke of `platform:iam:getRole`), with the outputs teamUid, subUid, subParent, ciUid,
+ * bindingUid and viewerUid.
+ */
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { expect } from "vitest";
+import { REPO_ROOT } from "../../scripts/lib/pulumi";
+import type { Step } from "./steps";
+
+/** What {@link ensureHost} found: the script's exit status, its printed lines and its stderr. */
+export interface HostBuild {
+  /** 0: built or found; 3: cannot be built on this machine (no toolchain), the tests skip; else a build error. */
+  status: number | null;
+  /** The script's stdout lines (scripts/ensure-language-*: the host's folder, then for Python the interpreter). */
+  lines: string[];
+  /** The script's stderr (its reason when status is not 0). */
+  stderr: string;
+}
+
+/**
+ * Runs `scripts/<script>` (ensure-language-yaml or ensure-language-python) synchronously, while the test file is
+ * collected, so a file can choose between its tests and one skip with the reason.
+ * @throws Error with the script's stderr when it failed for another reason than a missing toolchain (exit 3).
+ */
+export function ensureHost(script: string): HostBuild {
+  const r = spawnSync("bash", [path.join(REPO_ROOT, "scripts", script)], { encoding: "utf8" });
+  if (r.status !== 0 && r.status !== 3) throw new Error(`scripts/${script} exited ${r.status}:\n${r.stderr}`);
+  return { status: r.status, lines: r.stdout.trim().split("\n"), stderr: r.stderr };
+}
+
+/**
+ * The shared steps: up (and the org as the API holds it), a one-field edit (one PATCH with its updateMask), an
+ * edit made outside Pulumi seen by `pulumi preview --refresh`, and `up --refresh` putting it back.
+ * @param language the program's language, in the edited description (e.g. `YAML`).
+ */
+export function orgSteps(language: string): Step[] {
+  const edited = `edited from ${language}`;
+  return [
+    {
+      name: "up creates the org: a group under a group, an identity with claimMatch, a role binding to the viewer role found through Invoke",
+      changes: ["create ci", "create ciViewer", "create sub", "create team"],
+      check: async ({ outputs, client, cli }) => {
+        expect(outputs["subParent"]).toBe(outputs["teamUid"]);
+        const viewer = (await client.roles.list({ name: "viewer" }).collect())[0];
+        expect(outputs["viewerUid"]).toBe(viewer?.uid);
+        const binding = await client.roleBindings.get(outputs["bindingUid"] as string);
+        expect(binding).toMatchObject({ identity: { uid: outputs["ciUid"] }, role: { uid: viewer?.uid } });
+        expect((await client.identities.get(outputs["ciUid"] as string)).claimMatch).toMatchObject({
+          issuer: "https://token.actions.githubusercontent.com",
+          subject: "repo:example/app:ref:refs/heads/main",
+        });
+        const types = ((await cli.exportState()).deployment.resources ?? []).map((r) => String(r["type"])).filter((t) => t.startsWith("platform:"));
+        expect(types.sort()).toEqual(["platform:iam:Group", "platform:iam:Group", "platform:iam:Identity", "platform:iam:RoleBinding"]);
+      },
+    },
+    {
+      name: "a description edit is exactly one PATCH with updateMask=description",
+      config: { desc: edited },
+      preview: { summary: { update: 1, replace: 0, create: 0, delete: 0 }, changes: ["update team description"] },
+      writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
+      check: async ({ client, outputs }) => {
+        expect((await client.groups.get(outputs["teamUid"] as string)).description).toBe(edited);
+      },
+    },
+    {
+      name: "an edit made outside Pulumi shows in pulumi preview --refresh",
+      before: async ({ client, outputs }) => {
+        await client.groups.patch(outputs["teamUid"] as string, { description: "changed outside" }, ["description"]);
+      },
+      command: "preview",
+      args: ["--refresh"],
+      summary: { update: 1 },
+    },
+    {
+      name: "up --refresh puts the declared description back with one PATCH",
+      args: ["--refresh"],
+      writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
+    },
+  ];
+}
