@@ -7,22 +7,12 @@
  *
  * Written by `npm run gen` with the schema; `test/schema.unit.test.ts` fails when a committed file is not current.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { zodOf } from "../engine/fieldTypes";
+import { jsonSchemaOf, optional, type JsonSchema } from "./zodJson";
 import type { Field, ServerField } from "../engine/declare";
 import type { KindEntry } from "../kinds/registry";
 
-type Js = {
-  type?: string;
-  description?: string;
-  $ref?: string;
-  items?: Js;
-  additionalProperties?: Js | boolean;
-  properties?: Record<string, Js>;
-  required?: string[];
-  enum?: unknown[];
-  $defs?: Record<string, Js>;
-};
 
 /** `text` in lines of at most `width` characters, broken at spaces. */
 function wrap(text: string, width: number): string[] {
@@ -55,8 +45,8 @@ function article(word: string): string {
 
 /** Emits one kind's types module. */
 class Emitter {
-  private readonly named = new Map<string, { js: Js; args: boolean; plain: boolean }>();
-  private defs: Record<string, Js> = {};
+  private readonly named = new Map<string, { js: JsonSchema; args: boolean; plain: boolean }>();
+  private defs: Record<string, JsonSchema> = {};
 
   private nameOf(ref: string): string {
     const id = ref.replace("#/$defs/", "");
@@ -64,7 +54,7 @@ class Emitter {
   }
 
   /** The TypeScript type of `js`; `args`: the argument form (every level a `pulumi.Input`). */
-  type(js: Js, args: boolean): string {
+  type(js: JsonSchema, args: boolean): string {
     if (js.$ref) {
       const id = js.$ref.replace("#/$defs/", "");
       const def = this.defs[id]!;
@@ -102,7 +92,7 @@ class Emitter {
     }
   }
 
-  private walk(def: Js, args: boolean): void {
+  private walk(def: JsonSchema, args: boolean): void {
     for (const p of Object.values(def.properties ?? {})) this.type(p, args);
   }
 
@@ -112,8 +102,8 @@ class Emitter {
   }
 
   /** The JSON schema of a zod type, its `$defs` remembered. */
-  schema(t: z.ZodType): Js {
-    const js = z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as Js;
+  schema(t: z.ZodType): JsonSchema {
+    const js = jsonSchemaOf(t);
     this.defs = { ...this.defs, ...(js.$defs ?? {}) };
     return js;
   }
@@ -146,11 +136,6 @@ class Emitter {
     }
     return out;
   }
-}
-
-/** Whether a program may leave a field out. */
-function optional(t: z.ZodType): boolean {
-  return t.safeParse(undefined).success;
 }
 
 /**
