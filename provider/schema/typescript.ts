@@ -148,7 +148,7 @@ export function kindTypesModule(k: KindEntry): string {
   const K = k.kind;
   const args: string[] = [];
   const inputs: string[] = [];
-  const outputProps: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  readonly uid: pulumi.Output<string>;`];
+  const outputKeys: string[] = ["uid"];
   for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
     if (name === "createToken") continue;
     if (!f.type) throw new Error(`${K}.${name}: the field declares no type (declare.ts, Field.type)`);
@@ -159,15 +159,15 @@ export function kindTypesModule(k: KindEntry): string {
     const plain = e.type(js, false);
     const always = !opt || f.default !== undefined;
     inputs.push(`${doc(desc, "  ")}  ${name}${always ? "" : "?"}: ${plain}${always ? "" : " | undefined"};`);
-    if (!f.internal && f.kind !== "createOnly") outputProps.push(`${doc(desc, "  ")}  readonly ${name}: pulumi.Output<${plain}${always ? "" : " | undefined"}>;`);
+    if (!f.internal && f.kind !== "createOnly") outputKeys.push(name);
   }
-  const outputs: string[] = ["  uid: string;"];
+  const outputs: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  uid: string;`];
   for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) {
     const js = e.schema(zodOf(s.type));
     const t = e.type(js, false);
     const sdesc = js.description ?? (js.$ref ? e.described(js.$ref) : undefined);
     outputs.push(`${doc(sdesc, "  ")}  ${name}${s.optional ? "?" : ""}: ${t}${s.optional ? " | undefined" : ""};`);
-    outputProps.push(`${doc(sdesc, "  ")}  readonly ${name}: pulumi.Output<${t}${s.optional ? " | undefined" : ""}>;`);
+    outputKeys.push(name);
   }
   const named = e.namedInterfaces();
   return [
@@ -176,6 +176,7 @@ export function kindTypesModule(k: KindEntry): string {
     ` * Do not edit: change the declaration and run \`npm run gen\`.`,
     ` */`,
     `import type * as pulumi from "@pulumi/pulumi";`,
+    `import type { OutputProperties } from "../../engine/shim";`,
     ``,
     named.trimEnd(),
     ``,
@@ -196,9 +197,7 @@ export function kindTypesModule(k: KindEntry): string {
     `}`,
     ``,
     `/** The typed outputs of ${article(K)} ${K} resource (merged into the class by an interface of the same name). */`,
-    `export interface ${K}OutputProperties {`,
-    ...outputProps,
-    `}`,
+    ...wrap(`export type ${K}OutputProperties = OutputProperties<${K}Outputs, ${outputKeys.map((n) => `"${n}"`).join(" | ")}>;`, 116).map((l, i) => (i === 0 ? l : `  ${l}`)),
     ``,
   ]
     .join("\n")
