@@ -315,6 +315,15 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     const g = groupByUid.get(p);
     return g ? { to: "declared", node: g } : undefined;
   };
+  /** Each of `rows` with its parent group; those under a group the caller cannot list are counted as skipped `kind`s. */
+  const withParents = <T extends { uid: string }>(rows: readonly T[], kind: string): Array<{ x: T; parent: Ref }> => {
+    const out = rows.flatMap((x) => {
+      const parent = parentRef(x.uid);
+      return parent ? [{ x, parent }] : [];
+    });
+    if (out.length < rows.length) skipped.push({ kind, count: rows.length - out.length, why: "under a group the caller cannot list" });
+    return out;
+  };
   /** Nodes of one kind under their groups: paths from the group's path and the sibling-unique segment. */
   const place = <T extends { uid: string; name: string }>(rows: readonly T[], kind: string): Array<{ api: T; segs: string[]; parent: Ref }> => {
     const byParent = new Map<string, T[]>();
@@ -432,18 +441,10 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay, refs: { overlay } };
     }),
   );
-  const subscriptions: SubscriptionNode[] = [];
-  let lostSubs = 0;
-  for (const x of s.subscriptions) {
-    const parent = parentRef(x.uid);
-    if (!parent) {
-      lostSubs++;
-      continue;
-    }
+  const subscriptions: SubscriptionNode[] = withParents(s.subscriptions, "Subscription").map(({ x, parent }) => {
     const groupPath = parent.to === "declared" ? parent.node.path : "/";
-    subscriptions.push({ kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent });
-  }
-  if (lostSubs > 0) skipped.push({ kind: "Subscription", count: lostSubs, why: "under a group the caller cannot list" });
+    return { kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent };
+  });
   uniqueNames(subscriptions);
 
   // Variables for everything another object (or a person) refers to.
@@ -462,13 +463,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
 
   // Role bindings, at their groups, by the names of what they bind.
   const bindingsPlaced: RoleBindingNode[] = [];
-  let lostBindings = 0;
-  for (const b of s.roleBindings) {
-    const parent = parentRef(b.uid);
-    if (!parent) {
-      lostBindings++;
-      continue;
-    }
+  for (const { x: b, parent } of withParents(s.roleBindings, "RoleBinding")) {
     const identityUid = b.identityUid ?? b.identity?.uid ?? "";
     const roleUid = b.roleUid ?? b.role?.uid ?? "";
     const idNode = identityByUid.get(identityUid);
@@ -480,7 +475,6 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     const roleLabel = role.to === "declared" ? role.node.path : role.to === "builtin" ? role.name : roleUid;
     bindingsPlaced.push({ kind: "RoleBinding", api: b, uid: b.uid, path: groupPath, resourceName: `${identityLabel}@${groupPath}#${roleLabel}`, parent, identity, role, refs: { identityUid: identity, roleUid: role } });
   }
-  if (lostBindings > 0) skipped.push({ kind: "RoleBinding", count: lostBindings, why: "under a group the caller cannot list" });
   const sameName = new Map<string, number>();
   for (const b of bindingsPlaced) sameName.set(b.resourceName, (sameName.get(b.resourceName) ?? 0) + 1);
   for (const b of bindingsPlaced) if (sameName.get(b.resourceName)! > 1) b.resourceName = `${b.resourceName}~${shortUid(b.uid)}`;
