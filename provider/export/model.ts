@@ -324,6 +324,9 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     if (out.length < rows.length) skipped.push({ kind, count: rows.length - out.length, why: "under a group the caller cannot list" });
     return out;
   };
+  /** The fields of a node that `place` placed: its path, and its resource name, is its segments joined by "/". */
+  const placedNode = <K extends string, T extends { uid: string }>(kind: K, p: { api: T; segs: string[]; parent: Ref }) =>
+    ({ kind, api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" });
   /** Nodes of one kind under their groups: paths from the group's path and the sibling-unique segment. */
   const place = <T extends { uid: string; name: string }>(rows: readonly T[], kind: string): Array<{ api: T; segs: string[]; parent: Ref }> => {
     const byParent = new Map<string, T[]>();
@@ -350,8 +353,8 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   if (declarable.length < s.identities.length) {
     skipped.push({ kind: "Identity", count: s.identities.length - declarable.length, why: "user identities (no claimMatch, staticKeys, awsIdentity or servicePrincipal): people sign in, they are not declared" });
   }
-  const identities: IdentityNode[] = place(declarable, "Identity").map((p) => ({ kind: "Identity", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
-  const roles: RoleNode[] = place(s.roles, "Role").map((p) => ({ kind: "Role", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
+  const identities: IdentityNode[] = place(declarable, "Identity").map((p) => placedNode("Identity", p));
+  const roles: RoleNode[] = place(s.roles, "Role").map((p) => placedNode("Role", p));
   const placedIdps = place(s.identityProviders, "IdentityProvider");
 
   const identityByUid = new Map(identities.map((n) => [n.uid, n]));
@@ -373,13 +376,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   };
 
   const idps: IdentityProviderNode[] = placedIdps.map((p) => ({
-    kind: "IdentityProvider",
-    api: p.api,
-    uid: p.api.uid,
-    path: p.segs.join("/"),
-    resourceName: p.segs.join("/"),
-    parent: p.parent,
-    varName: "",
+    ...placedNode("IdentityProvider", p),
     secretKey: "",
     defaultRole: p.api.defaultRole ? roleRef(p.api.defaultRole) : undefined,
   }));
@@ -388,13 +385,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   // Registry: repos and overlays in their groups; tags and overlay bindings under their repos.
   const placedRepos = place(s.repos, "Repo");
   const repos: RepoNode[] = placedRepos.map((p) => ({
-    kind: "Repo",
-    api: p.api,
-    uid: p.api.uid,
-    path: p.segs.join("/"),
-    resourceName: p.segs.join("/"),
-    parent: p.parent,
-    varName: "",
+    ...placedNode("Repo", p),
     readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid),
     syncSource: undefined,
     local: { readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid) },
@@ -408,7 +399,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       r.refs = { "syncConfig.source": r.syncSource };
     }
   }
-  const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => ({ kind: "Overlay", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
+  const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => placedNode("Overlay", p));
   const overlayByUid = new Map(overlays.map((o) => [o.uid, o]));
   const underRepo = <T extends { uid: string }>(rows: readonly T[], kind: string): Array<{ api: T; repo: RepoNode }> => {
     const out: Array<{ api: T; repo: RepoNode }> = [];
