@@ -16,19 +16,7 @@
  * Everything is ordered deterministically (paths, then uids), so a second export of the same org writes the
  * same bytes.
  */
-import type {
-  ApiAccountAssociation,
-  ApiGroup,
-  ApiIdentity,
-  ApiIdentityProvider,
-  ApiOverlay,
-  ApiOverlayBinding,
-  ApiRepo,
-  ApiRole,
-  ApiRoleBinding,
-  ApiSubscription,
-  ApiTag,
-} from "../client/types";
+import type * as Api from "../client/types";
 import type { OrgSnapshot } from "./read";
 import { checkSnapshot } from "./trust";
 
@@ -65,7 +53,7 @@ interface NodeBase {
 /** A group to declare. */
 export interface GroupNode extends NodeBase {
   kind: "Group";
-  api: ApiGroup;
+  api: Api.ApiGroup;
   varName: string;
   children: GroupNode[];
 }
@@ -73,21 +61,21 @@ export interface GroupNode extends NodeBase {
 /** An identity to declare. */
 export interface IdentityNode extends NodeBase {
   kind: "Identity";
-  api: ApiIdentity;
+  api: Api.ApiIdentity;
   varName: string;
 }
 
 /** A custom role to declare. */
 export interface RoleNode extends NodeBase {
   kind: "Role";
-  api: ApiRole;
+  api: Api.ApiRole;
   varName: string;
 }
 
 /** An identity provider to declare; its client secret comes from stack config `secretKey`. */
 export interface IdentityProviderNode extends NodeBase {
   kind: "IdentityProvider";
-  api: ApiIdentityProvider;
+  api: Api.ApiIdentityProvider;
   varName: string;
   /** Stack config key holding the client secret (the API never returns it). */
   secretKey: string;
@@ -97,7 +85,7 @@ export interface IdentityProviderNode extends NodeBase {
 /** A role binding to declare. */
 export interface RoleBindingNode extends NodeBase {
   kind: "RoleBinding";
-  api: ApiRoleBinding;
+  api: Api.ApiRoleBinding;
   identity: Ref;
   role: Ref;
 }
@@ -105,13 +93,13 @@ export interface RoleBindingNode extends NodeBase {
 /** An account association to declare (adopted with `adopt: true`: its uid is its group's). */
 export interface AccountAssociationNode extends NodeBase {
   kind: "AccountAssociation";
-  api: ApiAccountAssociation;
+  api: Api.ApiAccountAssociation;
 }
 
 /** A repo to declare, with its README (when it does not sync) and the repo it syncs from. */
 export interface RepoNode extends NodeBase {
   kind: "Repo";
-  api: ApiRepo;
+  api: Api.ApiRepo;
   varName: string;
   /** Its README; undefined for a synced repo (whose README is its source's). */
   readme: string | undefined;
@@ -122,21 +110,21 @@ export interface RepoNode extends NodeBase {
 /** A tag to declare, under its repo. */
 export interface TagNode extends NodeBase {
   kind: "Tag";
-  api: ApiTag;
+  api: Api.ApiTag;
   repo: RepoNode;
 }
 
 /** An overlay to declare. */
 export interface OverlayNode extends NodeBase {
   kind: "Overlay";
-  api: ApiOverlay;
+  api: Api.ApiOverlay;
   varName: string;
 }
 
 /** An overlay binding to declare, under its repo. */
 export interface OverlayBindingNode extends NodeBase {
   kind: "OverlayBinding";
-  api: ApiOverlayBinding;
+  api: Api.ApiOverlayBinding;
   repo: RepoNode;
   overlay: Ref;
 }
@@ -144,7 +132,7 @@ export interface OverlayBindingNode extends NodeBase {
 /** A subscription to declare. */
 export interface SubscriptionNode extends NodeBase {
   kind: "Subscription";
-  api: ApiSubscription;
+  api: Api.ApiSubscription;
 }
 
 /** Objects the export leaves out, by kind, with why. */
@@ -285,7 +273,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   checkSnapshot(s);
   const anchorUid = s.anchor.uid;
   const skipped: Skipped[] = [];
-  const groupsByParent = new Map<string, ApiGroup[]>();
+  const groupsByParent = new Map<string, Api.ApiGroup[]>();
   for (const g of s.groups) groupsByParent.set(parentOf(g.uid), [...(groupsByParent.get(parentOf(g.uid)) ?? []), g]);
 
   // Groups, depth first from the anchor.
