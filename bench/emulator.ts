@@ -12,12 +12,12 @@
  * p99 ≤ 20 ms. Environment: BENCH_SECONDS (per run, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_GROUPS (default 100000).
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import * as path from "node:path";
 import autocannon from "autocannon";
 import { request } from "undici";
+import { emulatorProcess } from "./emulatorProcess";
 
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 10);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 10);
@@ -34,22 +34,6 @@ interface Row {
   errors: number;
   target: string;
   met: boolean;
-}
-
-async function startEmulatorProcess(): Promise<{ url: string; token: string; orgUid: string; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(ROOT, "dist", "emulator", "cli.js"), "--port", "0", "--seed-groups", String(GROUPS)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  const env = await new Promise<Record<string, string>>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-      const lines = out.split("\n");
-      if (lines.length > 3) resolve(Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)])));
-    });
-    child.on("exit", (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-  return { url: env["PLATFORM_API_URL"]!, token: env["PLATFORM_TOKEN"]!, orgUid: env["PLATFORM_ORG_UID"]!, stop: () => child.kill("SIGTERM") };
 }
 
 async function run(name: string, url: string, token: string, paths: string[], target: (r: autocannon.Result) => boolean, targetText: string): Promise<Row> {
@@ -75,7 +59,7 @@ async function run(name: string, url: string, token: string, paths: string[], ta
 }
 
 async function main(): Promise<void> {
-  const emu = await startEmulatorProcess();
+  const emu = await emulatorProcess(["--seed-groups", String(GROUPS)]);
   try {
     // 1,000 real uids to GET, spread over the table.
     const uids: string[] = [];
@@ -99,7 +83,7 @@ async function main(): Promise<void> {
     writeFileSync(file, `${JSON.stringify({ header, connections: CONNECTIONS, seconds: SECONDS, groups: GROUPS, cores: cpus().length, rows }, null, 2)}\n`);
     process.stdout.write(`\nwritten to ${path.relative(process.cwd(), file)}\n`);
   } finally {
-    emu.stop();
+    await emu.close();
   }
 }
 

@@ -39,12 +39,13 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { Agent, request } from "undici";
 import { startEmulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { getRepos } from "../provider/lookups";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { emulatorProcess } from "./emulatorProcess";
 import { growth, median, pairRatios, round, spread, type Spread } from "./stats";
 import { pluginStartBench, runtimeLoadBench, startTable, type LoadFigures, type PluginStartFigures } from "./plugin-start";
 
@@ -185,26 +186,6 @@ export async function engineBench(size: number, rounds: number, nodeBin?: string
     await emu.close();
   }
   return f;
-}
-
-/** A standalone emulator in its own process (so server work does not share this process's event loop). */
-async function emulatorProcess(args: string[]): Promise<{ url: string; token: string; orgUid: string; close: () => Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "emulator", "cli.js"), "--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  const env = await new Promise<Record<string, string>>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d;
-      const lines = out.split("\n");
-      if (lines.length > 3) resolve(Object.fromEntries(lines.slice(0, 3).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)])));
-    });
-    child.on("exit", (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-  return {
-    url: env["PLATFORM_API_URL"]!,
-    token: env["PLATFORM_TOKEN"]!,
-    orgUid: env["PLATFORM_ORG_UID"]!,
-    close: () => new Promise((resolve) => { child.once("exit", () => resolve()); child.kill("SIGTERM"); }),
-  };
 }
 
 /** Lists 10,000 repos through `getRepos` and through a raw undici pagination loop, interleaved; counts the client's requests. */

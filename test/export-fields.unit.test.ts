@@ -158,6 +158,20 @@ describe("export writes every declared field of every kind", () => {
     const counts = declaredCounts(model);
     for (const k of KINDS) if (!held.has(k.kind) && (counts[k.kind] ?? 0) > 0) expect(yaml.skipped.map((s) => s.kind), k.kind).toContain(k.kind);
   });
+
+  it("a subscription or role binding under a group the caller cannot list is skipped and counted, not declared", () => {
+    const s = model.snapshot;
+    const hidden = `${s.anchor.uid}/${"f".repeat(16)}`; // a group the reader did not see
+    const lost = buildModel({
+      ...s,
+      subscriptions: [...s.subscriptions, { ...s.subscriptions[0]!, uid: `${hidden}/${"a".repeat(16)}` }],
+      roleBindings: [...s.roleBindings, { ...s.roleBindings[0]!, uid: `${hidden}/${"b".repeat(16)}` }, { ...s.roleBindings[0]!, uid: `${hidden}/${"c".repeat(16)}` }],
+    });
+    const why = "under a group the caller cannot list";
+    expect(lost.skipped).toEqual(expect.arrayContaining([{ kind: "Subscription", count: 1, why }, { kind: "RoleBinding", count: 2, why }]));
+    expect(lost.subscriptions.map((n) => n.uid)).toEqual(model.subscriptions.map((n) => n.uid));
+    expect(lost.roleBindings.map((n) => n.uid)).toEqual(model.roleBindings.map((n) => n.uid));
+  });
 });
 
 function nodesOf(kind: string): Array<{ uid: string; local?: Record<string, unknown> | undefined }> {

@@ -4,7 +4,6 @@
  * once before any object is created, and a file written by `platform-pulumi export --format yaml` adopting the org
  * it describes (no POST, no DELETE, then no changes).
  */
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -12,20 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { runDist } from "./harness/bin";
 import { readDoc } from "./harness/docs";
 
 const LONG = 240_000;
 const program = path.join(REPO_ROOT, "test", "programs", "org");
 
-function bin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (out += d));
-    child.on("close", (code) => resolve({ code: code ?? -1, out }));
-  });
-}
+/** The package's bin, with this process's environment plus `env`. */
+const bin = (args: string[], env: NodeJS.ProcessEnv) => runDist(path.join("cli", "main.js"), args, env);
 
 describe("Org component", () => {
   let emu: Emulator;

@@ -5,14 +5,13 @@
  * `test/fixtures/plugin-hold.cjs`) before its entry runs, inside Configure, and after Configure at the first
  * resource call, before the provider is loaded, leaves neither the plugin nor its `sh` wrapper running 10 s later.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator } from "../emulator";
-import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
-import { alive, describeProc, descendants, role, type Proc } from "./harness/procs";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { killableStack } from "./harness/killUp";
+import { alive, describeProc, descendants, role } from "./harness/procs";
 
 const PROGRAM = path.join(REPO_ROOT, "test", "programs", "plugin-entry");
 const HOLD = path.join(REPO_ROOT, "test", "fixtures", "plugin-hold.cjs");
@@ -25,24 +24,13 @@ afterEach(async () => {
 
 /** Starts `pulumi up` with the plugin held at `at`, SIGKILLs it there, and returns the plugin processes alive 10 s later. */
 async function killAt(at: "start" | "configure" | "check"): Promise<{ seen: string[]; survivors: string[] }> {
-  const emu = await startEmulator();
-  const work = mkdtempSync(path.join(tmpdir(), "plugin-start-"));
   const stack = `hold-${at}`;
-  const mark = path.join(work, "held");
-  const cli = new PulumiCli({ cwd: PROGRAM, backendDir: work, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, PLATFORM_TOKEN: emu.token } });
-  let engine: ChildProcess | undefined;
-  let recorded: Proc[] = [];
-  cleanups.push(async () => {
-    engine?.kill("SIGKILL");
-    for (const p of recorded) if (alive(p)) process.kill(p.pid, "SIGKILL");
-    await emu.close();
-    rmSync(work, { recursive: true, force: true });
-    rmSync(path.join(PROGRAM, `Pulumi.${stack}.yaml`), { force: true });
-  });
-  await cli.initStack();
+  const held = await killableStack(cleanups, PROGRAM, stack, "plugin-start-");
+  const { cli } = held;
+  const mark = path.join(held.work, "held");
   const env = { ...cli.env(), NODE_OPTIONS: `--require ${HOLD}`, PLUGIN_HOLD_AT: at, PLUGIN_HOLD_MARK: mark, PLUGIN_HOLD_MS: "4000" };
   const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack], { cwd: PROGRAM, env, stdio: ["ignore", "pipe", "pipe"] });
-  engine = child;
+  held.engine = child;
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d));
   child.stderr.on("data", (d: Buffer) => (output += d));
@@ -53,7 +41,7 @@ async function killAt(at: "start" | "configure" | "check"): Promise<{ seen: stri
     if (child.exitCode !== null) throw new Error(`pulumi exited ${child.exitCode} before the plugin reached ${at}:\n${output}`);
     await sleep(20);
   }
-  recorded = descendants(child.pid!).filter((p) => role(p) === "plugin" || role(p) === "plugin wrapper");
+  const recorded = (held.recorded = descendants(child.pid!).filter((p) => role(p) === "plugin" || role(p) === "plugin wrapper"));
   child.kill("SIGKILL");
   await exited;
   await sleep(10_000);

@@ -7,13 +7,11 @@
  * start times just before the kill, so a reused pid is never taken for a survivor. Survivors of a failed run are
  * killed in `afterEach`.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator } from "../emulator";
-import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { killableStack } from "./harness/killUp";
 import { alive, describeProc, descendants, role, type Proc } from "./harness/procs";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,20 +26,9 @@ afterEach(async () => {
  * every role in `expected` runs, and returns the descendants still alive 5 s later (none, once all is well).
  */
 async function killMidUp(stack: string, extra: string[], expected: string[]): Promise<string[]> {
-  const emu = await startEmulator();
-  const backend = mkdtempSync(path.join(tmpdir(), "engine-kill-"));
   const cwd = path.join(REPO_ROOT, "test", "programs", "many");
-  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_ORG_UID: emu.orgUid, PLATFORM_TOKEN: emu.token } });
-  let engine: ChildProcess | undefined;
-  let recorded: Proc[] = [];
-  cleanups.push(async () => {
-    engine?.kill("SIGKILL");
-    for (const p of recorded) if (alive(p)) process.kill(p.pid, "SIGKILL");
-    await emu.close();
-    rmSync(backend, { recursive: true, force: true });
-    rmSync(path.join(cwd, `Pulumi.${stack}.yaml`), { force: true });
-  });
-  await cli.initStack();
+  const held = await killableStack(cleanups, cwd, stack, "engine-kill-");
+  const { emu, cli } = held;
   await cli.ok(["config", "set", "count", "40"]);
   emu.control.set({ latencyMs: 300 });
 
@@ -50,19 +37,20 @@ async function killMidUp(stack: string, extra: string[], expected: string[]): Pr
     env: cli.env(),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  engine = child;
+  held.engine = child;
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d));
   child.stderr.on("data", (d: Buffer) => (output += d));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
 
+  let recorded: Proc[];
   // Wait until the plugin runs and creates are in flight: some answered, most not yet.
   const posts = () => emu.requests.filter((r) => r.method === "POST").length;
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (Date.now() > deadline) throw new Error(`no creates in flight after 90 s; output so far:\n${output}`);
     if (child.exitCode !== null) throw new Error(`pulumi exited ${child.exitCode} before the kill:\n${output}`);
-    recorded = descendants(child.pid!);
+    recorded = held.recorded = descendants(child.pid!);
     if (posts() >= 2 && recorded.some((p) => role(p) === "plugin")) break;
     await sleep(50);
   }

@@ -4,7 +4,6 @@
  * every format; exit codes), and workload identity.
  * (The org-setup workflow is the main job, run by commands.test.ts.)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -13,18 +12,9 @@ import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { runDist } from "./harness/bin";
 
 const LONG = 180_000;
-
-function node(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", script), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (out += d));
-    child.on("close", (code) => resolve({ code: code ?? -1, out }));
-  });
-}
 
 describe("policy pack and policy gate", () => {
   let emu: Emulator;
@@ -53,7 +43,7 @@ describe("policy pack and policy gate", () => {
   // Markdown output is matched as a reader sees it: the backslashes that keep server text from being markup
   // (provider/text.ts) removed.
   const gate = async (args: string[] = ["--format", "markdown"]) => {
-    const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
+    const r = await runDist("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
     return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1") } : r;
   };
 
@@ -125,7 +115,7 @@ describe("policy pack and policy gate", () => {
   }, LONG);
 
   it("exits 2 with the reason on stderr when the preview fails otherwise", async () => {
-    const r = await node("cli/main.js", ["gate", "--cwd", program, "--stack", "no-such-stack"], gateEnv);
+    const r = await runDist("cli/main.js", ["gate", "--cwd", program, "--stack", "no-such-stack"], gateEnv);
     expect(r.code, r.out).toBe(2);
     expect(r.out).toMatch(/no stack named 'no-such-stack'/);
   }, LONG);
@@ -173,7 +163,7 @@ describe("platform-pulumi drift", () => {
   let backend: string;
   let cli: PulumiCli;
   let runEnv: NodeJS.ProcessEnv;
-  const drift = (args: string[]) => node("cli/main.js", ["drift", "--stack", "drift", "--cwd", cwd, ...args], runEnv);
+  const drift = (args: string[]) => runDist("cli/main.js", ["drift", "--stack", "drift", "--cwd", cwd, ...args], runEnv);
   const driftJson = async (args: string[] = []) => {
     const r = await drift(["--format", "json", ...args]);
     return { code: r.code, out: r.out, report: JSON.parse(r.out.slice(r.out.indexOf("{"), r.out.lastIndexOf("}") + 1)) as Record<string, unknown> };
@@ -258,10 +248,10 @@ describe("platform-pulumi drift", () => {
   }, LONG);
 
   it("exits 2 with the reason on stderr when the check cannot run", async () => {
-    const r = await node("cli/main.js", ["drift", "--stack", "no-such-stack", "--cwd", cwd], runEnv);
+    const r = await runDist("cli/main.js", ["drift", "--stack", "no-such-stack", "--cwd", cwd], runEnv);
     expect(r.code, r.out).toBe(2);
     expect(r.out).toMatch(/platform-pulumi drift: pulumi [a-z -]+ --stack no-such-stack failed: .*no stack named 'no-such-stack'/);
-    const bad = await node("cli/main.js", ["drift", "--stack", "drift", "--format", "yaml"], runEnv);
+    const bad = await runDist("cli/main.js", ["drift", "--stack", "drift", "--format", "yaml"], runEnv);
     expect(bad.code).toBe(2);
     expect(bad.out).toContain('--format: "yaml" is not one of table, json, markdown');
   }, LONG);
@@ -269,7 +259,7 @@ describe("platform-pulumi drift", () => {
 
 describe("workload identity", () => {
   it("a program authenticated only by token exchange reads with its role and is refused a write", async () => {
-    const r = await node("examples/workload-identity/run.js");
+    const r = await runDist("examples/workload-identity/run.js");
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('read with the viewer role: ["release-notes"]');
     expect(r.out).toMatch(/refused: .*Permission denied: identity .* lacks CAP_IAM_GROUPS_CREATE/);

@@ -47,6 +47,7 @@ import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
 import { RETRYABLE_CODES, backoffMs, retrying, type RetryDecision, type RetryPolicy } from "../client/retry";
+import { logInfo } from "./common";
 import type { GroupChildren, ObjectRow } from "./rows";
 
 /** How long after this process created a group its children's PERMISSION_DENIED / NOT_FOUND are retried. */
@@ -441,6 +442,36 @@ export async function recoverInWindow<T extends { uid: string }>(
   }
   const w = serverWindow(scope.transport, startedMs, endedMs);
   return adoptOnlyCandidate(what, parentUid, rows.filter((x) => createdWithin(time(x), w)) as Array<T & { createTime?: string | undefined }>, err);
+}
+
+/** What {@link createProvedInWindow} needs besides the context: a {@link SafeCreate} whose recovery is {@link recoverInWindow}. */
+export interface WindowCreate<T extends { uid: string }> extends Omit<SafeCreate<T>, "recover" | "policy" | "creates" | "log"> {
+  /** The parent's objects that match every field of the request (see {@link recoverInWindow}). */
+  matching: () => Promise<T[]>;
+  /** The server time that dates an object's creation; default its `createTime` (see {@link recoverInWindow}). */
+  time?: (x: T) => string | undefined;
+}
+
+/**
+ * {@link createSafely} in the provider context `ctx` (its ledger, its client's retry policy, progress to the
+ * engine's log) and, after an ambiguous failure, {@link recoverInWindow} over `c.matching`: the create of a kind
+ * that proves its object by the server-time window.
+ * @throws as {@link createSafely} and {@link recoverInWindow} do.
+ */
+export function createProvedInWindow<T extends { uid: string }>(
+  ctx: { creates: CreateLedger; client(): { transport: Pick<Transport, "retry" | "serverClockOffsetMs"> } },
+  c: WindowCreate<T>,
+): Promise<T> {
+  const { matching, time, ...rest } = c;
+  const transport = ctx.client().transport;
+  const scope = { transport, creates: ctx.creates };
+  return createSafely({
+    ...rest,
+    creates: ctx.creates,
+    policy: transport.retry,
+    log: logInfo,
+    recover: (started, ended, err) => recoverInWindow(c.what, c.parentUid, scope, started, ended, err, matching, time),
+  });
 }
 
 /** Parses a Pulumi custom timeout (`"5m"`, `"30s"`, `"1h30m"`, `"90"` seconds) to seconds, or undefined. */

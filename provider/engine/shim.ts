@@ -19,6 +19,13 @@ import * as pulumi from "@pulumi/pulumi";
 import { warnUnknownConfigKeys } from "../configCheck";
 import { useIdAsUid } from "./common";
 
+/**
+ * The typed outputs of a resource class: each of `keys` of the kind's outputs `O` as a read-only `pulumi.Output`
+ * (present, with `undefined` in its type where the field may be absent), its documentation that of `O`'s field.
+ * Each kind's generated `types.ts` names its `XOutputProperties` so (see `provider/schema/typescript.ts`).
+ */
+export type OutputProperties<O, K extends keyof O> = { readonly [P in keyof Pick<O, K>]-?: pulumi.Output<O[P]> };
+
 /** Resource kinds served by the runtime; also the last segment of each type token. */
 export type ResourceKind =
   | "Group"

@@ -16,19 +16,7 @@
  * Everything is ordered deterministically (paths, then uids), so a second export of the same org writes the
  * same bytes.
  */
-import type {
-  ApiAccountAssociation,
-  ApiGroup,
-  ApiIdentity,
-  ApiIdentityProvider,
-  ApiOverlay,
-  ApiOverlayBinding,
-  ApiRepo,
-  ApiRole,
-  ApiRoleBinding,
-  ApiSubscription,
-  ApiTag,
-} from "../client/types";
+import type * as Api from "../client/types";
 import type { ExportKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 import { checkSnapshot } from "./trust";
@@ -89,7 +77,7 @@ interface NodeBase {
 /** A group to declare. */
 export interface GroupNode extends NodeBase {
   kind: "Group";
-  api: ApiGroup;
+  api: Api.ApiGroup;
   varName: string;
   children: GroupNode[];
 }
@@ -97,21 +85,21 @@ export interface GroupNode extends NodeBase {
 /** An identity to declare. */
 export interface IdentityNode extends NodeBase {
   kind: "Identity";
-  api: ApiIdentity;
+  api: Api.ApiIdentity;
   varName: string;
 }
 
 /** A custom role to declare. */
 export interface RoleNode extends NodeBase {
   kind: "Role";
-  api: ApiRole;
+  api: Api.ApiRole;
   varName: string;
 }
 
 /** An identity provider to declare; its client secret comes from stack config `secretKey`. */
 export interface IdentityProviderNode extends NodeBase {
   kind: "IdentityProvider";
-  api: ApiIdentityProvider;
+  api: Api.ApiIdentityProvider;
   varName: string;
   /** Stack config key holding the client secret (the API never returns it). */
   secretKey: string;
@@ -121,7 +109,7 @@ export interface IdentityProviderNode extends NodeBase {
 /** A role binding to declare. */
 export interface RoleBindingNode extends NodeBase {
   kind: "RoleBinding";
-  api: ApiRoleBinding;
+  api: Api.ApiRoleBinding;
   identity: Ref;
   role: Ref;
 }
@@ -129,13 +117,13 @@ export interface RoleBindingNode extends NodeBase {
 /** An account association to declare (adopted with `adopt: true`: its uid is its group's). */
 export interface AccountAssociationNode extends NodeBase {
   kind: "AccountAssociation";
-  api: ApiAccountAssociation;
+  api: Api.ApiAccountAssociation;
 }
 
 /** A repo to declare, with its README (when it does not sync) and the repo it syncs from. */
 export interface RepoNode extends NodeBase {
   kind: "Repo";
-  api: ApiRepo;
+  api: Api.ApiRepo;
   varName: string;
   /** Its README; undefined for a synced repo (whose README is its source's). */
   readme: string | undefined;
@@ -146,21 +134,21 @@ export interface RepoNode extends NodeBase {
 /** A tag to declare, under its repo. */
 export interface TagNode extends NodeBase {
   kind: "Tag";
-  api: ApiTag;
+  api: Api.ApiTag;
   repo: RepoNode;
 }
 
 /** An overlay to declare. */
 export interface OverlayNode extends NodeBase {
   kind: "Overlay";
-  api: ApiOverlay;
+  api: Api.ApiOverlay;
   varName: string;
 }
 
 /** An overlay binding to declare, under its repo. */
 export interface OverlayBindingNode extends NodeBase {
   kind: "OverlayBinding";
-  api: ApiOverlayBinding;
+  api: Api.ApiOverlayBinding;
   repo: RepoNode;
   overlay: Ref;
 }
@@ -168,7 +156,7 @@ export interface OverlayBindingNode extends NodeBase {
 /** A subscription to declare. */
 export interface SubscriptionNode extends NodeBase {
   kind: "Subscription";
-  api: ApiSubscription;
+  api: Api.ApiSubscription;
 }
 
 /** Objects the export leaves out, by kind, with why. */
@@ -309,7 +297,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   checkSnapshot(s);
   const anchorUid = s.anchor.uid;
   const skipped: Skipped[] = [];
-  const groupsByParent = new Map<string, ApiGroup[]>();
+  const groupsByParent = new Map<string, Api.ApiGroup[]>();
   for (const g of s.groups) groupsByParent.set(parentOf(g.uid), [...(groupsByParent.get(parentOf(g.uid)) ?? []), g]);
 
   // Groups, depth first from the anchor.
@@ -339,6 +327,18 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     const g = groupByUid.get(p);
     return g ? { to: "declared", node: g } : undefined;
   };
+  /** Each of `rows` with its parent group; those under a group the caller cannot list are counted as skipped `kind`s. */
+  const withParents = <T extends { uid: string }>(rows: readonly T[], kind: string): Array<{ x: T; parent: Ref }> => {
+    const out = rows.flatMap((x) => {
+      const parent = parentRef(x.uid);
+      return parent ? [{ x, parent }] : [];
+    });
+    if (out.length < rows.length) skipped.push({ kind, count: rows.length - out.length, why: "under a group the caller cannot list" });
+    return out;
+  };
+  /** The fields of a node that `place` placed: its path, and its resource name, is its segments joined by "/". */
+  const placedNode = <K extends string, T extends { uid: string }>(kind: K, p: { api: T; segs: string[]; parent: Ref }) =>
+    ({ kind, api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" });
   /** Nodes of one kind under their groups: paths from the group's path and the sibling-unique segment. */
   const place = <T extends { uid: string; name: string }>(rows: readonly T[], kind: string): Array<{ api: T; segs: string[]; parent: Ref }> => {
     const byParent = new Map<string, T[]>();
@@ -365,8 +365,8 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   if (declarable.length < s.identities.length) {
     skipped.push({ kind: "Identity", count: s.identities.length - declarable.length, why: "user identities (no claimMatch, staticKeys, awsIdentity or servicePrincipal): people sign in, they are not declared" });
   }
-  const identities: IdentityNode[] = place(declarable, "Identity").map((p) => ({ kind: "Identity", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
-  const roles: RoleNode[] = place(s.roles, "Role").map((p) => ({ kind: "Role", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
+  const identities: IdentityNode[] = place(declarable, "Identity").map((p) => placedNode("Identity", p));
+  const roles: RoleNode[] = place(s.roles, "Role").map((p) => placedNode("Role", p));
   const placedIdps = place(s.identityProviders, "IdentityProvider");
 
   const identityByUid = new Map(identities.map((n) => [n.uid, n]));
@@ -388,13 +388,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   };
 
   const idps: IdentityProviderNode[] = placedIdps.map((p) => ({
-    kind: "IdentityProvider",
-    api: p.api,
-    uid: p.api.uid,
-    path: p.segs.join("/"),
-    resourceName: p.segs.join("/"),
-    parent: p.parent,
-    varName: "",
+    ...placedNode("IdentityProvider", p),
     secretKey: "",
     defaultRole: p.api.defaultRole ? roleRef(p.api.defaultRole) : undefined,
   }));
@@ -403,13 +397,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
   // Registry: repos and overlays in their groups; tags and overlay bindings under their repos.
   const placedRepos = place(s.repos, "Repo");
   const repos: RepoNode[] = placedRepos.map((p) => ({
-    kind: "Repo",
-    api: p.api,
-    uid: p.api.uid,
-    path: p.segs.join("/"),
-    resourceName: p.segs.join("/"),
-    parent: p.parent,
-    varName: "",
+    ...placedNode("Repo", p),
     readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid),
     syncSource: undefined,
     local: { readme: p.api.sync_config ? undefined : s.readmes.get(p.api.uid) },
@@ -423,7 +411,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       r.refs = { "syncConfig.source": r.syncSource };
     }
   }
-  const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => ({ kind: "Overlay", api: p.api, uid: p.api.uid, path: p.segs.join("/"), resourceName: p.segs.join("/"), parent: p.parent, varName: "" }));
+  const overlays: OverlayNode[] = place(s.overlays, "Overlay").map((p) => placedNode("Overlay", p));
   const overlayByUid = new Map(overlays.map((o) => [o.uid, o]));
   const underRepo = <T extends { uid: string }>(rows: readonly T[], kind: string): Array<{ api: T; repo: RepoNode }> => {
     const out: Array<{ api: T; repo: RepoNode }> = [];
@@ -456,18 +444,10 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay, refs: { overlay } };
     }),
   );
-  const subscriptions: SubscriptionNode[] = [];
-  let lostSubs = 0;
-  for (const x of s.subscriptions) {
-    const parent = parentRef(x.uid);
-    if (!parent) {
-      lostSubs++;
-      continue;
-    }
+  const subscriptions: SubscriptionNode[] = withParents(s.subscriptions, "Subscription").map(({ x, parent }) => {
     const groupPath = parent.to === "declared" ? parent.node.path : "/";
-    subscriptions.push({ kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent });
-  }
-  if (lostSubs > 0) skipped.push({ kind: "Subscription", count: lostSubs, why: "under a group the caller cannot list" });
+    return { kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent };
+  });
   uniqueNames(subscriptions);
 
   // Variables for everything another object (or a person) refers to.
@@ -486,13 +466,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
 
   // Role bindings, at their groups, by the names of what they bind.
   const bindingsPlaced: RoleBindingNode[] = [];
-  let lostBindings = 0;
-  for (const b of s.roleBindings) {
-    const parent = parentRef(b.uid);
-    if (!parent) {
-      lostBindings++;
-      continue;
-    }
+  for (const { x: b, parent } of withParents(s.roleBindings, "RoleBinding")) {
     const identityUid = b.identityUid ?? b.identity?.uid ?? "";
     const roleUid = b.roleUid ?? b.role?.uid ?? "";
     const idNode = identityByUid.get(identityUid);
@@ -504,7 +478,6 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     const roleLabel = role.to === "declared" ? role.node.path : role.to === "builtin" ? role.name : roleUid;
     bindingsPlaced.push({ kind: "RoleBinding", api: b, uid: b.uid, path: groupPath, resourceName: `${identityLabel}@${groupPath}#${roleLabel}`, parent, identity, role, refs: { identityUid: identity, roleUid: role } });
   }
-  if (lostBindings > 0) skipped.push({ kind: "RoleBinding", count: lostBindings, why: "under a group the caller cannot list" });
   const sameName = new Map<string, number>();
   for (const b of bindingsPlaced) sameName.set(b.resourceName, (sameName.get(b.resourceName) ?? 0) + 1);
   for (const b of bindingsPlaced) if (sameName.get(b.resourceName)! > 1) b.resourceName = `${b.resourceName}~${shortUid(b.uid)}`;

@@ -197,21 +197,13 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
   const s = m.snapshot;
   const under = s.anchor.uid !== s.rootUid;
   const anchorVar = under ? "underUid" : "orgUid";
-  const used = new Set<string>();
-  if (m.groups.length) used.add("Group");
-  if (m.identities.length) used.add("Identity");
-  if (m.roles.length) used.add("Role");
-  if (m.roleBindings.length) used.add("RoleBinding");
-  if (m.identityProviders.length) used.add("IdentityProvider");
-  if (m.accountAssociations.length) used.add("AccountAssociation");
-  if (m.builtinRoles.length) used.add("getRoleOutput");
-  if (m.repos.length) used.add("Repo");
-  if (m.tags.length) used.add("Tag");
-  if (m.overlays.length) used.add("Overlay");
-  if (m.overlayBindings.length) used.add("OverlayBinding");
-  if (m.subscriptions.length) used.add("Subscription");
-  const order = ["AccountAssociation", "Group", "Identity", "IdentityProvider", "Overlay", "OverlayBinding", "Repo", "Role", "RoleBinding", "Subscription", "Tag", "getRoleOutput"];
-  const imports = order.filter((n) => used.has(n));
+  // What the program imports, in this order: each name whose nodes the model has.
+  const importable: Array<[string, readonly unknown[]]> = [
+    ["AccountAssociation", m.accountAssociations], ["Group", m.groups], ["Identity", m.identities], ["IdentityProvider", m.identityProviders],
+    ["Overlay", m.overlays], ["OverlayBinding", m.overlayBindings], ["Repo", m.repos], ["Role", m.roles], ["RoleBinding", m.roleBindings],
+    ["Subscription", m.subscriptions], ["Tag", m.tags], ["getRoleOutput", m.builtinRoles],
+  ];
+  const imports = importable.filter(([, nodes]) => nodes.length > 0).map(([name]) => name);
 
   const out: string[] = [];
   out.push(

@@ -33,6 +33,7 @@ import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
 import { PlatformError } from "../client/errors";
+import { ClaimMatchShape } from "../client/schemas";
 import type { ClaimMatch } from "../client/types";
 import { isTrustworthyIssuer } from "../kinds/identity";
 import { repoNameProblem } from "../kinds/repo";
@@ -153,40 +154,28 @@ const OrgGroupSchema: z.ZodType<OrgGroup> = z.lazy(() =>
   }),
 );
 
+/** The fields every named object of the file has: its name, the path of its group, a description and an adopted uid. */
+const placedFields = { name: z.string(), group: z.string(), description: z.string().optional(), uid: z.string().optional() };
+
 const OrgFileSchema = z.strictObject({
   parentUid: z.string().optional(),
   groups: z.array(OrgGroupSchema).default([]),
   identities: z
     .array(
       z.strictObject({
-        name: z.string(),
-        group: z.string(),
-        description: z.string().optional(),
-        uid: z.string().optional(),
-        claimMatch: z.strictObject({
-          issuer: z.string().optional(),
-          issuerPattern: z.string().optional(),
-          subject: z.string().optional(),
-          subjectPattern: z.string().optional(),
-          audience: z.string().optional(),
-          audiencePattern: z.string().optional(),
-          claims: z.record(z.string(), z.string()).optional(),
-          claimPatterns: z.record(z.string(), z.string()).optional(),
-        }),
+        ...placedFields,
+        claimMatch: z.strictObject(ClaimMatchShape.shape),
       }),
     )
     .default([]),
   roles: z
-    .array(z.strictObject({ name: z.string(), group: z.string(), description: z.string().optional(), uid: z.string().optional(), capabilities: z.array(z.string()) }))
+    .array(z.strictObject({ ...placedFields, capabilities: z.array(z.string()) }))
     .default([]),
   bindings: z.array(z.strictObject({ identity: z.string(), group: z.string(), role: z.string(), uid: z.string().optional() })).default([]),
   repos: z
     .array(
       z.strictObject({
-        name: z.string(),
-        group: z.string(),
-        description: z.string().optional(),
-        uid: z.string().optional(),
+        ...placedFields,
         syncConfig: z
           .strictObject({ source: z.string(), amazon: z.string().optional(), google: z.string().optional(), azure: z.string().optional() })
           .optional(),

@@ -13,8 +13,9 @@
  * `codegen/schema.BindSpec`), requires a description on every property and no `Any` type without a reason
  * ({@link ANY_REASONS}), and checks that the committed `schema.json` is what this module generates.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { zodOf } from "../engine/fieldTypes";
+import { jsonSchemaOf, optional, type JsonSchema } from "./zodJson";
 import { CONFIG_VARIABLES } from "../config";
 import type { Field, ServerField } from "../engine/declare";
 import { KINDS, type KindEntry } from "../kinds/registry";
@@ -92,18 +93,6 @@ export const ANY_REASONS: Readonly<Record<string, string>> = {
     "an advisory event's fields are not shown in the seed, and the API adds event kinds; the lookup passes each event through as the API sends it",
 };
 
-type JsonSchema = {
-  type?: string;
-  description?: string;
-  $ref?: string;
-  items?: JsonSchema;
-  additionalProperties?: JsonSchema | boolean;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  enum?: unknown[];
-  $defs?: Record<string, JsonSchema>;
-};
-
 /** The token of a named type, from its zod id `<module>:<Name>`. */
 function typeTokenOf(id: string): string {
   return `${PACKAGE_NAME}:${id}`;
@@ -118,7 +107,7 @@ class TypeCollector {
    * @throws Error naming `where` for an inline object with properties (give it `.meta({ id })`) or an inline enum.
    */
   property(t: z.ZodType, where: string, fallbackDoc?: string): PropertySpec {
-    const js = z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as JsonSchema;
+    const js = jsonSchemaOf(t);
     for (const [id, def] of Object.entries(js.$defs ?? {})) this.define(id, def, js.$defs ?? {});
     const spec = this.typeOf(js, where);
     const doc = js.description ?? (js.$ref ? js.$defs?.[js.$ref.replace("#/$defs/", "")]?.description : undefined) ?? fallbackDoc ?? "";
@@ -161,11 +150,6 @@ class TypeCollector {
         return { $ref: "pulumi.json#/Any" };
     }
   }
-}
-
-/** Whether a program may leave a field of type `t` out. */
-function optional(t: z.ZodType): boolean {
-  return t.safeParse(undefined).success;
 }
 
 /** The resource token of a kind: `platform:<module>:<Kind>`. */

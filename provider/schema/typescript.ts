@@ -7,22 +7,12 @@
  *
  * Written by `npm run gen` with the schema; `test/schema.unit.test.ts` fails when a committed file is not current.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { zodOf } from "../engine/fieldTypes";
+import { jsonSchemaOf, optional, type JsonSchema } from "./zodJson";
 import type { Field, ServerField } from "../engine/declare";
 import type { KindEntry } from "../kinds/registry";
 
-type Js = {
-  type?: string;
-  description?: string;
-  $ref?: string;
-  items?: Js;
-  additionalProperties?: Js | boolean;
-  properties?: Record<string, Js>;
-  required?: string[];
-  enum?: unknown[];
-  $defs?: Record<string, Js>;
-};
 
 /** `text` in lines of at most `width` characters, broken at spaces. */
 function wrap(text: string, width: number): string[] {
@@ -55,8 +45,8 @@ function article(word: string): string {
 
 /** Emits one kind's types module. */
 class Emitter {
-  private readonly named = new Map<string, { js: Js; args: boolean; plain: boolean }>();
-  private defs: Record<string, Js> = {};
+  private readonly named = new Map<string, { js: JsonSchema; args: boolean; plain: boolean }>();
+  private defs: Record<string, JsonSchema> = {};
 
   private nameOf(ref: string): string {
     const id = ref.replace("#/$defs/", "");
@@ -64,7 +54,7 @@ class Emitter {
   }
 
   /** The TypeScript type of `js`; `args`: the argument form (every level a `pulumi.Input`). */
-  type(js: Js, args: boolean): string {
+  type(js: JsonSchema, args: boolean): string {
     if (js.$ref) {
       const id = js.$ref.replace("#/$defs/", "");
       const def = this.defs[id]!;
@@ -102,7 +92,7 @@ class Emitter {
     }
   }
 
-  private walk(def: Js, args: boolean): void {
+  private walk(def: JsonSchema, args: boolean): void {
     for (const p of Object.values(def.properties ?? {})) this.type(p, args);
   }
 
@@ -112,8 +102,8 @@ class Emitter {
   }
 
   /** The JSON schema of a zod type, its `$defs` remembered. */
-  schema(t: z.ZodType): Js {
-    const js = z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as Js;
+  schema(t: z.ZodType): JsonSchema {
+    const js = jsonSchemaOf(t);
     this.defs = { ...this.defs, ...(js.$defs ?? {}) };
     return js;
   }
@@ -148,11 +138,6 @@ class Emitter {
   }
 }
 
-/** Whether a program may leave a field out. */
-function optional(t: z.ZodType): boolean {
-  return t.safeParse(undefined).success;
-}
-
 /**
  * The generated types module of kind `k`: `<Kind>Args`, `<Kind>Inputs`, `<Kind>Outputs`, `<Kind>OutputProperties`
  * and the named object types its fields use.
@@ -163,7 +148,7 @@ export function kindTypesModule(k: KindEntry): string {
   const K = k.kind;
   const args: string[] = [];
   const inputs: string[] = [];
-  const outputProps: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  readonly uid: pulumi.Output<string>;`];
+  const outputKeys: string[] = ["uid"];
   for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
     if (name === "createToken") continue;
     if (!f.type) throw new Error(`${K}.${name}: the field declares no type (declare.ts, Field.type)`);
@@ -174,15 +159,15 @@ export function kindTypesModule(k: KindEntry): string {
     const plain = e.type(js, false);
     const always = !opt || f.default !== undefined;
     inputs.push(`${doc(desc, "  ")}  ${name}${always ? "" : "?"}: ${plain}${always ? "" : " | undefined"};`);
-    if (!f.internal && f.kind !== "createOnly") outputProps.push(`${doc(desc, "  ")}  readonly ${name}: pulumi.Output<${plain}${always ? "" : " | undefined"}>;`);
+    if (!f.internal && f.kind !== "createOnly") outputKeys.push(name);
   }
-  const outputs: string[] = ["  uid: string;"];
+  const outputs: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  uid: string;`];
   for (const [name, s] of Object.entries(k.server) as Array<[string, ServerField]>) {
     const js = e.schema(zodOf(s.type));
     const t = e.type(js, false);
     const sdesc = js.description ?? (js.$ref ? e.described(js.$ref) : undefined);
     outputs.push(`${doc(sdesc, "  ")}  ${name}${s.optional ? "?" : ""}: ${t}${s.optional ? " | undefined" : ""};`);
-    outputProps.push(`${doc(sdesc, "  ")}  readonly ${name}: pulumi.Output<${t}${s.optional ? " | undefined" : ""}>;`);
+    outputKeys.push(name);
   }
   const named = e.namedInterfaces();
   return [
@@ -191,6 +176,7 @@ export function kindTypesModule(k: KindEntry): string {
     ` * Do not edit: change the declaration and run \`npm run gen\`.`,
     ` */`,
     `import type * as pulumi from "@pulumi/pulumi";`,
+    `import type { OutputProperties } from "../../engine/shim";`,
     ``,
     named.trimEnd(),
     ``,
@@ -211,9 +197,7 @@ export function kindTypesModule(k: KindEntry): string {
     `}`,
     ``,
     `/** The typed outputs of ${article(K)} ${K} resource (merged into the class by an interface of the same name). */`,
-    `export interface ${K}OutputProperties {`,
-    ...outputProps,
-    `}`,
+    ...wrap(`export type ${K}OutputProperties = OutputProperties<${K}Outputs, ${outputKeys.map((n) => `"${n}"`).join(" | ")}>;`, 116).map((l, i) => (i === 0 ? l : `  ${l}`)),
     ``,
   ]
     .join("\n")

@@ -33,3 +33,23 @@ export function runBin(args: readonly string[], env: NodeJS.ProcessEnv, cwd = RE
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started }));
   });
 }
+
+/** What {@link runDist} gave: the exit code (-1 when killed by a signal) and stdout and stderr as one stream, in the order written. */
+export interface DistResult {
+  code: number;
+  out: string;
+}
+
+/**
+ * Runs `node dist/<script> <args>` from the repository with this process's environment plus `env`; resolves when
+ * it exits, with stdout and stderr interleaved as the user's terminal would show them.
+ */
+export function runDist(script: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<DistResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", script), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (out += d));
+    child.on("close", (code) => resolve({ code: code ?? -1, out }));
+  });
+}

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Amazon account association. */
 export interface AmazonAccountArgs {
@@ -152,6 +153,7 @@ export interface AccountAssociationInputs {
 
 /** An account association's outputs: the inputs, its uid and every field the server returns. */
 export interface AccountAssociationOutputs extends AccountAssociationInputs {
+  /** The account association's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -161,27 +163,5 @@ export interface AccountAssociationOutputs extends AccountAssociationInputs {
 }
 
 /** The typed outputs of an AccountAssociation resource (merged into the class by an interface of the same name). */
-export interface AccountAssociationOutputProperties {
-  /** The account association's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group (one association per group; its uid is the group's). Changing it replaces the association. */
-  readonly groupUid: pulumi.Output<string>;
-  /** Name; default `""`. */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /** Amazon account association. */
-  readonly amazon: pulumi.Output<AmazonAccount | undefined>;
-  /** Google Cloud project association. */
-  readonly google: pulumi.Output<GoogleProject | undefined>;
-  /** Azure tenant and client association. */
-  readonly azure: pulumi.Output<AzureTenant | undefined>;
-  /** GitHub App installations associated with the group. */
-  readonly github: pulumi.Output<GitHubApps | undefined>;
-  /** Chainguard service principal bindings. */
-  readonly chainguard: pulumi.Output<ServiceBindings | undefined>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type AccountAssociationOutputProperties = OutputProperties<AccountAssociationOutputs, "uid" | "groupUid" |
+  "name" | "description" | "amazon" | "google" | "azure" | "github" | "chainguard" | "createTime" | "updateTime">;

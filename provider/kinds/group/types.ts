@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** The group's limits; `{}` when none are set (seed §2). Server-set. */
 export interface ResourceLimits {
@@ -53,6 +54,7 @@ export interface GroupInputs {
 
 /** A group's outputs: the inputs, its uid and every field the server returns. */
 export interface GroupOutputs extends GroupInputs {
+  /** The group's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -66,21 +68,5 @@ export interface GroupOutputs extends GroupInputs {
 }
 
 /** The typed outputs of a Group resource (merged into the class by an interface of the same name). */
-export interface GroupOutputProperties {
-  /** The group's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the parent group (the org's root group or any group under it). Changing it replaces the group. */
-  readonly parentUid: pulumi.Output<string>;
-  /** Group name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. Names need not be unique under a parent. */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-  /** Whether the group is verified: `false` for a new group (seed §2). Server-set. */
-  readonly verified: pulumi.Output<boolean>;
-  /** The group's limits; `{}` when none are set (seed §2). Server-set. */
-  readonly resourceLimits: pulumi.Output<ResourceLimits>;
-}
+export type GroupOutputProperties = OutputProperties<GroupOutputs, "uid" | "parentUid" | "name" | "description" |
+  "createTime" | "updateTime" | "verified" | "resourceLimits">;

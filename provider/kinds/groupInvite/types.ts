@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link GroupInvite}. */
 export interface GroupInviteArgs {
@@ -40,6 +41,7 @@ export interface GroupInviteInputs {
 
 /** A group invite's outputs: the inputs, its uid and every field the server returns. */
 export interface GroupInviteOutputs extends GroupInviteInputs {
+  /** The group invite's uid (a UIDP); also the resource's id. */
   uid: string;
   /** The one-time code (secret). */
   code: string;
@@ -53,28 +55,5 @@ export interface GroupInviteOutputs extends GroupInviteInputs {
 }
 
 /** The typed outputs of a GroupInvite resource (merged into the class by an interface of the same name). */
-export interface GroupInviteOutputProperties {
-  /** The group invite's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group to invite into. Changing it replaces the invite. */
-  readonly parentUid: pulumi.Output<string>;
-  /** uid of the role the invitee gets. Changing it replaces the invite. */
-  readonly roleUid: pulumi.Output<string>;
-  /**
-   * How long the invite is valid: a duration such as `"72h"`, `"30m"` or `"3600s"`. Changing it replaces the
-   * invite.
-   */
-  readonly ttl: pulumi.Output<string>;
-  /** Only this email address may accept; default: anyone with the code. */
-  readonly email: pulumi.Output<string>;
-  /** The code works once; default false. */
-  readonly singleUse: pulumi.Output<boolean>;
-  /** The one-time code (secret). */
-  readonly code: pulumi.Output<string>;
-  /** When the invite expires, RFC 3339. */
-  readonly expirationTime: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** The verification key id. */
-  readonly keyId: pulumi.Output<string>;
-}
+export type GroupInviteOutputProperties = OutputProperties<GroupInviteOutputs, "uid" | "parentUid" | "roleUid" |
+  "ttl" | "email" | "singleUse" | "code" | "expirationTime" | "createTime" | "keyId">;

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /**
  * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity,
@@ -182,6 +183,7 @@ export interface IdentityInputs {
 
 /** An identity's outputs: the inputs, its uid and every field the server returns. */
 export interface IdentityOutputs extends IdentityInputs {
+  /** The identity's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -196,41 +198,6 @@ export interface IdentityOutputs extends IdentityInputs {
 }
 
 /** The typed outputs of an Identity resource (merged into the class by an interface of the same name). */
-export interface IdentityOutputProperties {
-  /** The identity's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group the identity lives in. Changing it replaces the identity. */
-  readonly parentUid: pulumi.Output<string>;
-  /** Identity name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /**
-   * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys,
-   * awsIdentity, servicePrincipal.
-   */
-  readonly claimMatch: pulumi.Output<ClaimMatch | undefined>;
-  /**
-   * An issuer whose keys are given inline. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
-   */
-  readonly staticKeys: pulumi.Output<StaticKeys | undefined>;
-  /**
-   * An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of
-   * claimMatch, staticKeys, awsIdentity, servicePrincipal.
-   */
-  readonly awsIdentity: pulumi.Output<AwsIdentity | undefined>;
-  /**
-   * A service principal by enum name, e.g. `SERVICE_PRINCIPAL_COSIGNED`. Exactly one of claimMatch, staticKeys,
-   * awsIdentity, servicePrincipal.
-   */
-  readonly servicePrincipal: pulumi.Output<string | undefined>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-  /**
-   * When a token for the identity was last seen, RFC 3339, set by the server (`""` when it sends none). It moves
-   * on its own: never an input, never a diff.
-   */
-  readonly lastSeenTime: pulumi.Output<string>;
-}
+export type IdentityOutputProperties = OutputProperties<IdentityOutputs, "uid" | "parentUid" | "name" |
+  "description" | "claimMatch" | "staticKeys" | "awsIdentity" | "servicePrincipal" | "createTime" | "updateTime" |
+  "lastSeenTime">;

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** OIDC settings (the client secret is its own field, `clientSecret`). */
 export interface OidcArgs {
@@ -82,6 +83,7 @@ export interface IdentityProviderInputs {
 
 /** An identity provider's outputs: the inputs, its uid and every field the server returns. */
 export interface IdentityProviderOutputs extends IdentityProviderInputs {
+  /** The identity provider's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -91,26 +93,5 @@ export interface IdentityProviderOutputs extends IdentityProviderInputs {
 }
 
 /** The typed outputs of an IdentityProvider resource (merged into the class by an interface of the same name). */
-export interface IdentityProviderOutputProperties {
-  /** The identity provider's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group the provider belongs to. Changing it replaces the provider. */
-  readonly parentUid: pulumi.Output<string>;
-  /** Identity provider name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /** OIDC settings (the client secret is its own field, `clientSecret`). */
-  readonly oidc: pulumi.Output<Oidc>;
-  /**
-   * OAuth client secret: kept secret in state; the API never returns it, so it is sent inside `oidc` and never
-   * read back.
-   */
-  readonly clientSecret: pulumi.Output<string>;
-  /** uid of the role new users get; default none. */
-  readonly defaultRole: pulumi.Output<string | undefined>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type IdentityProviderOutputProperties = OutputProperties<IdentityProviderOutputs, "uid" | "parentUid" |
+  "name" | "description" | "oidc" | "clientSecret" | "defaultRole" | "createTime" | "updateTime">;

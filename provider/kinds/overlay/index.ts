@@ -18,11 +18,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiOverlay } from "../../client/types";
 import { isUnknown, nameProblem, uidpProblem, type Failures } from "../../validation";
-import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "../../engine/common";
+import { betaOnly, canonical, refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "../../engine/declare";
 import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
-import { createSafely, recoverInWindow } from "../../engine/lifecycle";
+import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
 
@@ -96,15 +96,11 @@ const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
       const client = ctx.client();
       const what = `overlay "${inputs.name}"`;
       const body = { name: inputs.name, config: { contents: { packages: inputs.config.contents.packages } } };
-      return createSafely({
+      return createProvedInWindow(ctx, {
         what,
         parentUid: inputs.parentUid,
-        creates: ctx.creates,
-        policy: client.transport.retry,
-        log: logInfo,
         post: () => client.overlays.create(inputs.parentUid, body),
-        recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
+        matching: () => matching(client, inputs),
       });
     },
   },

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** `{ contents: { packages: [...] } }`, at least one package. */
 export interface OverlayConfigArgs {
@@ -60,6 +61,7 @@ export interface OverlayInputs {
 
 /** An overlay's outputs: the inputs, its uid and every field the server returns. */
 export interface OverlayOutputs extends OverlayInputs {
+  /** The overlay's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -69,17 +71,5 @@ export interface OverlayOutputs extends OverlayInputs {
 }
 
 /** The typed outputs of an Overlay resource (merged into the class by an interface of the same name). */
-export interface OverlayOutputProperties {
-  /** The overlay's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group that holds the overlay. Changing it replaces the overlay. */
-  readonly parentUid: pulumi.Output<string>;
-  /** Overlay name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. Unique among the group's overlays. */
-  readonly name: pulumi.Output<string>;
-  /** `{ contents: { packages: [...] } }`, at least one package. */
-  readonly config: pulumi.Output<OverlayConfig>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type OverlayOutputProperties = OutputProperties<OverlayOutputs, "uid" | "parentUid" | "name" | "config" |
+  "createTime" | "updateTime">;

@@ -15,11 +15,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiOverlayBinding } from "../../client/types";
 import { isUnknown, uidpProblem } from "../../validation";
-import { betaOnly, canonical, logInfo, refuseDifferingAdoption } from "../../engine/common";
+import { betaOnly, canonical, refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, output, parent, replace } from "../../engine/declare";
 import { adoptUidArg, createTime, uidArg, updateTime } from "../../engine/fieldTypes";
-import { createSafely, recoverInWindow } from "../../engine/lifecycle";
+import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
 import { tagNameProblem } from "../tag";
@@ -71,18 +71,14 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
     async create(inputs, ctx) {
       const client = ctx.client();
       const what = `overlay binding of ${inputs.overlay} to repo ${inputs.repoUid} (tags ${inputs.tags.join(", ")})`;
-      return createSafely({
+      return createProvedInWindow(ctx, {
         what,
         parentUid: inputs.repoUid,
         // Identical bindings of one program take turns (lifecycle.ts); keyed by repo and tags only, since the same
         // overlay may be given by uid or by name.
         key: JSON.stringify(["OverlayBinding", inputs.repoUid, [...inputs.tags].sort()]),
-        creates: ctx.creates,
-        policy: client.transport.retry,
-        log: logInfo,
         post: () => client.overlayBindings.create(inputs.repoUid, { overlay: inputs.overlay, tags: inputs.tags }),
-        recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.repoUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
+        matching: () => matching(client, inputs),
       });
     },
   },

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Arguments of an {@link OverlayBinding}. */
 export interface OverlayBindingArgs {
@@ -36,6 +37,7 @@ export interface OverlayBindingInputs {
 
 /** An overlay binding's outputs: the inputs, its uid and every field the server returns. */
 export interface OverlayBindingOutputs extends OverlayBindingInputs {
+  /** The overlay binding's uid (a UIDP); also the resource's id. */
   uid: string;
   /** uid of the bound overlay. */
   overlayUid: string;
@@ -47,19 +49,5 @@ export interface OverlayBindingOutputs extends OverlayBindingInputs {
 }
 
 /** The typed outputs of an OverlayBinding resource (merged into the class by an interface of the same name). */
-export interface OverlayBindingOutputProperties {
-  /** The overlay binding's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the repo the overlay applies to. Changing it replaces the binding. */
-  readonly repoUid: pulumi.Output<string>;
-  /** The overlay: its uid (e.g. `overlay.uid`), or its name, resolved in the repo's organization. */
-  readonly overlay: pulumi.Output<string>;
-  /** The exact tag names the overlay applies to, at least one (duplicates are dropped, order kept). */
-  readonly tags: pulumi.Output<string[]>;
-  /** uid of the bound overlay. */
-  readonly overlayUid: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type OverlayBindingOutputProperties = OutputProperties<OverlayBindingOutputs, "uid" | "repoUid" | "overlay" |
+  "tags" | "overlayUid" | "createTime" | "updateTime">;

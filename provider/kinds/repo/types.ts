@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** apko customizations applied when the repo's images are rebuilt. */
 export interface CustomOverlayArgs {
@@ -284,6 +285,7 @@ export interface RepoInputs {
 
 /** A repo's outputs: the inputs, its uid and every field the server returns. */
 export interface RepoOutputs extends RepoInputs {
+  /** The repo's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -295,42 +297,6 @@ export interface RepoOutputs extends RepoInputs {
 }
 
 /** The typed outputs of a Repo resource (merged into the class by an interface of the same name). */
-export interface RepoOutputProperties {
-  /** The repo's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group that holds the repo. Changing it replaces the repo. */
-  readonly parentUid: pulumi.Output<string>;
-  /**
-   * Repo name, the last part of its image reference: an OCI repository name (lowercase letters and digits,
-   * separated by `.`, `_`, `__`, `-` or `/`), at most 255 characters, unique in its group.
-   */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /** Equivalent image names; default `[]`. Not with `syncConfig` (inherited from the source). */
-  readonly aliases: pulumi.Output<string[]>;
-  /** Actively maintained tags; default `[]`. Not with `syncConfig` (inherited from the source). */
-  readonly activeTags: pulumi.Output<string[]>;
-  /** Sales grouping labels; default `[]`. Not with `syncConfig` (inherited from the source). */
-  readonly bundles: pulumi.Output<string[]>;
-  /** Catalog tier; default `CATALOG_TIER_UNSPECIFIED`. Not with `syncConfig` (inherited from the source). */
-  readonly catalogTier: pulumi.Output<string>;
-  /**
-   * apko customizations applied when the repo's images are rebuilt; default none. The API allows it only on repos
-   * with custom assembly enabled.
-   */
-  readonly customOverlay: pulumi.Output<CustomOverlay | undefined>;
-  /** Sync images and metadata from another repo; default none (the repo does not sync). */
-  readonly syncConfig: pulumi.Output<SyncConfig | undefined>;
-  /**
-   * The README, raw Markdown (the `/repos/{uid}/readme` sub-resource); `""` removes it. Unset: the README is not
-   * managed. Not with `syncConfig` (the README is the source's).
-   */
-  readonly readme: pulumi.Output<string | undefined>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-  /** The server's whole sync settings; absent when the repo does not sync. Output only. */
-  readonly syncState: pulumi.Output<SyncState | undefined>;
-}
+export type RepoOutputProperties = OutputProperties<RepoOutputs, "uid" | "parentUid" | "name" | "description" |
+  "aliases" | "activeTags" | "bundles" | "catalogTier" | "customOverlay" | "syncConfig" | "readme" | "createTime" |
+  "updateTime" | "syncState">;

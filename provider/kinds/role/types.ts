@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -46,6 +47,7 @@ export interface RoleInputs {
 
 /** A role's outputs: the inputs, its uid and every field the server returns. */
 export interface RoleOutputs extends RoleInputs {
+  /** The role's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -55,22 +57,5 @@ export interface RoleOutputs extends RoleInputs {
 }
 
 /** The typed outputs of a Role resource (merged into the class by an interface of the same name). */
-export interface RoleOutputProperties {
-  /** The role's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group the role belongs to (usable there and below). Changing it replaces the role. */
-  readonly parentUid: pulumi.Output<string>;
-  /** Role name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  readonly name: pulumi.Output<string>;
-  /** Free-text description; default `""`. */
-  readonly description: pulumi.Output<string>;
-  /**
-   * At least one capability, by dotted (`groups.list`) or wire (`CAP_IAM_GROUPS_LIST`) name; stored in wire form,
-   * sorted and deduplicated.
-   */
-  readonly capabilities: pulumi.Output<string[]>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type RoleOutputProperties = OutputProperties<RoleOutputs, "uid" | "parentUid" | "name" | "description" |
+  "capabilities" | "createTime" | "updateTime">;

@@ -28,15 +28,20 @@ function refUid(ref: unknown): unknown {
 const matching = async (client: PlatformClient, inputs: RoleBindingInputs): Promise<ApiRoleBinding[]> =>
   (await client.roleBindings.list({ childrenOf: inputs.groupUid, pageSize: 200 }).collect()).filter((x) => x.identityUid === inputs.identityUid && x.roleUid === inputs.roleUid);
 
+/** What the server tells of every object a binding refers to (seed §2, RoleBinding). */
+const refFields = {
+  uid: z.string().describe("Its uid."),
+  name: z.string().describe('Its name; `""` when the server sends none.'),
+  description: z.string().describe('Its description; `""` when the server sends none.'),
+};
+
 /** A group or role a binding refers to, hydrated by the server (seed §2, RoleBinding). */
 const BindingRef = named(
   "iam",
   "BindingRef",
   z
     .object({
-      uid: z.string().describe("Its uid."),
-      name: z.string().describe('Its name; `""` when the server sends none.'),
-      description: z.string().describe('Its description; `""` when the server sends none.'),
+      ...refFields,
     })
     .describe("An object a role binding refers to, as the server describes it."),
 );
@@ -47,9 +52,7 @@ const BindingIdentityRef = named(
   "BindingIdentityRef",
   z
     .object({
-      uid: z.string().describe("Its uid."),
-      name: z.string().describe('Its name; `""` when the server sends none.'),
-      description: z.string().describe('Its description; `""` when the server sends none.'),
+      ...refFields,
       subject: z.string().optional().describe("The subject the identity matches (claimMatch identities)."),
       issuer: z.string().optional().describe("The issuer the identity trusts (claimMatch identities)."),
       email: z.string().optional().describe("The user's email (user identities)."),

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** The identity that receives the role, as the server describes it. */
 export interface BindingIdentityRef {
@@ -62,6 +63,7 @@ export interface RoleBindingInputs {
 
 /** A role binding's outputs: the inputs, its uid and every field the server returns. */
 export interface RoleBindingOutputs extends RoleBindingInputs {
+  /** The role binding's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339 (bindings have no update time). */
   createTime: string;
@@ -75,21 +77,5 @@ export interface RoleBindingOutputs extends RoleBindingInputs {
 }
 
 /** The typed outputs of a RoleBinding resource (merged into the class by an interface of the same name). */
-export interface RoleBindingOutputProperties {
-  /** The role binding's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group the role applies at (and below). Changing it replaces the binding. */
-  readonly groupUid: pulumi.Output<string>;
-  /** uid of the identity that receives the role. */
-  readonly identityUid: pulumi.Output<string>;
-  /** uid of the role (find built-ins by name with `getRole`). */
-  readonly roleUid: pulumi.Output<string>;
-  /** Creation time, RFC 3339 (bindings have no update time). */
-  readonly createTime: pulumi.Output<string>;
-  /** The identity that receives the role, as the server describes it. */
-  readonly identity: pulumi.Output<BindingIdentityRef>;
-  /** An object a role binding refers to, as the server describes it. */
-  readonly group: pulumi.Output<BindingRef>;
-  /** An object a role binding refers to, as the server describes it. */
-  readonly role: pulumi.Output<BindingRef>;
-}
+export type RoleBindingOutputProperties = OutputProperties<RoleBindingOutputs, "uid" | "groupUid" | "identityUid" |
+  "roleUid" | "createTime" | "identity" | "group" | "role">;

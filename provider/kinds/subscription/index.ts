@@ -14,11 +14,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiSubscription } from "../../client/types";
 import { sinkProblem, uidpProblem } from "../../validation";
-import { logInfo, refuseDifferingAdoption } from "../../engine/common";
+import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "../../engine/declare";
 import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
-import { createSafely, recoverInWindow } from "../../engine/lifecycle";
+import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
 
@@ -49,17 +49,13 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
     async create(inputs, ctx) {
       const client = ctx.client();
       const what = `subscription of group ${inputs.parentUid} to ${inputs.sink}`;
-      return createSafely({
+      return createProvedInWindow(ctx, {
         what,
         parentUid: inputs.parentUid,
         // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
-        creates: ctx.creates,
-        policy: client.transport.retry,
-        log: logInfo,
         post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
-        recover: (started, ended, err) =>
-          recoverInWindow(what, inputs.parentUid, { transport: client.transport, creates: ctx.creates }, started, ended, err, () => matching(client, inputs)),
+        matching: () => matching(client, inputs),
       });
     },
   },

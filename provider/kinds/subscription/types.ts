@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Subscription}. */
 export interface SubscriptionArgs {
@@ -38,6 +39,7 @@ export interface SubscriptionInputs {
 
 /** A subscription's outputs: the inputs, its uid and every field the server returns. */
 export interface SubscriptionOutputs extends SubscriptionInputs {
+  /** The subscription's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Creation time, RFC 3339. */
   createTime: string;
@@ -45,16 +47,5 @@ export interface SubscriptionOutputs extends SubscriptionInputs {
 }
 
 /** The typed outputs of a Subscription resource (merged into the class by an interface of the same name). */
-export interface SubscriptionOutputProperties {
-  /** The subscription's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the group whose events are delivered. Changing it replaces the subscription. */
-  readonly parentUid: pulumi.Output<string>;
-  /**
-   * The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it
-   * replaces the subscription.
-   */
-  readonly sink: pulumi.Output<string>;
-  /** Creation time, RFC 3339. */
-  readonly createTime: pulumi.Output<string>;
-}
+export type SubscriptionOutputProperties = OutputProperties<SubscriptionOutputs, "uid" | "parentUid" | "sink" |
+  "createTime">;

@@ -16,11 +16,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiTag } from "../../client/types";
 import { digestProblem, isUnknown, tagNameProblem, uidpProblem } from "../../validation";
-import { logInfo, refuseDifferingAdoption } from "../../engine/common";
+import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "../../engine/declare";
 import { adoptUidArg, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
-import { createSafely, recoverInWindow } from "../../engine/lifecycle";
+import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
 
@@ -81,24 +81,12 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
         );
       }
       const body = { name: inputs.name, digest: inputs.digest, bundles: inputs.bundles, deprecated: inputs.deprecated };
-      return createSafely({
+      return createProvedInWindow(ctx, {
         what,
         parentUid: inputs.repoUid,
-        creates: ctx.creates,
-        policy: client.transport.retry,
-        log: logInfo,
         post: () => client.tags.create(inputs.repoUid, body),
-        recover: (started, ended, err) =>
-          recoverInWindow(
-            what,
-            inputs.repoUid,
-            { transport: client.transport, creates: ctx.creates },
-            started,
-            ended,
-            err,
-            () => matching(client, inputs),
-            (t) => t.updateTime,
-          ),
+        matching: () => matching(client, inputs),
+        time: (t) => t.updateTime,
       });
     },
   },

@@ -3,6 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
@@ -44,6 +45,7 @@ export interface TagInputs {
 
 /** A tag's outputs: the inputs, its uid and every field the server returns. */
 export interface TagOutputs extends TagInputs {
+  /** The tag's uid (a UIDP); also the resource's id. */
   uid: string;
   /** Last update time, RFC 3339. */
   updateTime: string;
@@ -51,19 +53,5 @@ export interface TagOutputs extends TagInputs {
 }
 
 /** The typed outputs of a Tag resource (merged into the class by an interface of the same name). */
-export interface TagOutputProperties {
-  /** The tag's uid (a UIDP); also the resource's id. */
-  readonly uid: pulumi.Output<string>;
-  /** uid of the repo the tag belongs to. Changing it replaces the tag. */
-  readonly repoUid: pulumi.Output<string>;
-  /** Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`. */
-  readonly name: pulumi.Output<string>;
-  /** The manifest digest it points at: `sha256:` + 64 hex, or `sha512:` + 128 hex characters. */
-  readonly digest: pulumi.Output<string>;
-  /** Sales labels; default `[]`. */
-  readonly bundles: pulumi.Output<string[]>;
-  /** Whether the tag is deprecated; default `false`. */
-  readonly deprecated: pulumi.Output<boolean>;
-  /** Last update time, RFC 3339. */
-  readonly updateTime: pulumi.Output<string>;
-}
+export type TagOutputProperties = OutputProperties<TagOutputs, "uid" | "repoUid" | "name" | "digest" | "bundles" |
+  "deprecated" | "updateTime">;

@@ -1,0 +1,29 @@
+/**
+ * What the two generators from the kinds' zod types share (`package.ts`, the Pulumi package schema, and
+ * `typescript.ts`, the kinds' `types.ts`): the JSON schema zod gives of a field's type, and whether a program may
+ * leave the field out.
+ */
+import { z } from "zod";
+
+/** The part of a JSON schema (as `z.toJSONSchema` writes it) the generators read. */
+export type JsonSchema = {
+  type?: string;
+  description?: string;
+  $ref?: string;
+  items?: JsonSchema;
+  additionalProperties?: JsonSchema | boolean;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  $defs?: Record<string, JsonSchema>;
+};
+
+/** The input-side JSON schema of `t`, its named types under `$defs`; what JSON schema cannot say is `{}` (any). */
+export function jsonSchemaOf(t: z.ZodType): JsonSchema {
+  return z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as JsonSchema;
+}
+
+/** Whether a program may leave a field of type `t` out (`undefined` passes it). */
+export function optional(t: z.ZodType): boolean {
+  return t.safeParse(undefined).success;
+}
