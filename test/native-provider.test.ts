@@ -8,6 +8,7 @@
  */
 import { expect } from "vitest";
 import { runBin } from "./harness/bin";
+import { OUTSIDE_EDIT_SEEN, PUT_BACK } from "./harness/nativeOrg";
 import { stepTest, type StepContext } from "./harness/steps";
 import { mkGroup } from "./helpers";
 
@@ -40,15 +41,7 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
       preview: { summary: { update: 1, replace: 0, create: 0, delete: 0 }, changes: ["update team description"] },
       writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
     },
-    {
-      name: "an edit made outside Pulumi shows in a refreshing preview",
-      before: async ({ client, outputs }) => {
-        await client.groups.patch(outputs["teamUid"] as string, { description: "changed outside" }, ["description"]);
-      },
-      command: "preview",
-      args: ["--refresh"],
-      summary: { update: 1 },
-    },
+    OUTSIDE_EDIT_SEEN,
     {
       name: "drift reads the native stack: the group edited outside Pulumi, by kind and name, exit 1",
       command: null,
@@ -59,11 +52,7 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
         expect(report.drifted.map((d) => [d.type, d.name, d.uid, d.fields.map((f) => f.path)])).toEqual([["Group", "team", t.outputs["teamUid"], ["description"]]]);
       },
     },
-    {
-      name: "up puts the declared description back",
-      writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
-      args: ["--refresh"],
-    },
+    PUT_BACK,
     {
       name: "pulumi import adopts a group made outside Pulumi by its uid, with no write",
       command: null,

@@ -10,48 +10,33 @@
  *
  * Skipped, saying so, only on a machine with no Go toolchain or no python3 to make the language host.
  */
-import * as path from "node:path";
-import { describe, expect, it } from "vitest";
-import { ensureHost, orgSteps } from "./harness/nativeOrg";
-import { emulatorEnv, stepTest } from "./harness/steps";
+import { expect } from "vitest";
+import { languageTest } from "./harness/nativeOrg";
 import { mkGroup } from "./helpers";
 
-const TITLE = "the native provider plugin from a Python program";
-
-// Made (or found) while the file is collected: the first time about a minute and a half, later milliseconds.
-const host = ensureHost("ensure-language-python");
-
-if (host.status === 3) {
-  describe(TITLE, () => {
-    it.skip(`skipped: pulumi-language-python cannot be made here (${host.stderr.trim().split("\n").pop()})`, () => {});
-  });
-} else {
-  const [hostDir = "", python = ""] = host.lines.slice(-2);
-  stepTest(TITLE, {
-    program: "native-python",
-    stack: "native-python",
-    env: (emu) => ({ ...emulatorEnv(emu), PATH: `${hostDir}${path.delimiter}${process.env["PATH"] ?? ""}`, PULUMI_PYTHON_CMD: python }),
-    setup: async ({ cli, emu }) => {
-      await cli.ok(["config", "set", "orgUid", emu.orgUid]);
-    },
-    steps: [
-      ...orgSteps("Python"),
-      {
-        name: "pulumi import --generate-code=false adopts a group made outside Pulumi by its uid, with no write",
-        command: null,
-        check: async ({ emu, cli, writes }) => {
-          const legacy = await mkGroup(emu, emu.orgUid, "py-legacy", "made outside");
-          const since = emu.requests.length;
-          const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
-          expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-          expect(writes(since)).toEqual([]);
-          const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
-          expect(imported?.["type"]).toBe("platform:iam:Group");
-          expect(imported?.["outputs"]).toMatchObject({ name: "py-legacy", description: "made outside", parentUid: emu.orgUid });
-          // Imported resources are protected; unprotected, the destroy below removes it with the rest.
-          await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
-        },
+languageTest({
+  title: "the native provider plugin from a Python program",
+  language: "Python",
+  // Made (or found) while the file is collected: the first time about a minute and a half, later milliseconds.
+  script: "ensure-language-python",
+  program: "native-python",
+  host: (lines) => ({ dir: lines[lines.length - 2] ?? "", env: { PULUMI_PYTHON_CMD: lines[lines.length - 1] ?? "" } }),
+  steps: [
+    {
+      name: "pulumi import --generate-code=false adopts a group made outside Pulumi by its uid, with no write",
+      command: null,
+      check: async ({ emu, cli, writes }) => {
+        const legacy = await mkGroup(emu, emu.orgUid, "py-legacy", "made outside");
+        const since = emu.requests.length;
+        const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
+        expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+        expect(writes(since)).toEqual([]);
+        const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
+        expect(imported?.["type"]).toBe("platform:iam:Group");
+        expect(imported?.["outputs"]).toMatchObject({ name: "py-legacy", description: "made outside", parentUid: emu.orgUid });
+        // Imported resources are protected; unprotected, the destroy below removes it with the rest.
+        await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
       },
-    ],
-  });
-}
+    },
+  ],
+});

@@ -12,70 +12,56 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import { parse, stringify } from "yaml";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
-import { ensureHost, orgSteps } from "./harness/nativeOrg";
-import { emulatorEnv, stepTest } from "./harness/steps";
+import { languageTest } from "./harness/nativeOrg";
 import { mkGroup } from "./helpers";
 
 const program = path.join(REPO_ROOT, "test", "programs", "native-yaml");
 const STACK = "native-yaml";
-const TITLE = "the native provider plugin from a Pulumi YAML program";
-
-// Built (or found) while the file is collected: the first build takes about two minutes, later runs milliseconds.
-const host = ensureHost("ensure-language-yaml");
-
-if (host.status === 3) {
-  describe(TITLE, () => {
-    it.skip(`skipped: pulumi-language-yaml cannot be built here (${host.stderr.trim().split("\n").pop()})`, () => {});
-  });
-} else {
-  const hostDir = host.lines[host.lines.length - 1] ?? "";
-  stepTest(TITLE, {
-    program: "native-yaml",
-    stack: STACK,
-    env: (emu) => ({ ...emulatorEnv(emu), PATH: `${hostDir}${path.delimiter}${process.env["PATH"] ?? ""}` }),
-    setup: async ({ cli, emu }) => {
-      await cli.ok(["config", "set", "orgUid", emu.orgUid]);
-    },
-    steps: [
-      ...orgSteps("YAML"),
-      {
-        name: "pulumi import adopts a group made outside Pulumi by its uid with no write, and its generated YAML previews no change",
-        command: null,
-        check: async ({ emu, cli, writes, backend }) => {
-          const legacy = await mkGroup(emu, emu.orgUid, "yaml-legacy", "made outside");
-          const work = mkdtempSync(path.join(tmpdir(), "native-yaml-import-"));
-          try {
-            const since = emu.requests.length;
-            const code = path.join(work, "legacy.yaml");
-            const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--out", code]);
-            expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-            expect(writes(since)).toEqual([]);
-            const generated = parse(readFileSync(code, "utf8")) as { resources: Record<string, unknown> };
-            expect(generated.resources["legacy"]).toMatchObject({
-              type: "platform:iam:Group",
-              properties: { name: "yaml-legacy", description: "made outside", parentUid: emu.orgUid },
-            });
-            // The program with the generated code added, in a copy whose plugin path is absolute.
-            const project = parse(readFileSync(path.join(program, "Pulumi.yaml"), "utf8")) as Record<string, any>;
-            project["plugins"].providers[0].path = path.join(REPO_ROOT, "plugin");
-            project["resources"] = { ...project["resources"], ...generated.resources };
-            writeFileSync(path.join(work, "Pulumi.yaml"), stringify(project));
-            copyFileSync(path.join(program, `Pulumi.${STACK}.yaml`), path.join(work, `Pulumi.${STACK}.yaml`));
-            const copy = new PulumiCli({ cwd: work, backendDir: backend, stack: STACK, env: cli.opts.env ?? {} });
-            const preview = await copy.run(["preview", "--expect-no-changes"]);
-            expect(preview.code, `${preview.stdout}\n${preview.stderr}`).toBe(0);
-          } finally {
-            rmSync(work, { recursive: true, force: true });
-          }
-          // Imported resources are protected; unprotected, the destroy below removes it with the rest.
-          const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
-          expect(imported?.["type"]).toBe("platform:iam:Group");
-          await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
-        },
+languageTest({
+  title: "the native provider plugin from a Pulumi YAML program",
+  language: "YAML",
+  // Built (or found) while the file is collected: the first build takes about two minutes, later runs milliseconds.
+  script: "ensure-language-yaml",
+  program: "native-yaml",
+  host: (lines) => ({ dir: lines[lines.length - 1] ?? "" }),
+  steps: [
+    {
+      name: "pulumi import adopts a group made outside Pulumi by its uid with no write, and its generated YAML previews no change",
+      command: null,
+      check: async ({ emu, cli, writes, backend }) => {
+        const legacy = await mkGroup(emu, emu.orgUid, "yaml-legacy", "made outside");
+        const work = mkdtempSync(path.join(tmpdir(), "native-yaml-import-"));
+        try {
+          const since = emu.requests.length;
+          const code = path.join(work, "legacy.yaml");
+          const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--out", code]);
+          expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+          expect(writes(since)).toEqual([]);
+          const generated = parse(readFileSync(code, "utf8")) as { resources: Record<string, unknown> };
+          expect(generated.resources["legacy"]).toMatchObject({
+            type: "platform:iam:Group",
+            properties: { name: "yaml-legacy", description: "made outside", parentUid: emu.orgUid },
+          });
+          // The program with the generated code added, in a copy whose plugin path is absolute.
+          const project = parse(readFileSync(path.join(program, "Pulumi.yaml"), "utf8")) as Record<string, any>;
+          project["plugins"].providers[0].path = path.join(REPO_ROOT, "plugin");
+          project["resources"] = { ...project["resources"], ...generated.resources };
+          writeFileSync(path.join(work, "Pulumi.yaml"), stringify(project));
+          copyFileSync(path.join(program, `Pulumi.${STACK}.yaml`), path.join(work, `Pulumi.${STACK}.yaml`));
+          const copy = new PulumiCli({ cwd: work, backendDir: backend, stack: STACK, env: cli.opts.env ?? {} });
+          const preview = await copy.run(["preview", "--expect-no-changes"]);
+          expect(preview.code, `${preview.stdout}\n${preview.stderr}`).toBe(0);
+        } finally {
+          rmSync(work, { recursive: true, force: true });
+        }
+        // Imported resources are protected; unprotected, the destroy below removes it with the rest.
+        const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
+        expect(imported?.["type"]).toBe("platform:iam:Group");
+        await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
       },
-    ],
-  });
-}
+    },
+  ],
+});

@@ -8,9 +8,9 @@
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
-import type { Step } from "./steps";
+import { emulatorEnv, stepTest, type Step } from "./steps";
 
 /** What {@link ensureHost} found: the script's exit status, its printed lines and its stderr. */
 export interface HostBuild {
@@ -67,19 +67,66 @@ export function orgSteps(language: string): Step[] {
         expect((await client.groups.get(outputs["teamUid"] as string)).description).toBe(edited);
       },
     },
-    {
-      name: "an edit made outside Pulumi shows in pulumi preview --refresh",
-      before: async ({ client, outputs }) => {
-        await client.groups.patch(outputs["teamUid"] as string, { description: "changed outside" }, ["description"]);
-      },
-      command: "preview",
-      args: ["--refresh"],
-      summary: { update: 1 },
-    },
-    {
-      name: "up --refresh puts the declared description back with one PATCH",
-      args: ["--refresh"],
-      writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
-    },
+    OUTSIDE_EDIT_SEEN,
+    PUT_BACK,
   ];
+}
+
+/** An edit of `team`'s description made outside Pulumi (through the API), seen by `pulumi preview --refresh`. */
+export const OUTSIDE_EDIT_SEEN: Step = {
+  name: "an edit made outside Pulumi shows in pulumi preview --refresh",
+  before: async ({ client, outputs }) => {
+    await client.groups.patch(outputs["teamUid"] as string, { description: "changed outside" }, ["description"]);
+  },
+  command: "preview",
+  args: ["--refresh"],
+  summary: { update: 1 },
+};
+
+/** `up --refresh` after {@link OUTSIDE_EDIT_SEEN}: one PATCH puts the declared description back. */
+export const PUT_BACK: Step = {
+  name: "up --refresh puts the declared description back with one PATCH",
+  args: ["--refresh"],
+  writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
+};
+
+/** A native-plugin test of a program in another language ({@link languageTest}). */
+export interface LanguageTest {
+  /** The test's title. */
+  title: string;
+  /** The language, as the program's edited description says it (e.g. `YAML`). */
+  language: string;
+  /** `scripts/<script>`, which makes the language host and prints its folder (then, for Python, the interpreter). */
+  script: string;
+  /** The program's folder under test/programs, also the stack's name. */
+  program: string;
+  /** From the script's printed lines: the host's folder, and more environment (Python: `PULUMI_PYTHON_CMD`). */
+  host: (lines: readonly string[]) => { dir: string; env?: NodeJS.ProcessEnv };
+  /** The language's own steps, after {@link orgSteps}. */
+  steps: Step[];
+}
+
+/**
+ * Registers a native-plugin test in another language: the host made by `scripts/<script>` (its folder first on
+ * PATH), the org's `orgUid` config from the emulator, {@link orgSteps} and then the language's own steps. Where the
+ * host cannot be made here (the script exits 3: no Go or python3), one skipped test says why.
+ */
+export function languageTest(o: LanguageTest): void {
+  const host = ensureHost(o.script);
+  if (host.status === 3) {
+    describe(o.title, () => {
+      it.skip(`skipped: scripts/${o.script} cannot make the host here (${host.stderr.trim().split("\n").pop()})`, () => {});
+    });
+    return;
+  }
+  const made = o.host(host.lines);
+  stepTest(o.title, {
+    program: o.program,
+    stack: o.program,
+    env: (emu) => ({ ...emulatorEnv(emu), PATH: `${made.dir}${path.delimiter}${process.env["PATH"] ?? ""}`, ...made.env }),
+    setup: async ({ cli, emu }) => {
+      await cli.ok(["config", "set", "orgUid", emu.orgUid]);
+    },
+    steps: [...orgSteps(o.language), ...o.steps],
+  });
 }
