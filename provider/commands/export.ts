@@ -19,13 +19,14 @@ import { buildModel, type OrgModel, type Skipped } from "../export/model";
 import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
+import { importFile } from "../export/pulumiImport";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 import { TIMEOUT_USAGE } from "./failure";
 import { runCommand, type CommandFrame } from "./frame";
 
 /** The `export` subcommand's usage. */
-export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml]
+export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--under <group uid>] --out <dir> [--format ts|yaml|pulumi-import]
        [--stack <name> (not with one org file: --format yaml --layout one)] [--layout one|split [--children <n>]]
        [--timeout <d>]
   Writes an existing org as a Pulumi program whose first \`pulumi up\` adopts every object (adoptUid) and
@@ -34,9 +35,11 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
   --org <uid>       the org's root group (40 hex characters) (required)
   --under <uid>     export only what lives under this group of the org (default: the whole org)
   --out <dir>       the folder to write (created if needed; the export's files in it are replaced) (required)
-  --format ts|yaml  ts (default): a Pulumi TypeScript project (Pulumi.yaml, package.json, tsconfig.json,
-                    index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids;
-                    with --layout split, each project is the org-setup program with its org file
+  --format ts|yaml|pulumi-import  ts (default): a Pulumi TypeScript project (Pulumi.yaml, package.json,
+                    tsconfig.json, index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids;
+                    with --layout split, each project is the org-setup program with its org file; pulumi-import:
+                    Pulumi's bulk import file (import.json, for \`pulumi import --file\` through the native plugin,
+                    docs/native.md), which writes the program in the project's language (not with --layout split)
   --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts, or split)
   --project <name>  the Pulumi project name (default: the --out folder's name)
   --layout one|split  one (default): one project; split: a root project (what lives in the root group, and the
@@ -66,7 +69,8 @@ export interface ExportOptions {
   org: string;
   under?: string | undefined;
   out: string;
-  format: "ts" | "yaml";
+  /** `ts` (default), `yaml`, or `pulumi-import` (Pulumi's bulk import file, `export/pulumiImport.ts`). */
+  format: "ts" | "yaml" | "pulumi-import";
   stack?: string | undefined;
   project?: string | undefined;
   /** `one` (default) or `split`: a set of projects (`export/split.ts`). */
@@ -98,7 +102,9 @@ export function checkExportOptions(o: { org?: string | undefined; under?: string
     throw new ExportUsageError("--under", o.under, `the uid of a group under the org: ${o.org}/ then 16 hex characters per level`);
   }
   if (o.out === undefined || o.out === "") throw new ExportUsageError("--out", undefined, "the folder to write the export to");
-  if (o.format !== undefined && o.format !== "ts" && o.format !== "yaml") throw new ExportUsageError("--format", o.format, "ts or yaml");
+  if (o.format !== undefined && o.format !== "ts" && o.format !== "yaml" && o.format !== "pulumi-import") throw new ExportUsageError("--format", o.format, "ts, yaml or pulumi-import");
+  if (o.format === "pulumi-import" && o.layout === "split") throw new ExportUsageError("--layout", o.layout, "one with --format pulumi-import (one import file for one project)");
+  if (o.format === "pulumi-import" && o.stack !== undefined) throw new ExportUsageError("--stack", o.stack, "only with --format ts or --layout split (pulumi import runs in the stack it imports into)");
   if (o.stack !== undefined && !STACK.test(o.stack)) throw new ExportUsageError("--stack", o.stack, "a stack name: letters, digits, _, . and -");
   if (o.stack !== undefined && o.format === "yaml" && o.layout !== "split") throw new ExportUsageError("--stack", o.stack, "only with --format ts or --layout split (the one org file has no program of its own)");
   if (o.project !== undefined && !PROJECT.test(o.project)) throw new ExportUsageError("--project", o.project, "a project name: letters, digits, _, . and -");
@@ -257,6 +263,10 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     files = y.files;
     counts = y.counts;
     skipped = y.skipped;
+  } else if (o.format === "pulumi-import") {
+    files = [{ path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` }];
+    counts = declaredCounts(model);
+    skipped = model.skipped;
   } else if (o.format === "yaml") {
     const y = writeOrgFile(model);
     files = [{ path: "org.yaml", text: y.text }];
@@ -308,7 +318,7 @@ export function exportCommand(argv: readonly string[]): Promise<number> {
   } satisfies CommandFrame;
   return runCommand(frame, argv, async ({ values }) => {
     const v = values as Record<string, string | undefined>;
-    await exportOrg({ org: v["org"]!, under: v["under"], out: v["out"]!, format: (v["format"] ?? "ts") as "ts" | "yaml", stack: v["stack"], project: v["project"], layout: v["layout"] as "one" | "split" | undefined, children: v["children"] === undefined ? undefined : Number(v["children"]) });
+    await exportOrg({ org: v["org"]!, under: v["under"], out: v["out"]!, format: (v["format"] ?? "ts") as ExportOptions["format"], stack: v["stack"], project: v["project"], layout: v["layout"] as "one" | "split" | undefined, children: v["children"] === undefined ? undefined : Number(v["children"]) });
     return 0;
   });
 }

@@ -31,6 +31,7 @@ import type {
   SubscriptionNode,
   TagNode,
 } from "./model";
+import { modelNodes } from "./model";
 
 /** One generated file: path relative to the project folder, and its text. */
 export interface GeneratedFile {
@@ -334,9 +335,7 @@ export const TEMPLATE_TSCONFIG = {
 export function declaredCounts(m: OrgModel): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const k of KINDS) if (k.kind !== "GroupInvite") counts[k.kind] = 0;
-  for (const nodes of [m.groups, m.identities, m.roles, m.roleBindings, m.identityProviders, m.accountAssociations, m.repos, m.tags, m.overlays, m.overlayBindings, m.subscriptions]) {
-    for (const n of nodes) counts[n.kind] = (counts[n.kind] ?? 0) + 1;
-  }
+  for (const n of modelNodes(m)) counts[n.kind] = (counts[n.kind] ?? 0) + 1;
   return counts;
 }
 
