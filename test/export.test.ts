@@ -346,6 +346,6 @@ describe("platform-pulumi export round trip", () => {
     expect(r.stderr).toContain('--org "not-a-uid" is not allowed: the org\'s root group uid, 40 lowercase hex characters');
     const f = await bin(["export", "--org", emu.orgUid, "--out", path.join(work, "x"), "--format", "hcl"], apiEnv);
     expect(f.code).toBe(2);
-    expect(f.stderr).toContain('--format "hcl" is not allowed: ts or yaml');
+    expect(f.stderr).toContain('--format "hcl" is not allowed: ts, yaml or pulumi-import');
   });
 });
