@@ -7,7 +7,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { processContext } from "./engine/context";
 import { KINDS, kindEntry } from "./kinds/registry";
-import type { ResourceKind } from "./engine/shim";
+import type { ResourceKind } from "./kinds/registry";
 import { isUnknown, type Failure } from "./validation";
 import { startEngineWatch } from "./engineWatch";
 

@@ -1,7 +1,7 @@
 /**
  * Every declared field of every kind is registered with the engine, set or not, so each has an Output on the
  * resource (an optional argument left out reads as undefined, never as a missing property); the compiler ties
- * the class's typed outputs to the kind's outputs (`provider/kinds/ties.ts`).
+ * the class's typed outputs to the kind's outputs (each kind's `XTies`, `provider/kinds/ties.ts`).
  */
 import { describe, expect, it } from "vitest";
 import { KINDS } from "../provider/kinds/registry";

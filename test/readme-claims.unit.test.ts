@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { usage } from "../emulator/cli";
 import { parseOrgFile } from "../provider/org/file";
 import { KINDS as KIND_ENTRIES } from "../provider/kinds/registry";
-import { providerSource, type ResourceKind } from "../provider/engine/shim";
+import { providerSource } from "../provider/engine/shim";
+import type { ResourceKind } from "../provider/kinds/registry";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { docFiles, readDoc, readDocs } from "./harness/docs";
 

@@ -45,7 +45,7 @@ import { TIMEOUT_USAGE, holdDeadline } from "./failure";
 import { canonical } from "../engine/common";
 import { markerToken, stripMarker } from "../engine/lifecycle";
 import { kindEntry } from "../kinds/registry";
-import type { ResourceKind } from "../engine/shim";
+import type { ResourceKind } from "../kinds/registry";
 import { configure, localProvider } from "../runtime";
 import { refuseWhileLocked } from "./lock";
 import { runStackFrame } from "./frame";

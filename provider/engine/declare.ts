@@ -31,12 +31,13 @@
  *    Beside the fields: `listing` (how `unmanaged` and a group's delete name its objects; `false` when a List
  *    under a group does not find them) and `blocksGroupDelete`.
  *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
- * 2. `npm run gen` writes `resources/<kind>.types.ts` from the declaration: `XArgs` (the public arguments),
+ * 2. `npm run gen` writes `kinds/<kind>/types.ts` from the declaration: `XArgs` (the public arguments),
  *    `XInputs`, `XOutputs`, `XOutputProperties` and the named object types, each with the field's documentation;
  *    and the package schema and reference pages (`provider/schema/`). The kind file imports the ones it uses and
  *    re-exports them all; `test/schema.unit.test.ts` fails while a generated file is not current.
- * 3. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and one line in the kind
- *    registry (`registry.ts`): the runtime, `recover`, `unmanaged`, a group's delete and `export` follow.
+ * 3. `export const xProvider = decl.provider;`, `export const xKind = decl;`, and its line in the kind
+ *    registry (`registry.ts`, whose keys make `ResourceKind`): the runtime, `recover`, `unmanaged`, a group's
+ *    delete and `export` follow.
  *    `decl.providerFor(ctx)` is the provider bound to a provider context (`context.ts`: its client and create
  *    ledger); the runtime binds every kind to the process's context, and `decl.provider` is that binding.
  * 4. `export interface X extends XOutputProperties {}` (the class's typed outputs), then
@@ -76,7 +77,7 @@ import type { ListParams } from "../client/pagination";
 import { tsString } from "../escape";
 import { CREATE_TOKEN, createNamedSafely, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
-import type { ResourceKind, ResourceShape } from "./shim";
+import type { KindName, ResourceShape } from "./shim";
 import type { BadRow, ObjectRow } from "./rows";
 
 export type { BadRow, ObjectRow } from "./rows";
@@ -285,7 +286,7 @@ export interface Listing<A> {
 /** A resource kind's one declaration. */
 export interface ResourceDeclaration<I extends object, O extends I, A extends { uid: string }> {
   /** The kind: the type token's last segment and the runtime's `providers` key. */
-  kind: ResourceKind;
+  kind: KindName;
   /** For messages, e.g. `group`, `identity provider`: the kind's display name. */
   what: string;
   /**

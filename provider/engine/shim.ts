@@ -26,23 +26,14 @@ import { useIdAsUid } from "./common";
  */
 export type OutputProperties<O, K extends keyof O> = { readonly [P in keyof Pick<O, K>]-?: pulumi.Output<O[P]> };
 
-/** Resource kinds served by the runtime; also the last segment of each type token. */
-export type ResourceKind =
-  | "Group"
-  | "Identity"
-  | "RoleBinding"
-  | "Role"
-  | "IdentityProvider"
-  | "AccountAssociation"
-  | "GroupInvite"
-  | "Repo"
-  | "Tag"
-  | "Overlay"
-  | "OverlayBinding"
-  | "Subscription";
+/**
+ * A resource kind's name, the last segment of its type token. The union of the kinds this package serves is
+ * derived from the kind registry (`kinds/registry.ts`); the machinery takes any name.
+ */
+export type KindName = string;
 
 /** The type token of a kind: `pulumi-nodejs:dynamic/platform:<kind>`. */
-export function typeToken(kind: ResourceKind): string {
+export function typeToken(kind: KindName): string {
   return `pulumi-nodejs:dynamic/platform:${kind}`;
 }
 
@@ -51,7 +42,7 @@ export function typeToken(kind: ResourceKind): string {
  * `pulumi.Resource` carries), not by `instanceof`: so it holds across two copies of this package in one program,
  * as generated SDKs' `isInstance` does.
  */
-export function isResourceOfKind(obj: unknown, kind: ResourceKind): boolean {
+export function isResourceOfKind(obj: unknown, kind: KindName): boolean {
   return typeof obj === "object" && obj !== null && (obj as { __pulumiType?: unknown }).__pulumiType === typeToken(kind);
 }
 
@@ -65,7 +56,7 @@ export function readArgs<A>(keys: ReadonlyArray<string>): A {
 }
 
 /** The `__provider` text of a kind. */
-export function providerSource(kind: ResourceKind): string {
+export function providerSource(kind: KindName): string {
   return `exports.handler = () => require("platform-pulumi/runtime").provider(${JSON.stringify(kind)});`;
 }
 
@@ -74,7 +65,7 @@ export function providerSource(kind: ResourceKind): string {
  */
 export interface ResourceShape {
   /** The kind (type token `pulumi-nodejs:dynamic/platform:<kind>`). */
-  readonly kind: ResourceKind;
+  readonly kind: KindName;
   /** The argument keys a static `get` registers unset, so each becomes an `Output` of the resource. */
   readonly readKeys: readonly string[];
   /** The props a resource registers: every declared output unset, then the program's arguments, then `extra`. */

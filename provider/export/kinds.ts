@@ -2,7 +2,7 @@
  * Which kinds the export declares: a base of the export's modules (the model, the trust rules and the split layout
  * all key tables by {@link ExportKind}, so none of them imports another for it).
  */
-import type { ResourceKind } from "../engine/shim";
+import type { ResourceKind } from "../kinds/registry";
 
 /** The resource kinds the export declares. */
 export type ExportKind =

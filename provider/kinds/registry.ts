@@ -5,7 +5,7 @@
  * its create-ownership rule (create recovery and `platform-pulumi recover`), how its objects are listed and named under a group and whether they block the
  * group's delete (`unmanaged`, `describeChildren`), and its fields (from which `export` writes it).
  *
- * Adding a kind: see `docs/architecture.md`, "Add a kind". Its line here is the only edit outside its own files.
+ * Adding a kind: see `docs/architecture.md`, "Add a kind", for its line here and the few edits outside its folder.
  */
 import { provideGroupChildren, type ProviderContext } from "../engine/context";
 import type { ProviderImpl } from "../engine/common";
@@ -21,7 +21,6 @@ import { repoKind } from "./repo";
 import { roleKind } from "./role";
 import { roleBindingKind } from "./roleBinding";
 import type { GroupChildren, ObjectLister } from "../engine/rows";
-import type { ResourceKind } from "../engine/shim";
 import { subscriptionKind } from "./subscription";
 import { tagKind } from "./tag";
 
@@ -36,29 +35,41 @@ export type KindEntry = DeclaredResource<object, object, { uid: string }> & {
 
 const erase = <I extends object, O extends I, A extends { uid: string }>(k: DeclaredResource<I, O, A>): KindEntry => k as unknown as KindEntry;
 
+/**
+ * Every kind's declaration by its name, in the order reports list them. A key must be its declaration's `kind`
+ * (`test/registry-resources.unit.test.ts`).
+ */
+const DECLARED = {
+  Group: groupKind,
+  Identity: identityKind,
+  Role: roleKind,
+  RoleBinding: roleBindingKind,
+  IdentityProvider: identityProviderKind,
+  AccountAssociation: accountAssociationKind,
+  GroupInvite: groupInviteKind,
+  Repo: repoKind,
+  Tag: tagKind,
+  Overlay: overlayKind,
+  OverlayBinding: overlayBindingKind,
+  Subscription: subscriptionKind,
+} as const;
+
+/**
+ * The kinds this package serves, derived from the registry: the last segment of each type token, the runtime's
+ * `providers` keys, and what `export` must place (`export/kinds.ts`).
+ */
+export type ResourceKind = keyof typeof DECLARED;
+
 /** Every kind, in the order reports list them. */
-export const KINDS: readonly KindEntry[] = [
-  erase(groupKind),
-  erase(identityKind),
-  erase(roleKind),
-  erase(roleBindingKind),
-  erase(identityProviderKind),
-  erase(accountAssociationKind),
-  erase(groupInviteKind),
-  erase(repoKind),
-  erase(tagKind),
-  erase(overlayKind),
-  erase(overlayBindingKind),
-  erase(subscriptionKind),
-];
+export const KINDS: readonly KindEntry[] = Object.values(DECLARED).map((k) => erase(k as DeclaredResource<object, object, { uid: string }>));
 
 /** The registry's entry of a kind, or undefined when this package does not know it. */
 export function kindEntry(kind: string): KindEntry | undefined {
   return KINDS.find((k) => k.kind === kind);
 }
 
-/** Every kind's name; the compiler ties it to `ResourceKind` (`shim.ts`) in `kinds/ties.ts`. */
-export const KIND_NAMES: readonly ResourceKind[] = KINDS.map((k) => k.kind);
+/** Every kind's name, in the registry's order. */
+export const KIND_NAMES = Object.keys(DECLARED) as readonly ResourceKind[];
 
 /**
  * Every kind a group holds, with its lister, in the registry's order (kinds declared with `listing: false`, such as

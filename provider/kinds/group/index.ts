@@ -17,6 +17,7 @@ import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, update
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
+import type { ExpectNone, KindDrift } from "../ties";
 
 const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
@@ -96,3 +97,6 @@ export class Group extends PlatformResource {
 }
 
 export type { ResourceLimits, GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
+
+/** @internal `GroupArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type GroupTies = ExpectNone<KindDrift<GroupArgs, GroupInputs, Group, GroupOutputs, "deleteTimeoutSeconds", "adoptUid" | "deleteTimeoutSeconds">>;

@@ -15,6 +15,7 @@ import { createOnly, declareResource, mutable, output, parent } from "../../engi
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
+import type { ExpectNone, KindDrift } from "../ties";
 
 /** The relationship kinds; an identity has exactly one, and switching kind replaces it. */
 export const RELATIONSHIP_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
@@ -256,3 +257,6 @@ export class Identity extends PlatformResource {
 export { isTrustworthyIssuer };
 
 export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
+
+/** @internal `IdentityArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type IdentityTies = ExpectNone<KindDrift<IdentityArgs, IdentityInputs, Identity, IdentityOutputs, never, "adoptUid">>;

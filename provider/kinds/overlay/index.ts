@@ -25,6 +25,7 @@ import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
+import type { ExpectNone, KindDrift } from "../ties";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -134,3 +135,6 @@ export class Overlay extends PlatformResource {
 }
 
 export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
+
+/** @internal `OverlayArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type OverlayTies = ExpectNone<KindDrift<OverlayArgs, OverlayInputs, Overlay, OverlayOutputs, never, "adoptUid">>;

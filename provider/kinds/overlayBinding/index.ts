@@ -23,6 +23,7 @@ import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
 import { tagNameProblem } from "../tag";
+import type { ExpectNone, KindDrift } from "../ties";
 
 type Ref = ApiOverlayBinding["overlay"];
 
@@ -111,3 +112,6 @@ export class OverlayBinding extends PlatformResource {
 }
 
 export type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
+
+/** @internal `OverlayBindingArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type OverlayBindingTies = ExpectNone<KindDrift<OverlayBindingArgs, OverlayBindingInputs, OverlayBinding, OverlayBindingOutputs, never, "adoptUid">>;

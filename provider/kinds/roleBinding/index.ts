@@ -17,6 +17,7 @@ import { adoptUidArg, named, uidArg } from "../../engine/fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
+import type { ExpectNone, KindDrift } from "../ties";
 
 
 /** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
@@ -142,3 +143,6 @@ export class RoleBinding extends PlatformResource {
 }
 
 export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
+
+/** @internal `RoleBindingArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type RoleBindingTies = ExpectNone<KindDrift<RoleBindingArgs, RoleBindingInputs, RoleBinding, RoleBindingOutputs, never, "adoptUid">>;

@@ -21,6 +21,7 @@ import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
+import type { ExpectNone, KindDrift } from "../ties";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { sinkProblem } from "../../validation";
@@ -88,3 +89,6 @@ export class Subscription extends PlatformResource {
 }
 
 export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
+
+/** @internal `SubscriptionArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
+export type SubscriptionTies = ExpectNone<KindDrift<SubscriptionArgs, SubscriptionInputs, Subscription, SubscriptionOutputs, never, "adoptUid">>;
