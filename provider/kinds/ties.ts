@@ -33,3 +33,10 @@ export type OutputsDrift<R, Outputs, NotOutputs extends string = never> = Drift<
 export type KindDrift<Args, Inputs, R, Outputs, NotArgs extends string = never, NotOutputs extends string = never> =
   | ArgsDrift<Args, Inputs, NotArgs>
   | OutputsDrift<R, Outputs, NotOutputs>;
+/**
+ * The declared fields a kind's wire type (`client/types.ts`, which its zod schema is tied to in `client/ties.ts`)
+ * lacks, less `NotWire`: the fields the API does not return under their own name (the parent, which the uid
+ * carries; create-only and write-only fields such as `adoptUid` or a client secret; sub-resources). `never` when in
+ * step, so a field added to a declaration fails `tsc` until the client's wire type, and then its schema, have it.
+ */
+export type WireDrift<Inputs, Api, NotWire extends string = never> = Exclude<Exclude<KnownKeys<Inputs>, NotWire>, keyof Api & string>;

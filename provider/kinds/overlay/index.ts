@@ -25,7 +25,7 @@ import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
-import type { ExpectNone, KindDrift } from "../ties";
+import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -136,5 +136,11 @@ export class Overlay extends PlatformResource {
 
 export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
 
-/** @internal `OverlayArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
-export type OverlayTies = ExpectNone<KindDrift<OverlayArgs, OverlayInputs, Overlay, OverlayOutputs, never, "adoptUid">>;
+/**
+ * @internal `OverlayArgs`, the class's outputs and the wire type (`ApiOverlay`) tied to the declaration: a drift fails `tsc`
+ * here, naming the field (`kinds/ties.ts`).
+ */
+export type OverlayTies = ExpectNone<
+  | KindDrift<OverlayArgs, OverlayInputs, Overlay, OverlayOutputs, never, "adoptUid">
+  | WireDrift<OverlayInputs, ApiOverlay, "parentUid" | "adoptUid">
+>;

@@ -15,7 +15,7 @@ import { createOnly, declareResource, mutable, parent } from "../../engine/decla
 import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
-import type { ExpectNone, KindDrift } from "../ties";
+import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** Wire form, deduplicated and sorted: order and spelling never show as a diff. Unknown entries are kept. */
 function normalizeCapabilities(v: unknown): unknown {
@@ -81,5 +81,11 @@ export class Role extends PlatformResource {
 
 export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
 
-/** @internal `RoleArgs` and the class's outputs tied to the declaration: a drift fails `tsc` here (`kinds/ties.ts`). */
-export type RoleTies = ExpectNone<KindDrift<RoleArgs, RoleInputs, Role, RoleOutputs, never, "adoptUid">>;
+/**
+ * @internal `RoleArgs`, the class's outputs and the wire type (`ApiRole`) tied to the declaration: a drift fails `tsc`
+ * here, naming the field (`kinds/ties.ts`).
+ */
+export type RoleTies = ExpectNone<
+  | KindDrift<RoleArgs, RoleInputs, Role, RoleOutputs, never, "adoptUid">
+  | WireDrift<RoleInputs, ApiRole, "parentUid" | "adoptUid">
+>;
