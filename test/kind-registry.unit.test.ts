@@ -1,10 +1,11 @@
 /**
  * The kind registry (`provider/kinds/registry.ts`) is the one list of kinds: each key is its declaration's kind,
  * every kind folder under `provider/kinds/` is in it, and every registered kind's class is exported by the
- * package under the kind's name, made from the registered declaration. So a kind folder left out of the registry,
- * or a registered kind the package does not export, fails here by name.
+ * package under the kind's name, made from the registered declaration; every kind folder has its compile-time ties
+ * (`ties.ts`). So a kind folder left out of the registry, a registered kind the package does not export, or a kind
+ * without ties fails here by name.
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as pkg from "../provider/index";
@@ -23,6 +24,10 @@ describe("the kind registry", () => {
     expect(folders.length).toBeGreaterThan(0);
     expect(folders.map(kindOfFolder).filter((k) => !(KIND_NAMES as readonly string[]).includes(k))).toEqual([]);
     expect([...KIND_NAMES].sort()).toEqual(folders.map(kindOfFolder).sort());
+  });
+
+  it.each(folders)("kind folder %s has its compile-time ties (ties.ts, which tsc checks)", (folder) => {
+    expect(existsSync(join(KINDS_DIR, folder, "ties.ts"))).toBe(true);
   });
 
   it.each(KINDS.map((k) => [k.kind, k] as const))("%s: the package exports its class, made from the registered declaration's fields", (kind, entry) => {

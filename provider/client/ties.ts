@@ -4,7 +4,7 @@
  * the interface), and here its named keys must be exactly the interface's, so a field added to one and not the
  * other fails `tsc`, the error naming the field.
  *
- * Types only: the file compiles to nothing and nothing imports it (no public type depends on zod).
+ * Types only: the file compiles to nothing (no public type depends on zod).
  */
 import type { z } from "zod";
 import type { Drift, ExpectNone, KnownKeys } from "../typeTies";
@@ -14,23 +14,14 @@ import type * as Api from "./types";
 /** The keys by which a schema's parsed object and a wire type differ: `never` when in step. */
 export type SchemaDrift<Schema extends z.ZodType, T> = Drift<KnownKeys<z.output<Schema>>, keyof T & string>;
 
-/** Every wire type with its schema. */
+/**
+ * Every wire type with its schema that no kind owns; a kind's own wire type and schema are tied in its `XTies`
+ * (`provider/kinds/<kind>/index.ts`).
+ */
 export type SchemaTies = [
-  ExpectNone<SchemaDrift<typeof S.GroupShape, Api.ApiGroup>>,
   ExpectNone<SchemaDrift<typeof S.ClaimMatchShape, Api.ClaimMatch>>,
-  ExpectNone<SchemaDrift<typeof S.IdentityShape, Api.ApiIdentity>>,
-  ExpectNone<SchemaDrift<typeof S.RoleShape, Api.ApiRole>>,
-  ExpectNone<SchemaDrift<typeof S.RoleBindingShape, Api.ApiRoleBinding>>,
   ExpectNone<SchemaDrift<typeof S.CustomOverlayShape, Api.ApiCustomOverlay>>,
   ExpectNone<SchemaDrift<typeof S.SyncConfigShape, Api.ApiSyncConfig>>,
-  ExpectNone<SchemaDrift<typeof S.RepoShape, Api.ApiRepo>>,
   ExpectNone<SchemaDrift<typeof S.RepoReadmeShape, Api.ApiRepoReadme>>,
-  ExpectNone<SchemaDrift<typeof S.OverlayShape, Api.ApiOverlay>>,
-  ExpectNone<SchemaDrift<typeof S.OverlayBindingShape, Api.ApiOverlayBinding>>,
-  ExpectNone<SchemaDrift<typeof S.SubscriptionShape, Api.ApiSubscription>>,
-  ExpectNone<SchemaDrift<typeof S.IdentityProviderShape, Api.ApiIdentityProvider>>,
-  ExpectNone<SchemaDrift<typeof S.AccountAssociationShape, Api.ApiAccountAssociation>>,
-  ExpectNone<SchemaDrift<typeof S.GroupInviteShape, Api.ApiGroupInvite>>,
-  ExpectNone<SchemaDrift<typeof S.TagShape, Api.ApiTag>>,
   ExpectNone<SchemaDrift<typeof S.AdvisoryShape, Api.ApiAdvisory>>,
 ];

@@ -1,7 +1,7 @@
 /**
  * Compile-time ties between the places a resource's fields are written (`declare.ts`, "How to declare a new
  * resource"): the declaration's `fields` are tied to `XInputs` by `ResourceDeclaration`; each kind's `XTies`
- * (in its own `index.ts`, with these helpers) ties `XArgs` and the class's typed outputs to `XInputs` and
+ * (in its own `<kind>/ties.ts`, with these helpers) ties `XArgs` and the class's typed outputs to `XInputs` and
  * `XOutputs`. A field added to, renamed in or removed from one of them and not the others fails `tsc` in the
  * kind's folder, naming the field.
  *
@@ -28,7 +28,7 @@ export type ArgsDrift<Args, Inputs, NotArgs extends string = never> = Drift<keyo
 export type OutputsDrift<R, Outputs, NotOutputs extends string = never> = Drift<OutputKeys<R>, Exclude<KnownKeys<Outputs>, NotOutputs>>;
 /**
  * Every key by which a kind's public types drift from its declaration: {@link ArgsDrift} and {@link OutputsDrift}
- * together, `never` when in step. Each kind writes `export type XTies = ExpectNone<KindDrift<…>>` in its `index.ts`.
+ * together, `never` when in step. Each kind writes `export type XTies = ExpectNone<KindDrift<…> | …>` in its `ties.ts`.
  */
 export type KindDrift<Args, Inputs, R, Outputs, NotArgs extends string = never, NotOutputs extends string = never> =
   | ArgsDrift<Args, Inputs, NotArgs>

@@ -17,7 +17,6 @@ import { createTime, descriptionArg, named, uidArg, updateTime } from "../../eng
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
@@ -192,12 +191,3 @@ export class AccountAssociation extends PlatformResource {
 }
 
 export type { AmazonAccountArgs, AmazonAccount, GoogleProjectArgs, GoogleProject, AzureTenantArgs, AzureTenant, GitHubAppsArgs, GitHubApps, GitHubAppInstallationsArgs, GitHubAppInstallations, GitHubInstallationArgs, GitHubInstallation, ServiceBindingsArgs, ServiceBindings, AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./types";
-
-/**
- * @internal `AccountAssociationArgs`, the class's outputs and the wire type (`ApiAssoc`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type AccountAssociationTies = ExpectNone<
-  | KindDrift<AccountAssociationArgs, AccountAssociationInputs, AccountAssociation, AccountAssociationOutputs, never, "adopt">
-  | WireDrift<AccountAssociationInputs, ApiAssoc, "groupUid" | "adopt">
->;

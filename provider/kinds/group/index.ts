@@ -17,7 +17,6 @@ import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, update
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
@@ -97,12 +96,3 @@ export class Group extends PlatformResource {
 }
 
 export type { ResourceLimits, GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
-
-/**
- * @internal `GroupArgs`, the class's outputs and the wire type (`ApiGroup`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type GroupTies = ExpectNone<
-  | KindDrift<GroupArgs, GroupInputs, Group, GroupOutputs, "deleteTimeoutSeconds", "adoptUid" | "deleteTimeoutSeconds">
-  | WireDrift<GroupInputs, ApiGroup, "parentUid" | "adoptUid" | "deleteTimeoutSeconds">
->;

@@ -16,7 +16,6 @@ import { createTime, uidArg } from "../../engine/fieldTypes";
 import { candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** Parses `"72h"`, `"1h30m"`, `"90s"`, `"3600"` to whole seconds, or undefined. */
 export function ttlSeconds(v: unknown): number | undefined {
@@ -158,12 +157,3 @@ export class GroupInvite extends PlatformResource {
 }
 
 export type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./types";
-
-/**
- * @internal `GroupInviteArgs`, the class's outputs and the wire type (`ApiInvite`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type GroupInviteTies = ExpectNone<
-  | KindDrift<GroupInviteArgs, GroupInviteInputs, GroupInvite, GroupInviteOutputs, never, never>
-  | WireDrift<GroupInviteInputs, ApiInvite, "parentUid" | "ttl">
->;

@@ -15,7 +15,6 @@ import { createOnly, declareResource, mutable, output, parent } from "../../engi
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** The relationship kinds; an identity has exactly one, and switching kind replaces it. */
 export const RELATIONSHIP_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
@@ -257,12 +256,3 @@ export class Identity extends PlatformResource {
 export { isTrustworthyIssuer };
 
 export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
-
-/**
- * @internal `IdentityArgs`, the class's outputs and the wire type (`ApiIdentity`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type IdentityTies = ExpectNone<
-  | KindDrift<IdentityArgs, IdentityInputs, Identity, IdentityOutputs, never, "adoptUid">
-  | WireDrift<IdentityInputs, ApiIdentity, "parentUid" | "adoptUid">
->;

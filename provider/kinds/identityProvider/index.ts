@@ -13,7 +13,6 @@ import { createOnly, declareResource, mutable, parent } from "../../engine/decla
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
   const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
@@ -118,12 +117,3 @@ export class IdentityProvider extends PlatformResource {
 }
 
 export type { OidcArgs, Oidc, IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./types";
-
-/**
- * @internal `IdentityProviderArgs`, the class's outputs and the wire type (`ApiIdp`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type IdentityProviderTies = ExpectNone<
-  | KindDrift<IdentityProviderArgs, IdentityProviderInputs, IdentityProvider, IdentityProviderOutputs, never, "adoptUid">
-  | WireDrift<IdentityProviderInputs, ApiIdp, "parentUid" | "adoptUid" | "clientSecret">
->;

@@ -25,7 +25,6 @@ import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -135,12 +134,3 @@ export class Overlay extends PlatformResource {
 }
 
 export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
-
-/**
- * @internal `OverlayArgs`, the class's outputs and the wire type (`ApiOverlay`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type OverlayTies = ExpectNone<
-  | KindDrift<OverlayArgs, OverlayInputs, Overlay, OverlayOutputs, never, "adoptUid">
-  | WireDrift<OverlayInputs, ApiOverlay, "parentUid" | "adoptUid">
->;

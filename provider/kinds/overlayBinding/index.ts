@@ -23,7 +23,6 @@ import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
 import { tagNameProblem } from "../tag";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 type Ref = ApiOverlayBinding["overlay"];
 
@@ -112,12 +111,3 @@ export class OverlayBinding extends PlatformResource {
 }
 
 export type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
-
-/**
- * @internal `OverlayBindingArgs`, the class's outputs and the wire type (`ApiOverlayBinding`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type OverlayBindingTies = ExpectNone<
-  | KindDrift<OverlayBindingArgs, OverlayBindingInputs, OverlayBinding, OverlayBindingOutputs, never, "adoptUid">
-  | WireDrift<OverlayBindingInputs, ApiOverlayBinding, "repoUid" | "adoptUid">
->;

@@ -23,7 +23,6 @@ import { adoptUidArg, createTime, CustomOverlay, descriptionArg, named, stringLi
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
 import { processContext, type ProviderContext } from "../../engine/context";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { repoNameProblem } from "../../validation";
@@ -305,12 +304,3 @@ export class Repo extends PlatformResource {
 }
 
 export type { CustomOverlayArgs, CustomOverlay, OverlayContentsArgs, OverlayContents, OverlayFileArgs, OverlayFile, OverlayAccountsArgs, OverlayAccounts, OverlayUserArgs, OverlayUser, OverlayGroupArgs, OverlayGroup, OverlayCertificatesArgs, OverlayCertificates, SyncConfigArgs, SyncConfig, SyncState, RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
-
-/**
- * @internal `RepoArgs`, the class's outputs and the wire type (`ApiRepo`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type RepoTies = ExpectNone<
-  | KindDrift<RepoArgs, RepoInputs, Repo, RepoOutputs, never, "adoptUid">
-  | WireDrift<RepoInputs, ApiRepo, "parentUid" | "adoptUid" | "syncConfig" | "readme">
->;

@@ -15,7 +15,6 @@ import { createOnly, declareResource, mutable, parent } from "../../engine/decla
 import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** Wire form, deduplicated and sorted: order and spelling never show as a diff. Unknown entries are kept. */
 function normalizeCapabilities(v: unknown): unknown {
@@ -80,12 +79,3 @@ export class Role extends PlatformResource {
 }
 
 export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
-
-/**
- * @internal `RoleArgs`, the class's outputs and the wire type (`ApiRole`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type RoleTies = ExpectNone<
-  | KindDrift<RoleArgs, RoleInputs, Role, RoleOutputs, never, "adoptUid">
-  | WireDrift<RoleInputs, ApiRole, "parentUid" | "adoptUid">
->;

@@ -17,7 +17,6 @@ import { adoptUidArg, named, uidArg } from "../../engine/fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 
 /** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
@@ -143,12 +142,3 @@ export class RoleBinding extends PlatformResource {
 }
 
 export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
-
-/**
- * @internal `RoleBindingArgs`, the class's outputs and the wire type (`ApiRoleBinding`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type RoleBindingTies = ExpectNone<
-  | KindDrift<RoleBindingArgs, RoleBindingInputs, RoleBinding, RoleBindingOutputs, never, "adoptUid">
-  | WireDrift<RoleBindingInputs, ApiRoleBinding, "groupUid" | "adoptUid">
->;

@@ -21,7 +21,6 @@ import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { sinkProblem } from "../../validation";
@@ -89,12 +88,3 @@ export class Subscription extends PlatformResource {
 }
 
 export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
-
-/**
- * @internal `SubscriptionArgs`, the class's outputs and the wire type (`ApiSubscription`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type SubscriptionTies = ExpectNone<
-  | KindDrift<SubscriptionArgs, SubscriptionInputs, Subscription, SubscriptionOutputs, never, "adoptUid">
-  | WireDrift<SubscriptionInputs, ApiSubscription, "parentUid" | "adoptUid">
->;

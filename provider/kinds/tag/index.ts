@@ -23,7 +23,6 @@ import { adoptUidArg, stringList, uidArg, updateTime } from "../../engine/fieldT
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
-import type { ExpectNone, KindDrift, WireDrift } from "../ties";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { tagNameProblem } from "../../validation";
@@ -120,12 +119,3 @@ export class Tag extends PlatformResource {
 }
 
 export type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
-
-/**
- * @internal `TagArgs`, the class's outputs and the wire type (`ApiTag`) tied to the declaration: a drift fails `tsc`
- * here, naming the field (`kinds/ties.ts`).
- */
-export type TagTies = ExpectNone<
-  | KindDrift<TagArgs, TagInputs, Tag, TagOutputs, never, "adoptUid">
-  | WireDrift<TagInputs, ApiTag, "repoUid" | "adoptUid">
->;
