@@ -12,7 +12,8 @@
 // last element). `write` writes the generated files there and removes every other file in it, except the files
 // the generators do not write and this repository keeps by hand: the Go SDK's go.mod and go.sum. `check` writes
 // nothing; it prints one line per file that `write` would change (`missing <path>`, `differs <path>`, `stale
-// <path>`, paths relative to <sdk>). The Python SDK also gets a README.md at its root, a copy of the generated
+// <path>`, paths relative to <sdk>); both leave a Python build's by-products alone (build/, dist/, *.egg-info,
+// __pycache__). The Python SDK also gets a README.md at its root, a copy of the generated
 // platform_pulumi/README.md: its generated pyproject.toml names it, and the generator does not write it there.
 //
 // Exit codes: 0 written, or checked with no difference; 1 the schema did not bind, a generator failed (its error
@@ -29,6 +30,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/blang/semver"
 	"github.com/hashicorp/hcl/v2"
@@ -143,6 +145,17 @@ func generate(schemaPath, lang string) (map[string][]byte, int) {
 	return out, 0
 }
 
+// ignored says whether a file under <sdk> is a build's by-product, which neither `write` nor `check` counts: what
+// the Python SDK's generated .gitignore names (`pip install ./sdk/python` builds in the folder itself).
+func ignored(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part == "__pycache__" || part == ".mypy_cache" || strings.HasSuffix(part, ".egg-info") || strings.HasSuffix(part, ".pyc") {
+			return true
+		}
+	}
+	return strings.HasPrefix(rel, "python/build/") || strings.HasPrefix(rel, "python/dist/")
+}
+
 // existing lists the files under <sdk>/<lang> (relative to <sdk>, slash-separated); none when it does not exist.
 func existing(sdk, lang string) ([]string, error) {
 	var names []string
@@ -158,7 +171,9 @@ func existing(sdk, lang string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			names = append(names, filepath.ToSlash(rel))
+			if !ignored(filepath.ToSlash(rel)) {
+				names = append(names, filepath.ToSlash(rel))
+			}
 		}
 		return nil
 	})
