@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", ".pulumi-work/**", "node_modules/**", "**/node_modules/**", "test/programs/**", "bench/programs/**", "examples/**/program/**", "examples/workload-identity/setup/**", "examples/workload-identity/reader/**", "scripts/link-self.js", "scripts/clean-stale.js"] },
+  { ignores: ["dist/**", ".pulumi-work/**", "node_modules/**", "**/node_modules/**", "test/programs/**", "sdk/**", "bench/programs/**", "examples/**/program/**", "examples/workload-identity/setup/**", "examples/workload-identity/reader/**", "scripts/link-self.js", "scripts/clean-stale.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
