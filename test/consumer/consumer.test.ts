@@ -16,6 +16,13 @@
  * the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
  * from a file in a second project and destroying it; destroy, and an API check that nothing is left.
  *
+ * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md): the YAML program
+ * (test/programs/native-yaml) on each toolchain and the Python program (test/programs/native-python) on the oldest,
+ * each in a new folder with only `npm install <tarball>`, through the same steps as test/native-yaml.test.ts and
+ * test/native-python.test.ts; on the oldest, the installed launcher is executable and starts. The language hosts
+ * come from scripts/ensure-language-hosts (`npm run test:consumer` runs it); where one cannot be made (no Go or
+ * python3) its program's steps skip, saying so.
+ *
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
@@ -27,6 +34,8 @@ import { PlatformClient } from "../../provider/client/client";
 import { changes, engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
+import { PYTHON_PROGRAM, YAML_PROGRAM } from "../harness/nativeOrg";
+import { describeNativeProgram } from "./languages";
 import {
   PKG,
   TOOLCHAINS,
@@ -40,6 +49,7 @@ import {
   run,
   startEmulatorBin,
   tail,
+  toolchainNodeBin,
   typescriptBlocks,
   type StartedEmulator,
   type Toolchain,
@@ -70,11 +80,11 @@ const COLLECTIONS = [
   "repos", "tags", "overlays", "overlayBindings", "subscriptions",
 ] as const;
 
-let work: string;
+// Made while the file is collected: the native programs' folders in it are named when their tests are registered.
+const work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
 let tarball: string;
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
   tarball = await packTarball(work);
 }, 300_000);
 
@@ -124,6 +134,22 @@ function resourcesSummary(out: string): string {
 
 for (const tc of TOOLCHAINS) describeToolchain(tc);
 
+// The native provider plugin from the tarball (docs/native.md): the YAML program on every toolchain, the Python
+// program on the oldest, which is also where the launcher itself is checked.
+for (const [i, tc] of TOOLCHAINS.entries()) {
+  const programs = i === 0 ? [YAML_PROGRAM, PYTHON_PROGRAM] : [YAML_PROGRAM];
+  for (const program of programs) {
+    describeNativeProgram({
+      tc,
+      program,
+      dir: path.join(work, `${program.program}-node${tc.nodeMajor}`),
+      tarball: () => tarball,
+      checkLauncher: i === 0 && program === YAML_PROGRAM,
+      onFail: (dir) => kept.push(dir),
+    });
+  }
+}
+
 function describeToolchain(tc: Toolchain): void {
   describe(`consumer project on ${tc.name}`, () => {
     let allPassed = true;
@@ -170,14 +196,7 @@ function describeToolchain(tc: Toolchain): void {
     };
 
     step(`installs the tarball with Node ${tc.nodeMajor}: no EBADENGINE, no peer warnings, the declared versions`, async () => {
-      const systemMajor = Number(process.versions.node.split(".")[0]);
-      if (!tc.alwaysFetch && systemMajor === tc.nodeMajor) {
-        nodeBin = path.dirname(process.execPath);
-      } else {
-        const r = await run("bash", [path.join(REPO_ROOT, "scripts", "ensure-node"), tc.nodeVersion], { cwd: REPO_ROOT, env: cleanEnv() });
-        expect(r.code, tail(r)).toBe(0);
-        nodeBin = r.stdout.trim().split("\n").pop()!;
-      }
+      nodeBin = await toolchainNodeBin(tc);
       const env = cleanEnv(nodeBin);
       const v = await run("node", ["-p", "process.version"], { cwd: REPO_ROOT, env });
       expect(v.stdout.trim()).toMatch(new RegExp(`^v${tc.nodeMajor}\\.`));

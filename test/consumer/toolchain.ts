@@ -69,6 +69,20 @@ export const TOOLCHAINS: readonly Toolchain[] = [
   },
 ];
 
+/**
+ * The folder of the toolchain's `node` (and its npm): this process's when it has the toolchain's major and the
+ * toolchain does not ask for a fetch, else the release `nodeVersion` made by scripts/ensure-node (fetched once,
+ * then found).
+ * @throws Error with the script's output when it fails.
+ */
+export async function toolchainNodeBin(tc: Toolchain): Promise<string> {
+  const systemMajor = Number(process.versions.node.split(".")[0]);
+  if (!tc.alwaysFetch && systemMajor === tc.nodeMajor) return path.dirname(process.execPath);
+  const r = await run("bash", [path.join(REPO_ROOT, "scripts", "ensure-node"), tc.nodeVersion], { cwd: REPO_ROOT, env: cleanEnv() });
+  if (r.code !== 0) throw new Error(`scripts/ensure-node ${tc.nodeVersion} failed:\n${tail(r)}`);
+  return r.stdout.trim().split("\n").pop()!;
+}
+
 /** What a child process did. */
 export interface RunResult {
   code: number;

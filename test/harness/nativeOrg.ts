@@ -1,15 +1,20 @@
 /**
  * The steps the native provider plugin's tests in other languages share (test/native-yaml.test.ts,
- * test/native-python.test.ts): their programs (test/programs/native-<language>) declare the same small org by type
+ * test/native-python.test.ts, and the same programs from the packed package in test/consumer/consumer.test.ts):
+ * {@link YAML_PROGRAM} and {@link PYTHON_PROGRAM}. Their programs (test/programs/native-<language>) declare the same small org by type
  * token, `team` (a group under the org, its description from config `desc`), `sub` (a group under it), `ci` (an
  * identity with `claimMatch`) and `ciViewer` (a role binding of `ci` at `sub` to the built-in viewer role found
  * through the plugin's Invoke of `platform:iam:getRole`), with the outputs teamUid, subUid, subParent, ciUid,
  * bindingUid and viewerUid.
  */
 import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/lib/pulumi";
+import { parse, stringify } from "yaml";
+import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
+import { mkGroup } from "../helpers";
 import { emulatorEnv, stepTest, type Step } from "./steps";
 
 /** What {@link ensureHost} found: the script's exit status, its printed lines and its stderr. */
@@ -98,18 +103,33 @@ export interface LanguageTest {
   language: string;
   /** `scripts/<script>`, which makes the language host and prints its folder (then, for Python, the interpreter). */
   script: string;
-  /** The program's folder under test/programs, also the stack's name. */
+  /** The program's folder under test/programs, also the stack's name unless `stack` is given. */
   program: string;
   /** From the script's printed lines: the host's folder, and more environment (Python: `PULUMI_PYTHON_CMD`). */
   host: (lines: readonly string[]) => { dir: string; env?: NodeJS.ProcessEnv };
   /** The language's own steps, after {@link orgSteps}. */
   steps: Step[];
+  /**
+   * Where the program runs instead of test/programs/`program`: an absolute folder holding a copy of it (the
+   * consumer tier's project, with the package installed from its tarball). It must exist when the test's
+   * `beforeAll` runs (it is where the stack is made), not when the test is registered.
+   */
+  cwd?: string;
+  /** The stack's name (default `program`). */
+  stack?: string;
+  /** More folders on PATH after the host's (e.g. a toolchain's node, which the plugin's launcher runs), read when the test starts. */
+  pathDirs?: () => readonly string[];
+  /** Each step's timeout in milliseconds (stepTest's default when absent). */
+  timeoutMs?: number;
 }
+
+/** The programs' folder, test/programs. */
+const PROGRAMS = path.join(REPO_ROOT, "test", "programs");
 
 /**
  * Registers a native-plugin test in another language: the host made by `scripts/<script>` (its folder first on
- * PATH), the org's `orgUid` config from the emulator, {@link orgSteps} and then the language's own steps. Where the
- * host cannot be made here (the script exits 3: no Go or python3), one skipped test says why.
+ * PATH, then `pathDirs`), the org's `orgUid` config from the emulator, {@link orgSteps} and then the language's own
+ * steps. Where the host cannot be made here (the script exits 3: no Go or python3), one skipped test says why.
  */
 export function languageTest(o: LanguageTest): void {
   const host = ensureHost(o.script);
@@ -121,12 +141,103 @@ export function languageTest(o: LanguageTest): void {
   }
   const made = o.host(host.lines);
   stepTest(o.title, {
-    program: o.program,
-    stack: o.program,
-    env: (emu) => ({ ...emulatorEnv(emu), PATH: `${made.dir}${path.delimiter}${process.env["PATH"] ?? ""}`, ...made.env }),
+    // stepTest takes a folder under test/programs: another folder is given relative to it.
+    program: o.cwd === undefined ? o.program : path.relative(PROGRAMS, o.cwd),
+    stack: o.stack ?? o.program,
+    env: (emu) => ({
+      ...emulatorEnv(emu),
+      PATH: [made.dir, ...(o.pathDirs?.() ?? []), process.env["PATH"] ?? ""].join(path.delimiter),
+      ...made.env,
+    }),
     setup: async ({ cli, emu }) => {
       await cli.ok(["config", "set", "orgUid", emu.orgUid]);
     },
     steps: [...orgSteps(o.language), ...o.steps],
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
   });
 }
+
+/** A language's program and host: a {@link LanguageTest} but for where and as what it runs. */
+export type LanguageProgram = Omit<LanguageTest, "title" | "cwd" | "stack" | "pathDirs" | "timeoutMs">;
+
+/**
+ * The YAML program (test/programs/native-yaml) on Pulumi's YAML host (scripts/ensure-language-yaml), and its own
+ * step: `pulumi import` of a group made outside Pulumi by its uid, with no write, whose generated YAML, added to
+ * (a copy of) the program, previews no change.
+ */
+export const YAML_PROGRAM: LanguageProgram = {
+  language: "YAML",
+  // Built (or found) while the file is collected: the first build takes about two minutes, later runs milliseconds.
+  script: "ensure-language-yaml",
+  program: "native-yaml",
+  host: (lines) => ({ dir: lines[lines.length - 1] ?? "" }),
+  steps: [
+    {
+      name: "pulumi import adopts a group made outside Pulumi by its uid with no write, and its generated YAML previews no change",
+      command: null,
+      check: async ({ emu, cli, writes, backend, cwd }) => {
+        const stack = cli.opts.stack;
+        const legacy = await mkGroup(emu, emu.orgUid, "yaml-legacy", "made outside");
+        const work = mkdtempSync(path.join(tmpdir(), "native-yaml-import-"));
+        try {
+          const since = emu.requests.length;
+          const code = path.join(work, "legacy.yaml");
+          const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--out", code]);
+          expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+          expect(writes(since)).toEqual([]);
+          const generated = parse(readFileSync(code, "utf8")) as { resources: Record<string, unknown> };
+          expect(generated.resources["legacy"]).toMatchObject({
+            type: "platform:iam:Group",
+            properties: { name: "yaml-legacy", description: "made outside", parentUid: emu.orgUid },
+          });
+          // The program with the generated code added, in a copy whose plugin path is absolute (the same plugin).
+          const project = parse(readFileSync(path.join(cwd, "Pulumi.yaml"), "utf8")) as Record<string, any>;
+          project["plugins"].providers[0].path = path.resolve(cwd, project["plugins"].providers[0].path as string);
+          project["resources"] = { ...project["resources"], ...generated.resources };
+          writeFileSync(path.join(work, "Pulumi.yaml"), stringify(project));
+          copyFileSync(path.join(cwd, `Pulumi.${stack}.yaml`), path.join(work, `Pulumi.${stack}.yaml`));
+          const copy = new PulumiCli({ cwd: work, backendDir: backend, stack, env: cli.opts.env ?? {} });
+          const preview = await copy.run(["preview", "--expect-no-changes"]);
+          expect(preview.code, `${preview.stdout}\n${preview.stderr}`).toBe(0);
+        } finally {
+          rmSync(work, { recursive: true, force: true });
+        }
+        // Imported resources are protected; unprotected, the destroy below removes it with the rest.
+        const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
+        expect(imported?.["type"]).toBe("platform:iam:Group");
+        await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
+      },
+    },
+  ],
+};
+
+/**
+ * The Python program (test/programs/native-python) on Pulumi's Python host (scripts/ensure-language-python, with
+ * `PULUMI_PYTHON_CMD` its venv's Python), and its own step: `pulumi import --generate-code=false` of a group made
+ * outside Pulumi by its uid, with no write (this host cannot generate code).
+ */
+export const PYTHON_PROGRAM: LanguageProgram = {
+  language: "Python",
+  // Made (or found) while the file is collected: the first time about a minute and a half, later milliseconds.
+  script: "ensure-language-python",
+  program: "native-python",
+  host: (lines) => ({ dir: lines[lines.length - 2] ?? "", env: { PULUMI_PYTHON_CMD: lines[lines.length - 1] ?? "" } }),
+  steps: [
+    {
+      name: "pulumi import --generate-code=false adopts a group made outside Pulumi by its uid, with no write",
+      command: null,
+      check: async ({ emu, cli, writes }) => {
+        const legacy = await mkGroup(emu, emu.orgUid, "py-legacy", "made outside");
+        const since = emu.requests.length;
+        const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
+        expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+        expect(writes(since)).toEqual([]);
+        const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
+        expect(imported?.["type"]).toBe("platform:iam:Group");
+        expect(imported?.["outputs"]).toMatchObject({ name: "py-legacy", description: "made outside", parentUid: emu.orgUid });
+        // Imported resources are protected; unprotected, the destroy below removes it with the rest.
+        await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
+      },
+    },
+  ],
+};
