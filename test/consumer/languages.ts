@@ -13,11 +13,14 @@ import * as path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
-import { languageTest, type LanguageProgram } from "../harness/nativeOrg";
+import { ensureHost, languageTest, type LanguageProgram } from "../harness/nativeOrg";
 import { PKG, cleanEnv, run, tail, toolchainNodeBin, type Toolchain } from "./toolchain";
 
 /** The plugin's path in a project's Pulumi.yaml, as docs/native.md writes it. */
 export const PLUGIN_PATH = `node_modules/${PKG.name}/plugin`;
+
+/** Where a Python run installs the tarball's `sdk/python` (`pip install --target`), inside the project's folder. */
+const PYTHON_SDK_TARGET = ".platform-sdk";
 
 /** Options of {@link describeNativeProgram}. */
 export interface NativeProgramRun {
@@ -68,6 +71,19 @@ export function describeNativeProgram(o: NativeProgramRun): void {
       project.setIn(["plugins", "providers", 0, "path"], PLUGIN_PATH);
       writeFileSync(path.join(dir, "Pulumi.yaml"), project.toString());
       expect(project.toJS().plugins).toEqual({ providers: [{ name: "platform", path: PLUGIN_PATH }] });
+      if (program.language === "Python") {
+        // The SDK from the tarball, as docs/native.md says (`pip install node_modules/platform-pulumi/sdk/python`):
+        // into the project's own folder, first on PYTHONPATH, so the program imports it and not the test venv's copy.
+        const python = ensureHost(program.script).lines.at(-1) ?? "";
+        const sdk = path.join(dir, PYTHON_SDK_TARGET);
+        const pip = await run(python, ["-m", "pip", "install", "--quiet", "--no-deps", "--target", sdk, path.join(dir, "node_modules", PKG.name, "sdk", "python")], { cwd: dir, env: { ...process.env }, timeoutMs: 300_000 });
+        if (pip.code !== 0) {
+          failed = true;
+          throw new Error(`pip install of the tarball's sdk/python failed:\n${tail(pip)}`);
+        }
+        const where = await run(python, ["-c", "import platform_pulumi; print(platform_pulumi.__file__)"], { cwd: dir, env: { ...process.env, PYTHONPATH: sdk }, timeoutMs: 60_000 });
+        expect(where.stdout.trim().startsWith(sdk), where.stdout + where.stderr).toBe(true);
+      }
     }, 600_000);
 
     afterAll(() => {
@@ -114,6 +130,11 @@ export function describeNativeProgram(o: NativeProgramRun): void {
 
     languageTest({
       ...program,
+      // Python: the tarball's SDK, installed above, ahead of the venv's.
+      host: (lines) => {
+        const made = program.host(lines);
+        return program.language === "Python" ? { ...made, env: { ...made.env, PYTHONPATH: path.join(dir, PYTHON_SDK_TARGET) } } : made;
+      },
       title: `${program.language}: the org's steps through the plugin installed from the tarball`,
       cwd: dir,
       stack: program.program,
