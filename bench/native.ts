@@ -13,7 +13,7 @@
  * Each ratio is taken per round (native/dynamic, native/floor, dynamic/floor), then reported as the median of the
  * rounds with its min–max. While each op runs, the peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 50 ms; the
  * kernel keeps the high-water mark, so a sample misses only growth in the op's last 50 ms) of the provider
- * process is recorded: the native plugin's (`dist/provider/native/main.js` in its command line) and the dynamic
+ * process under this one (not other users' plugins on a shared machine) is recorded: the native plugin's (`dist/provider/native/main.js` in its command line) and the dynamic
  * provider's (`dynamic-provider`, the floor's plugin too).
  *
  * Environment: BENCH_NATIVE_SIZES (resources, multiples of 15; default BENCH_SIZES, else 150,750),
@@ -36,22 +36,59 @@ export const NATIVE_SIDES: readonly NativeSide[] = ["native", "real", "noop"];
 const OPS = ["up", "refresh", "destroy"] as const;
 type Op = (typeof OPS)[number];
 
-/** Command-line fragments of the provider processes, per kind of plugin. */
-const NEEDLES = { native: path.join("dist", "provider", "native", "main.js"), dynamic: "dynamic-provider" } as const;
+/**
+ * Command-line fragments of the provider processes, per kind of plugin: the node process and the plugin's shell
+ * wrapper, whose forked child shows the wrapper's command line until it execs node (a pid is classified once, at
+ * its first sample, so the wrapper's name must count too; the wrapper's own few MiB never set the peak).
+ */
+const NEEDLES: Record<"native" | "dynamic", readonly string[]> = {
+  native: [path.join("dist", "provider", "native", "main.js"), "pulumi-resource-platform"],
+  dynamic: ["dynamic-provider", "pulumi-resource-pulumi-nodejs"],
+};
 
 const log = (s: string) => process.stderr.write(`bench native: ${s}\n`);
 
-/** Peak `VmHWM` (MiB) of processes whose command line contains each needle, sampled every 50 ms until stopped. */
-function hwmWatcher(needles: Record<string, string>): { stop: () => Record<string, number> } {
+/** The parent pid of `pid`, from /proc/<pid>/stat (the field after the command, which may hold spaces and parentheses). */
+function parentOf(pid: string): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]!;
+}
+
+/**
+ * Peak `VmHWM` (MiB), sampled every 50 ms until stopped, of this process's descendants (the Pulumi CLI and the
+ * plugins it starts; other users' plugins on a shared machine are not counted) whose command line contains one of
+ * each key's needles.
+ */
+function hwmWatcher(needles: Record<string, readonly string[]>): { stop: () => Record<string, number> } {
   const peak: Record<string, number> = Object.fromEntries(Object.keys(needles).map((k) => [k, 0]));
   const kindOf = new Map<string, string | null>(); // pid → needle key, or null for a process of no interest
+  const parent = new Map<string, string>();
+  const me = String(process.pid);
   const sample = () => {
-    for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    const pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+    const children = new Map<string, string[]>();
+    for (const pid of pids) {
+      try {
+        if (!parent.has(pid)) parent.set(pid, parentOf(pid));
+        const pp = parent.get(pid)!;
+        children.set(pp, [...(children.get(pp) ?? []), pid]);
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+    const mine: string[] = [];
+    for (const queue = [me]; queue.length; ) {
+      for (const c of children.get(queue.shift()!) ?? []) {
+        mine.push(c);
+        queue.push(c);
+      }
+    }
+    for (const pid of mine) {
       try {
         let kind = kindOf.get(pid);
         if (kind === undefined) {
           const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-          kind = Object.entries(needles).find(([, n]) => cmd.includes(n))?.[0] ?? null;
+          kind = Object.entries(needles).find(([, ns]) => ns.some((n) => cmd.includes(n)))?.[0] ?? null;
           kindOf.set(pid, kind);
         }
         if (kind === null) continue;
