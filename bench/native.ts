@@ -38,8 +38,7 @@ type Op = (typeof OPS)[number];
 
 /**
  * Command-line fragments of the provider processes, per kind of plugin: the node process and the plugin's shell
- * wrapper, whose forked child shows the wrapper's command line until it execs node (a pid is classified once, at
- * its first sample, so the wrapper's name must count too; the wrapper's own few MiB never set the peak).
+ * wrapper (the wrapper's own few MiB never set the peak).
  */
 const NEEDLES: Record<"native" | "dynamic", readonly string[]> = {
   native: [path.join("dist", "provider", "native", "main.js"), "pulumi-resource-platform"],
@@ -61,7 +60,9 @@ function parentOf(pid: string): string {
  */
 function hwmWatcher(needles: Record<string, readonly string[]>): { stop: () => Record<string, number> } {
   const peak: Record<string, number> = Object.fromEntries(Object.keys(needles).map((k) => [k, 0]));
-  const kindOf = new Map<string, string | null>(); // pid → needle key, or null for a process of no interest
+  // pid → needle key, once matched (a plugin's wrapper execs node or forks it, so a match stays one); a pid that
+  // matches nothing is read again at the next sample, as it may be a fork that has not yet exec'd its program.
+  const kindOf = new Map<string, string>();
   const parent = new Map<string, string>();
   const me = String(process.pid);
   const sample = () => {
@@ -88,10 +89,10 @@ function hwmWatcher(needles: Record<string, readonly string[]>): { stop: () => R
         let kind = kindOf.get(pid);
         if (kind === undefined) {
           const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-          kind = Object.entries(needles).find(([, ns]) => ns.some((n) => cmd.includes(n)))?.[0] ?? null;
+          kind = Object.entries(needles).find(([, ns]) => ns.some((n) => cmd.includes(n)))?.[0];
+          if (kind === undefined) continue;
           kindOf.set(pid, kind);
         }
-        if (kind === null) continue;
         const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
         peak[kind] = Math.max(peak[kind]!, kb / 1024);
       } catch {
