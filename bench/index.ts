@@ -32,6 +32,9 @@
  * BENCH_START_PAIRS (plugin-start pairs and runtime-load rounds per toolchain, default 15), BENCH_OUT (the results
  * file, default bench/results.json; another name keeps an opt-in run, such as 3,000 resources, beside the default
  * run's, e.g. bench/results-3000.json, its chart beside it as .svg).
+ * The native provider plugin against this provider and the floor (bench/native.ts: the same org by type token, the
+ * three interleaved in rotation, on an emulator in another process), after the toolchains, on the `node` on PATH:
+ * `native.<size>` in the results, its own BENCH_NATIVE_* variables; BENCH_NATIVE=0 leaves it out.
  * BENCH_SPLIT=1 also runs bench/split.ts (the org as a set of stacks against one stack; its own BENCH_SPLIT_*
  * variables) after the rest, into bench/split-results.json.
  * Run it on an otherwise idle machine.
@@ -46,6 +49,7 @@ import { PlatformClient } from "../provider/client/client";
 import { getRepos } from "../provider/lookups";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { emulatorProcess } from "./emulatorProcess";
+import { nativeSweep, nativeTable } from "./native";
 import { growth, median, pairRatios, round, spread, type Spread } from "./stats";
 import { pluginStartBench, runtimeLoadBench, startTable, type LoadFigures, type PluginStartFigures } from "./plugin-start";
 
@@ -417,11 +421,14 @@ async function main(): Promise<void> {
   for (const tc of toolchains) runs.push({ tc, out: await toolchainBench(tc) });
   const first = runs[0]!;
   const engine = first.out.engines[0]!;
+  // The native plugin, the dynamic provider and the floor, interleaved, on the `node` on PATH.
+  const native = process.env["BENCH_NATIVE"] === "0" ? undefined : await nativeSweep();
 
   const results = {
     // The first toolchain's engine figures at the top level, as older readers expect; every toolchain under `toolchains`.
     ...engineResults(first.out.engines),
     toolchains: Object.fromEntries(runs.map((r) => [r.tc.key, r.out.results])),
+    ...(native ? { native } : {}),
     list_10k_requests: list.requests,
     list_10k_ratio: pairRatios(list.client, list.raw),
     list_10k_pairs: list.client.length,
@@ -479,6 +486,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write("\n| figure | value | baseline (absolute) | target |\n|---|---|---|---|\n");
   for (const [k, v, base, target] of rows) process.stdout.write(`| ${k} | ${v} | ${base} | ${target} |\n`);
+  if (native) process.stdout.write(`\nthe native provider plugin against this provider's dynamic resources and the floor (median of the rounds, min–max):\n\n${nativeTable(native)}\n`);
   process.stdout.write(`\nwritten to ${path.relative(REPO_ROOT, resultsFile)} and ${path.relative(REPO_ROOT, svgOut)}\n`);
   // The split layout (bench/split.ts) takes tens of minutes at 750 resources and more: only when asked.
   if (process.env["BENCH_SPLIT"] === "1") await (await import("./split")).splitBench();

@@ -54,3 +54,16 @@ export function growth(secondsBySize: ReadonlyMap<number, number>): number | und
   const hi = sizes[sizes.length - 1]!;
   return round(secondsBySize.get(hi)! / hi / (secondsBySize.get(lo)! / lo));
 }
+
+/**
+ * The order of the sides in interleaved round `r` (from 0) of a benchmark of several sides: `sides` rotated left by
+ * `r` (ABC, BCA, CAB, ABC, …), so over every `sides.length` rounds each side runs once in each position, and load
+ * that rises or falls within a round is shared out evenly. @throws Error when `sides` is empty or `r` is not a
+ * non-negative integer.
+ */
+export function rotation<T>(sides: readonly T[], r: number): T[] {
+  if (sides.length === 0) throw new Error("rotation of no sides");
+  if (!Number.isInteger(r) || r < 0) throw new Error(`round must be a non-negative integer, got ${r}`);
+  const k = r % sides.length;
+  return [...sides.slice(k), ...sides.slice(0, k)];
+}

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { growth, median, pairRatios, spread } from "../bench/stats";
+import { growth, median, pairRatios, rotation, spread } from "../bench/stats";
 
 const { orgGroups } = createRequire(__filename)("../bench/programs/org/shape.js") as {
   orgGroups: (size: number) => Array<{ key: string; name: string; parent: string | undefined; depth: number }>;
@@ -20,6 +20,17 @@ describe("bench statistics", () => {
   it("measures per-resource growth from the smallest size to the largest", () => {
     expect(growth(new Map([[3000, 200], [150, 5], [750, 30]]))).toBeCloseTo(2, 6); // 200/3000 ÷ 5/150
     expect(growth(new Map([[150, 5]]))).toBeUndefined();
+  });
+  it("rotates the sides round by round, so each side runs once in each position every sides.length rounds", () => {
+    const sides = ["native", "real", "noop"];
+    expect([0, 1, 2, 3].map((r) => rotation(sides, r).join(""))).toEqual(["nativerealnoop", "realnoopnative", "noopnativereal", "nativerealnoop"]);
+    for (let pos = 0; pos < 3; pos++) expect(new Set([0, 1, 2].map((r) => rotation(sides, r)[pos])).size).toBe(3);
+    expect(sides).toEqual(["native", "real", "noop"]); // not changed in place
+  });
+  it("refuses a rotation of no sides or of a round that is not a non-negative integer", () => {
+    expect(() => rotation([], 0)).toThrow(/no sides/);
+    expect(() => rotation(["a"], -1)).toThrow(/non-negative integer, got -1/);
+    expect(() => rotation(["a"], 1.5)).toThrow(/got 1.5/);
   });
 });
 

@@ -5,7 +5,9 @@
 // bucket i % `buckets`), reading their uids from the root stack (config `rootStack`) through a StackReference.
 // mode=real uses platform-pulumi against the API; mode=noop declares the same graph with a dynamic provider whose
 // methods return at once (stored as a minimal provider text, like ours), so the difference between the two runs
-// is what this provider and its API calls add to the engine's own cost.
+// is what this provider and its API calls add to the engine's own cost. mode=native declares the same graph by type
+// token (platform:iam:Group, …) as raw CustomResources served by the native provider plugin
+// (plugin/pulumi-resource-platform, named in Pulumi.yaml): no class of this package is loaded (bench/native.ts).
 const pulumi = require("@pulumi/pulumi");
 const { orgGroups } = require("./shape");
 
@@ -18,6 +20,12 @@ const roleUid = cfg.require("roleUid");
 let Group, Identity, RoleBinding;
 if (mode === "real") {
   ({ Group, Identity, RoleBinding } = require("platform-pulumi"));
+} else if (mode === "native") {
+  // The native plugin's kinds by type token, their server-set outputs named so they are read back (`group.uid`).
+  const kind = (token) => class extends pulumi.CustomResource {
+    constructor(name, args, opts) { super(token, name, { uid: undefined, createTime: undefined, updateTime: undefined, ...args }, opts); }
+  };
+  Group = kind("platform:iam:Group"); Identity = kind("platform:iam:Identity"); RoleBinding = kind("platform:iam:RoleBinding");
 } else {
   // The floor: a provider that does nothing, stored as a few lines of code (noop.js).
   const { source } = require("./noop");
