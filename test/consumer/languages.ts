@@ -1,6 +1,6 @@
 /**
- * The consumer tier's runs of the native provider plugin from the packed package (docs/native.md "YAML" and
- * "Python"), as a new user makes them: `npm install <tarball>` in a new folder on the toolchain's node and npm, the
+ * The consumer tier's runs of the native provider plugin from the packed package (docs/native.md "YAML",
+ * "Python" and "Go", the Python and Go programs on the SDKs the package carries), as a new user makes them: `npm install <tarball>` in a new folder on the toolchain's node and npm, the
  * program beside it whose Pulumi.yaml loads the plugin by `path: node_modules/platform-pulumi/plugin`, then the same
  * steps as the in-repo tests (test/harness/nativeOrg.ts: up of a small org, one masked PATCH, an edit made outside
  * Pulumi seen by `preview --refresh`, `pulumi import`, destroy with nothing left), through the real Pulumi CLI,
@@ -71,6 +71,14 @@ export function describeNativeProgram(o: NativeProgramRun): void {
       project.setIn(["plugins", "providers", 0, "path"], PLUGIN_PATH);
       writeFileSync(path.join(dir, "Pulumi.yaml"), project.toString());
       expect(project.toJS().plugins).toEqual({ providers: [{ name: "platform", path: PLUGIN_PATH }] });
+      if (program.language === "Go") {
+        // The SDK from the tarball, as docs/native.md says: go.mod's `replace` names the installed package's copy.
+        const gomod = path.join(dir, "go.mod");
+        const text = readFileSync(gomod, "utf8");
+        const replaced = text.replace(/^replace (platform-pulumi\/sdk\/go\/platform) => .*$/m, `replace $1 => ./node_modules/${PKG.name}/sdk/go/platform`);
+        expect(replaced, "the program's go.mod replaces the SDK's module").not.toBe(text);
+        writeFileSync(gomod, replaced);
+      }
       if (program.language === "Python") {
         // The SDK from the tarball, as docs/native.md says (`pip install node_modules/platform-pulumi/sdk/python`):
         // into the project's own folder, first on PYTHONPATH, so the program imports it and not the test venv's copy.

@@ -1,7 +1,7 @@
 /**
  * The steps the native provider plugin's tests in other languages share (test/native-yaml.test.ts,
  * test/native-python.test.ts, and the same programs from the packed package in test/consumer/consumer.test.ts):
- * {@link YAML_PROGRAM} and {@link PYTHON_PROGRAM}. Their programs (test/programs/native-<language>) declare the same small org by type
+ * {@link YAML_PROGRAM}, {@link PYTHON_PROGRAM} and {@link GO_PROGRAM}. Their programs (test/programs/native-<language>) declare the same small org by type
  * token, `team` (a group under the org, its description from config `desc`), `sub` (a group under it), `ci` (an
  * identity with `claimMatch`) and `ciViewer` (a role binding of `ci` at `sub` to the built-in viewer role found
  * through the plugin's Invoke of `platform:iam:getRole`), with the outputs teamUid, subUid, subParent, ciUid,
@@ -222,22 +222,40 @@ export const PYTHON_PROGRAM: LanguageProgram = {
   script: "ensure-language-python",
   program: "native-python",
   host: (lines) => ({ dir: lines[lines.length - 2] ?? "", env: { PULUMI_PYTHON_CMD: lines[lines.length - 1] ?? "" } }),
-  steps: [
-    {
-      name: "pulumi import --generate-code=false adopts a group made outside Pulumi by its uid, with no write",
-      command: null,
-      check: async ({ emu, cli, writes }) => {
-        const legacy = await mkGroup(emu, emu.orgUid, "py-legacy", "made outside");
-        const since = emu.requests.length;
-        const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
-        expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-        expect(writes(since)).toEqual([]);
-        const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
-        expect(imported?.["type"]).toBe("platform:iam:Group");
-        expect(imported?.["outputs"]).toMatchObject({ name: "py-legacy", description: "made outside", parentUid: emu.orgUid });
-        // Imported resources are protected; unprotected, the destroy below removes it with the rest.
-        await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
-      },
+  steps: [importWithoutCode("py")],
+};
+
+/** A step of {@link PYTHON_PROGRAM} and {@link GO_PROGRAM}: `pulumi import --generate-code=false` of a group made outside Pulumi, with no write. */
+function importWithoutCode(prefix: string): Step {
+  return {
+    name: "pulumi import --generate-code=false adopts a group made outside Pulumi by its uid, with no write",
+    command: null,
+    check: async ({ emu, cli, writes }) => {
+      const legacy = await mkGroup(emu, emu.orgUid, `${prefix}-legacy`, "made outside");
+      const since = emu.requests.length;
+      const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+      expect(writes(since)).toEqual([]);
+      const imported = ((await cli.exportState()).deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
+      expect(imported?.["type"]).toBe("platform:iam:Group");
+      expect(imported?.["outputs"]).toMatchObject({ name: `${prefix}-legacy`, description: "made outside", parentUid: emu.orgUid });
+      // Imported resources are protected; unprotected, the destroy below removes it with the rest.
+      await cli.ok(["state", "unprotect", imported?.["urn"] as string, "--yes"]);
     },
-  ],
+  };
+}
+
+/**
+ * The Go program (test/programs/native-go, on the generated Go SDK by its go.mod's `replace`) on Pulumi's Go host
+ * (scripts/ensure-language-go, sdk/v3 v3.62.0), and its own step: `pulumi import --generate-code=false` (this host
+ * cannot generate code). The host builds the program with the `go` on PATH at every engine command.
+ */
+export const GO_PROGRAM: LanguageProgram = {
+  language: "Go",
+  // Made (or found) while the file is collected: the first time under a minute, later milliseconds.
+  script: "ensure-language-go",
+  program: "native-go",
+  // The checksum database does not know some modules through the reachable proxy: go.sum is committed (FACTS.md).
+  host: (lines) => ({ dir: lines[lines.length - 1] ?? "", env: { GOSUMDB: "off" } }),
+  steps: [importWithoutCode("go")],
 };
