@@ -102,6 +102,12 @@ describe("every command's --help", () => {
         for (const line of EXIT_LINES) expect(r.stdout, `${cmd}: ${String(line)}`).toMatch(line);
       }
       const help = (await runBin([cmd, "--help"], envFor())).stdout;
+      // The shared lines (--timeout, -h) start their descriptions in the column of the command's first option.
+      const column = (re: RegExp) => re.exec(help)?.[1]?.length;
+      const first = column(/^( {2}--[a-z][a-z-]*(?: <[^>]+>)* {2,})\S/m);
+      expect(first, cmd).toBeGreaterThan(0);
+      expect(column(/^( {2}-h, --help {2,})\S/m), `${cmd}'s -h line:\n${help}`).toBe(first);
+      if (cmd !== "emulator") expect(column(/^( {2}--timeout <d> {2,})\S/m), `${cmd}'s --timeout line:\n${help}`).toBe(first);
       const flags = flagsOf(help);
       expect(flags, cmd).toEqual(expect.arrayContaining(["--help", "--timeout"].filter((f) => cmd !== "emulator" || f === "--help")));
       if (readsStack(cmd, help)) {

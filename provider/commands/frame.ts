@@ -114,7 +114,34 @@ function frameOptions(frame: CommandFrame): FrameOptions {
 export function helpText(frame: CommandFrame): string {
   const missing = Object.keys(frameOptions(frame)).filter((o) => o !== "help" && !Object.hasOwn(frame.deprecated ?? {}, o) && !new RegExp(`--${o}(?![a-z-])`).test(frame.usage));
   if (missing.length) throw new Error(`${frame.name}'s usage does not name its option(s) ${missing.map((o) => `--${o}`).join(", ")}`);
-  return `${frame.usage}\n  -h, --help        print this usage on stdout and exit 0\n${exitCodesUsage(frame.found)}`;
+  return `${aligned(`${frame.usage}\n  -h, --help        print this usage on stdout and exit 0`)}\n${exitCodesUsage(frame.found)}`;
+}
+
+/**
+ * `usage` with every option's description (and its continuation lines) starting in one column, the one its first
+ * option line uses: the shared lines (`--timeout`, `-h, --help`) are written once for every command, whose own
+ * option names differ in width.
+ */
+function aligned(usage: string): string {
+  const option = /^( {2}-\S.*?) {2,}(\S.*)$/;
+  const lines = usage.split("\n");
+  const first = lines.map((l) => option.exec(l)).find((m) => m !== null);
+  if (!first) return usage;
+  const col = first[0].length - first[2]!.length;
+  let inOption = false;
+  return lines
+    .map((l) => {
+      const m = option.exec(l);
+      if (m && m[1]!.length + 2 <= col) {
+        inOption = true;
+        return m[1]!.padEnd(col) + m[2];
+      }
+      // A continuation: the line after an option's, indented past the option names.
+      if (inOption && /^ {8,}\S/.test(l)) return " ".repeat(col) + l.trimStart();
+      inOption = false;
+      return l;
+    })
+    .join("\n");
 }
 
 /**
@@ -132,7 +159,7 @@ export function helpText(frame: CommandFrame): string {
  */
 export async function runCommand(frame: CommandFrame, argv: readonly string[], run: (args: FrameArgs) => Promise<number>): Promise<number> {
   const usageError = (message: string): number => {
-    process.stderr.write(`platform-pulumi ${frame.name}: ${message}\n${frame.usage}\n${exitCodesUsage(frame.found)}\n`);
+    process.stderr.write(`platform-pulumi ${frame.name}: ${message}\n${aligned(frame.usage)}\n${exitCodesUsage(frame.found)}\n`);
     return EXIT.couldNotRun;
   };
   let values: FrameValues;
