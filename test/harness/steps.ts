@@ -154,7 +154,7 @@ export interface EngineStack {
 export async function startEngineStack(program: string, stack: string, env: (emu: Emulator) => NodeJS.ProcessEnv = emulatorEnv): Promise<EngineStack> {
   const emu = await startEmulator();
   const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  const backend = mkdtempSync(path.join(tmpdir(), `engine-${program}-`));
+  const backend = mkdtempSync(path.join(tmpdir(), `engine-${path.basename(program)}-`));
   const cwd = path.join(REPO_ROOT, "test", "programs", program);
   const close = async () => {
     await client.close();
