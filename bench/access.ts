@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     // The API holds every copy as well: --unused reads lastSeenTime from it.
     const rows = emu.dump();
     for (const [name, list] of Object.entries(rows)) {
-      const table = emu.store.tables[name as keyof typeof rows];
+      const table = emu.store.table(name);
       for (const row of list) {
         if (typeof row["uid"] !== "string" || !uidRe.test(row["uid"])) continue;
         for (let k = 0; k < copies; k++) {

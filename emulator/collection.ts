@@ -103,7 +103,7 @@ function subResourceOf(tail: string, names: readonly string[]): { uid: string; n
 }
 
 function table(ctx: HandlerContext, spec: CollectionSpec): Table<Row> {
-  return ctx.store.tables[spec.collection];
+  return ctx.store.table(spec.collection);
 }
 
 /** Registers the routes of `spec` for every served version. */

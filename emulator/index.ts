@@ -24,20 +24,11 @@ import { TokenAuthority } from "./auth";
 import { registerCollection, registerV1Collection } from "./collection";
 import { Control, type ControlSettings } from "./control";
 import { Code, DEFAULT_SERVICE_DOMAIN, StatusError, errorDomain, injectedFault, invalidArgument, permissionDenied } from "./errors";
-import { accountAssociations } from "./handlers/accountAssociations";
-import { advisories } from "./handlers/advisories";
 import { timestamp, type HandlerContext } from "./handlers/common";
-import { groupInvites } from "./handlers/groupInvites";
-import { groups } from "./handlers/groups";
-import { identities } from "./handlers/identities";
-import { identityProviders } from "./handlers/identityProviders";
-import { overlayBindings, overlays } from "./handlers/overlays";
-import { repos, tags } from "./handlers/registry";
-import { roleBindings } from "./handlers/roleBindings";
-import { roles, seedBuiltinRoles } from "./handlers/roles";
-import { subscriptions } from "./handlers/subscriptions";
+import { SPECS, TABLES, V1_SPECS } from "./handlers/index";
+import { seedBuiltinRoles } from "./handlers/roles";
 import { DEFAULT_SEED, seed, type SeedData } from "./seed";
-import { Store, type CollectionName, type Row } from "./store";
+import { Store, type Row } from "./store";
 import { registerSts, TestIssuer } from "./sts";
 import { createApp } from "./transport";
 import { newChildUid, newRootUid } from "./uidp";
@@ -49,17 +40,6 @@ export type { ControlSettings } from "./control";
 export type { SeedData, RepoSeed, AdvisorySeed } from "./seed";
 export { Store } from "./store";
 
-/** Every collection the emulator serves, in route order. */
-const SPECS = [
-  groups, identities, roles, roleBindings, identityProviders, accountAssociations, groupInvites,
-  repos, tags, overlays, overlayBindings, subscriptions, advisories,
-];
-/**
- * The collections also served read-only under `/<api>/v1/` (seed §9 rule 2 names `/iam/v1/...` and
- * `/registry/v1/...`): IAM, and the registry's repos and tags, which the v1 API has. Overlays, overlay bindings,
- * event subscriptions and advisories have no v1 form in the contract.
- */
-const V1_SPECS = SPECS.filter((s) => s.api === "iam" || s === repos || s === tags);
 
 /**
  * The emulator's own OIDC issuer, for tests that play a CI system (a plain interface, so the package's public
@@ -155,7 +135,7 @@ export interface Emulator {
    */
   mintToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   /** Every row of every collection. */
-  dump(): Record<CollectionName, Row[]>;
+  dump(): Record<string, Row[]>;
   /** Back to the state right after start (same org, owner and seeds) and default controls. */
   reset(): void;
   /** Stops listening and closes open connections. */
@@ -191,7 +171,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         "Bind 127.0.0.1, or pass --allow-unauthenticated-remote (allowUnauthenticatedRemote: true) if every machine that can reach it may do that",
     );
   }
-  const store = new Store();
+  const store = new Store(TABLES);
   const control = new Control({ ...(options.controlSettings ?? {}), ...(options.tokenTtlSeconds ? { tokenTtlSeconds: options.tokenTtlSeconds } : {}) });
   const ctx: HandlerContext = { store, access: new Access(store), control, orgUid: "", now: () => control.now(), versions: options.versions ?? ["v2beta1", "v2"] };
   let authority: TokenAuthority | undefined;
@@ -265,7 +245,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     authUrl: () => authUrl,
   });
 
-  let snapshot: Record<CollectionName, Row[]> | undefined;
+  let snapshot: Record<string, Row[]> | undefined;
   if (options.control) {
     app.get("/_emulator/control", async () => control.get());
     app.post("/_emulator/control", async (req) => control.set((req.body ?? {}) as Partial<ControlSettings>));

@@ -115,7 +115,7 @@ export function seed(store: Store, orgUid: string, data: SeedData, createTime: s
     }
   }
   store.repos.bulkLoad(repos);
-  store.tables.tags.bulkLoad(tags);
+  store.table("tags").bulkLoad(tags);
 
   const advSeeds: AdvisorySeed[] =
     typeof data.advisories === "number"
@@ -132,6 +132,6 @@ export function seed(store: Store, orgUid: string, data: SeedData, createTime: s
     createTime,
     updateTime: createTime,
   }));
-  store.tables.advisories.bulkLoad(advisories);
+  store.table("advisories").bulkLoad(advisories);
   return { groups: groups.length, repos: repos.length, tags: tags.length, advisories: advisories.length };
 }

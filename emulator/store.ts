@@ -209,63 +209,63 @@ export class Table<T extends Row> {
   }
 }
 
+/** A table's name: a collection's segment (`groups`), or `repoReadmes` (a repo's `readme` sub-resource). */
+export type CollectionName = string;
+
 /**
- * Collections of one emulated org. `repoReadmes` is no collection of the API but a repo's `readme`
+ * All tables of one emulated org, one per name given: each collection the emulator serves
+ * (`handlers/index.ts`, `TABLES`), and `repoReadmes`, no collection of the API but a repo's `readme`
  * sub-resource, one row per repo that has one, keyed by the repo's uid.
  */
-export const COLLECTIONS = [
-  "groups",
-  "identities",
-  "roles",
-  "roleBindings",
-  "identityProviders",
-  "accountAssociations",
-  "groupInvites",
-  "repos",
-  "tags",
-  "overlays",
-  "overlayBindings",
-  "repoReadmes",
-  "subscriptions",
-  "advisories",
-] as const;
-
-/** A collection's name. */
-export type CollectionName = (typeof COLLECTIONS)[number];
-
-/** All collections of one emulated org, plus an index of role bindings by identity (for authorization). */
 export class Store {
-  readonly tables: Record<CollectionName, Table<Row>> = Object.fromEntries(COLLECTIONS.map((c) => [c, new Table<Row>()])) as Record<
-    CollectionName,
-    Table<Row>
-  >;
+  private readonly byName: ReadonlyMap<string, Table<Row>>;
+
+  /** @param names every table's name, in the order `dump` lists them. */
+  constructor(names: readonly string[]) {
+    this.byName = new Map(names.map((c) => [c, new Table<Row>()]));
+  }
+
+  /** Every table's name, in the order given. */
+  get names(): readonly string[] {
+    return [...this.byName.keys()];
+  }
+
+  /**
+   * The table of a collection.
+   * @throws Error when the store has no table of that name (a collection no handler serves).
+   */
+  table(name: string): Table<Row> {
+    const t = this.byName.get(name);
+    if (!t) throw new Error(`the emulator's store has no table "${name}" (it has: ${this.names.join(", ")})`);
+    return t;
+  }
 
   get groups(): Table<Row> {
-    return this.tables.groups;
+    return this.table("groups");
   }
   get identities(): Table<Row> {
-    return this.tables.identities;
+    return this.table("identities");
   }
   get roles(): Table<Row> {
-    return this.tables.roles;
+    return this.table("roles");
   }
   get roleBindings(): Table<Row> {
-    return this.tables.roleBindings;
+    return this.table("roleBindings");
   }
   get repos(): Table<Row> {
-    return this.tables.repos;
+    return this.table("repos");
   }
 
-  /** Every row of every collection (state dump). */
-  dump(): Record<CollectionName, Row[]> {
-    return Object.fromEntries(COLLECTIONS.map((c) => [c, this.tables[c].index("uid").entries.map((e) => e.row)])) as Record<CollectionName, Row[]>;
+  /** Every row of every table (state dump), by table name. */
+  dump(): Record<string, Row[]> {
+    return Object.fromEntries([...this.byName].map(([c, t]) => [c, t.index("uid").entries.map((e) => e.row)]));
   }
 
-  /** Replaces all state with `dump` (a deep copy is taken). */
-  restore(dump: Record<CollectionName, Row[]>): void {
-    for (const c of COLLECTIONS) {
-      this.tables[c].clear();
-      this.tables[c].bulkLoad(structuredClone(dump[c] ?? []));
+  /** Replaces all state with `dump` (a deep copy is taken); a table the dump lacks is emptied. */
+  restore(dump: Record<string, Row[]>): void {
+    for (const [c, t] of this.byName) {
+      t.clear();
+      t.bulkLoad(structuredClone(dump[c] ?? []));
     }
   }
 }

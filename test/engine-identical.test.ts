@@ -261,7 +261,7 @@ describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s, p
   it("recover --yes, then up, ends exactly as declared", async () => {
     const { emu, client, cli, groupUid, botUid } = await prepared(kind, `killed-${kind}`);
     await cli.ok(["config", "set", "count", "5"]);
-    const table = { invites: emu.store.tables.groupInvites, bindings: emu.store.roleBindings, identities: emu.store.identities }[kind];
+    const table = { invites: emu.store.table("groupInvites"), bindings: emu.store.roleBindings, identities: emu.store.identities }[kind];
     const before = table.all().length;
     emu.control.set({ latencyMs: 1000 }); // invites and bindings take turns: the kill comes with one made, the rest queued
     expect(await upKilledAfter(cli, 1, () => table.all().length - before)).toBe(true);

@@ -30,6 +30,10 @@ describe("the kind registry", () => {
     expect(existsSync(join(KINDS_DIR, folder, "ties.ts"))).toBe(true);
   });
 
+  it.each(folders)("kind folder %s has its test samples (sample.ts, typed by the kind's Args, which tsc checks)", (folder) => {
+    expect(existsSync(join(KINDS_DIR, folder, "sample.ts"))).toBe(true);
+  });
+
   it.each(KINDS.map((k) => [k.kind, k] as const))("%s: the package exports its class, made from the registered declaration's fields", (kind, entry) => {
     const cls = (pkg as Record<string, unknown>)[kind] as { __shape?: { kind: string; fields: unknown } } | undefined;
     expect(typeof cls).toBe("function");

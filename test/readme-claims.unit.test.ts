@@ -38,15 +38,16 @@ describe("README claims", () => {
     }
   });
 
-  it("names every kind whose create carries the ownership marker (and so costs one PATCH)", () => {
-    const sentence = /Groups, identities,[^.]*? are created with an ownership marker/s.exec(README)?.[0];
-    expect(sentence, "the Resources section's sentence on the ownership marker").toBeDefined();
-    const spelled: Record<string, string> = {
-      Group: "groups", Identity: "identities", Role: "roles", IdentityProvider: "identity providers", AccountAssociation: "account associations", Repo: "repos",
-    };
-    const marked = KIND_ENTRIES.filter((k) => k.ownership.proof === "marker").map((k) => k.kind);
-    expect(marked.sort()).toEqual(Object.keys(spelled).sort());
-    for (const k of marked) expect(sentence!.replace(/\s+/g, " ").toLowerCase(), k).toContain(spelled[k]!);
+  it("states the ownership-marker rule that every kind follows, and each kind's reference page says which proof it uses", () => {
+    const sentence = /A kind with a description is\s+created with an ownership marker/.exec(README)?.[0];
+    expect(sentence, "the resources guide's sentence on the ownership marker").toBeDefined();
+    for (const k of KIND_ENTRIES) {
+      expect(k.ownership.proof === "marker", `${k.kind}: a description field means the marker`).toBe("description" in k.fields);
+      const page = readFileSync(path.join(REPO_ROOT, "docs", "resources", `${k.kind}.md`), "utf8");
+      const create = page.slice(page.indexOf("## Create"));
+      expect(page, `${k.kind}'s reference page has a Create section`).toContain("## Create");
+      expect(create.includes("ownership marker"), `${k.kind}'s page names its proof`).toBe(k.ownership.proof === "marker");
+    }
   });
 
   it("lists exactly the emulator's flags (its --help)", () => {

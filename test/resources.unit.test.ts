@@ -76,7 +76,7 @@ describe("IdentityProvider", () => {
     const updated = await identityProviderProvider.update(created.id, created.outs!, { ...base, parentUid: group, clientSecret: "s3cret-2" });
     expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "oidc" } });
     expect(updated.outs!.clientSecret).toBe("s3cret-2");
-    const stored = emu.store.tables.identityProviders.get(created.id)!;
+    const stored = emu.store.table("identityProviders").get(created.id)!;
     expect((stored["oidc"] as Record<string, unknown>)["clientSecret"]).toBe("s3cret-2");
     await identityProviderProvider.delete(created.id, updated.outs!);
   });

@@ -93,7 +93,7 @@ export const accountAssociations: CollectionSpec = {
     }
   },
   build(ctx, groupUid, body) {
-    if (ctx.store.tables.accountAssociations.get(groupUid)) throw alreadyExists("iam.accountAssociation", groupUid);
+    if (ctx.store.table("accountAssociations").get(groupUid)) throw alreadyExists("iam.accountAssociation", groupUid);
     const t = timestamp(ctx.now());
     return { ...structuredClone(body), uid: groupUid, name: body["name"] ?? "", description: body["description"] ?? "", createTime: t, updateTime: t };
   },

@@ -8,7 +8,7 @@
  */
 import type { CollectionSpec } from "../collection";
 import { failedPrecondition } from "../errors";
-import { COLLECTIONS, type Row, type Store } from "../store";
+import type { Row, Store } from "../store";
 import { isChild, newChildUid, parentOf } from "../uidp";
 import { checkName, checkOptionalString, timestamp } from "./common";
 
@@ -24,16 +24,16 @@ import { checkName, checkOptionalString, timestamp } from "./common";
  */
 export function childrenOf(store: Store, uid: string): string[] {
   const out: string[] = [];
-  for (const kind of COLLECTIONS) {
+  for (const kind of store.names) {
     if (kind === "advisories") continue; // the vendor's findings about the org's images, listed under the root: not the org's to delete
-    const index = store.tables[kind].index("uid");
+    const index = store.table(kind).index("uid");
     const lo = index.bound({ v: `${uid}/`, u: "" });
     const hi = index.bound({ v: `${uid}0`, u: "" });
     let n = 0;
     for (let i = lo; i < hi; i++) if (isChild(index.entries[i]!.u, uid)) n++;
     if (n > 0) out.push(`${kind} (${n})`);
   }
-  if (store.tables.accountAssociations.get(uid)) out.push("accountAssociations (1)");
+  if (store.table("accountAssociations").get(uid)) out.push("accountAssociations (1)");
   return out;
 }
 

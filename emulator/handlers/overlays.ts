@@ -48,14 +48,14 @@ export const overlays: CollectionSpec = {
     checkCustomOverlay("config", row["config"], v, { packagesOnly: true, requirePackages: true });
   },
   build(ctx, parentUid, body) {
-    const taken = ctx.store.tables.overlays.named(body["name"] as string).find((r) => isChild(r.uid, parentUid));
+    const taken = ctx.store.table("overlays").named(body["name"] as string).find((r) => isChild(r.uid, parentUid));
     if (taken) throw alreadyExists("registry.overlay", taken.uid);
     const t = timestamp(ctx.now());
     return { uid: newChildUid(parentUid), name: body["name"], config: packagesOnly(body["config"]), createTime: t, updateTime: t };
   },
   render: renderOverlay,
   beforeDelete(ctx, row) {
-    const users = ctx.store.tables.overlayBindings.where("overlayUid", row.uid);
+    const users = ctx.store.table("overlayBindings").where("overlayUid", row.uid);
     if (users.length > 0) {
       throw failedPrecondition("RESOURCE_IN_USE", row.uid, `overlay ${row.uid} is still referenced by overlay bindings: ${users.map((b) => b.uid).sort().join(", ")}`);
     }
@@ -69,9 +69,9 @@ export const overlays: CollectionSpec = {
 function resolveOverlay(store: Store, repoUid: string, ref: string): { uid: string } | { error: string } {
   const org = rootOf(repoUid);
   if (isUidp(ref)) {
-    return store.tables.overlays.get(ref) && rootOf(ref) === org ? { uid: ref } : { error: `no overlay with uid "${ref}" in the repo's organization` };
+    return store.table("overlays").get(ref) && rootOf(ref) === org ? { uid: ref } : { error: `no overlay with uid "${ref}" in the repo's organization` };
   }
-  const matches = store.tables.overlays.named(ref).filter((o) => rootOf(o.uid) === org);
+  const matches = store.table("overlays").named(ref).filter((o) => rootOf(o.uid) === org);
   if (matches.length === 1) return { uid: matches[0]!.uid };
   if (matches.length === 0) return { error: `no overlay named "${ref}" in the repo's organization` };
   return { error: `${matches.length} overlays are named "${ref}" in the repo's organization (${matches.map((m) => m.uid).sort().join(", ")}); use the uid` };
@@ -97,7 +97,7 @@ function validateBinding(store: Store, repoUid: string | undefined, row: Record<
 /** A binding as the API returns it: `repo`, `tags` and the overlay expanded inline (packages-only config). */
 export function renderBinding(store: Store, row: Row): Record<string, unknown> {
   const { overlayUid, ...rest } = row;
-  const overlay = store.tables.overlays.get(overlayUid as string);
+  const overlay = store.table("overlays").get(overlayUid as string);
   return { ...rest, overlay: overlay ? { uid: overlay.uid, name: overlay["name"], config: packagesOnly(overlay["config"]) } : { uid: overlayUid } };
 }
 

@@ -169,7 +169,7 @@ function assertRepoNameFree(store: Store, parentUid: string, name: unknown, self
 
 /** Deletes every row of `table` under `uid` (a uid-index range scan). */
 function deleteUnder(store: Store, collection: "tags" | "overlayBindings", uid: string): void {
-  const t = store.tables[collection];
+  const t = store.table(collection);
   const index = t.index("uid");
   const lo = index.bound({ v: `${uid}/`, u: "" });
   const hi = index.bound({ v: `${uid}0`, u: "" });
@@ -186,7 +186,7 @@ function deleteUnder(store: Store, collection: "tags" | "overlayBindings", uid: 
 export const readme: SubResource = {
   get(ctx, repo) {
     const from = repo["sync_config"] !== undefined ? sourceOf(ctx.store, repo) : repo;
-    return { uid: repo.uid, content: (from ? ctx.store.tables.repoReadmes.get(from.uid)?.["content"] : undefined) ?? "" };
+    return { uid: repo.uid, content: (from ? ctx.store.table("repoReadmes").get(from.uid)?.["content"] : undefined) ?? "" };
   },
   patch(ctx, repo, raw, mask) {
     const violations: FieldViolation[] = [];
@@ -199,8 +199,8 @@ export const readme: SubResource = {
     if (violations.length > 0) throw invalidArgument(violations);
     if (paths.includes("content")) {
       const content = (body["content"] as string | undefined) ?? "";
-      if (content === "") ctx.store.tables.repoReadmes.delete(repo.uid);
-      else ctx.store.tables.repoReadmes.put({ uid: repo.uid, content, updateTime: timestamp(ctx.now()) });
+      if (content === "") ctx.store.table("repoReadmes").delete(repo.uid);
+      else ctx.store.table("repoReadmes").put({ uid: repo.uid, content, updateTime: timestamp(ctx.now()) });
     }
     return readme.get(ctx, repo);
   },
@@ -275,7 +275,7 @@ export const repos: CollectionSpec = {
   afterDelete(ctx, row) {
     deleteUnder(ctx.store, "tags", row.uid);
     deleteUnder(ctx.store, "overlayBindings", row.uid);
-    ctx.store.tables.repoReadmes.delete(row.uid);
+    ctx.store.table("repoReadmes").delete(row.uid);
   },
   subResources: { readme },
 };
@@ -311,7 +311,7 @@ let familyCache: { table: unknown; version: number; present: boolean[] } | undef
  * usual case) needs no row filter, so paging and counting stay arithmetic on the index.
  */
 function familiesPresent(store: Store): boolean[] {
-  const t = store.tables.tags;
+  const t = store.table("tags");
   if (familyCache?.table !== t || familyCache.version !== t.version) {
     const present = TAG_FAMILIES.map(() => false);
     for (const row of t.values()) TAG_FAMILIES.forEach(([, form], i) => (present[i] ||= form.test(String(row["name"]))));
@@ -343,7 +343,7 @@ export const tags: CollectionSpec = {
   build(ctx, repoUid, body) {
     const fields = { name: body["name"], digest: body["digest"], bundles: body["bundles"] ?? [], deprecated: body["deprecated"] ?? false };
     // CreateTag "creates (or updates) a tag under a repo": a name the repo already has keeps its uid.
-    const prior = ctx.store.tables.tags.named(body["name"] as string).find((r) => isChild(r.uid, repoUid));
+    const prior = ctx.store.table("tags").named(body["name"] as string).find((r) => isChild(r.uid, repoUid));
     if (prior && jsonEqual({ ...prior, updateTime: undefined, uid: undefined }, { ...fields, updateTime: undefined, uid: undefined })) return prior;
     return { uid: prior?.uid ?? newChildUid(repoUid), ...fields, updateTime: timestamp(ctx.now()) };
   },

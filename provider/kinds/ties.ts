@@ -40,3 +40,9 @@ export type KindDrift<Args, Inputs, R, Outputs, NotArgs extends string = never, 
  * step, so a field added to a declaration fails `tsc` until the client's wire type, and then its schema, have it.
  */
 export type WireDrift<Inputs, Api, NotWire extends string = never> = Exclude<Exclude<KnownKeys<Inputs>, NotWire>, keyof Api & string>;
+
+/**
+ * A kind's test samples (`<kind>/sample.ts`): inputs under the top group `top`, given the uids made so far by kind
+ * (`made`, e.g. `made["Role"][0]`), typed by the kind's Args so a renamed or retyped field fails to compile there.
+ */
+export type KindSample<Args> = (top: string, made: Record<string, string[]>) => Args[];

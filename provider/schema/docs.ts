@@ -57,8 +57,34 @@ function typeSection(token: string, t: ComplexTypeSpec): string[] {
   return out;
 }
 
-/** The reference page of one resource `token` of `spec`. */
-export function resourcePage(spec: PackageSpec, token: string, r: ResourceSpec): string {
+/**
+ * How a kind's create proves an object its own after a lost response (the declaration's `ownership`,
+ * `engine/declare.ts`): `marker`, or `window` with what must match (`same`, e.g. `the same sink`) and whether a
+ * lost copy is deleted rather than adopted (`lost`).
+ */
+export interface CreateProof {
+  /** The kind's display name, e.g. `role binding`. */
+  readonly what: string;
+  /** `marker` or `window`. */
+  readonly proof: "marker" | "window";
+  /** What a `window` candidate must match, e.g. `the same sink`. */
+  readonly same?: string | undefined;
+  /** What happens to a lost copy; default `adopt`. */
+  readonly lost?: "adopt" | "delete" | undefined;
+}
+
+/** The page's "Create" section: how a create proves its object its own (`docs/resources-guide.md`, "create"). */
+function createSection(c: CreateProof): string[] {
+  const what = c.what;
+  const text =
+    c.proof === "marker"
+      ? `A create POSTs the ${what} with the ownership marker \`[pulumi-create:<createToken>]\` in its description, then one PATCH (\`updateMask=description\`) restores the declared description. After a lost response only the ${what} carrying the marker is adopted.`
+      : `The ${what} has no free-text field to mark. After a lost response, the one ${what} with ${c.same ?? "the same fields"} created inside the attempt's time window (server time) is ${c.lost === "delete" ? "deleted and the create sent again" : "adopted"}; two or more are refused, named.`;
+  return ["## Create", "", `${text} See [the resources guide](../resources-guide.md) on create.`, ""];
+}
+
+/** The reference page of one resource `token` of `spec`; with `create`, its "Create" section. */
+export function resourcePage(spec: PackageSpec, token: string, r: ResourceSpec, create?: CreateProof): string {
   const kind = shortName(token);
   const outputsOnly = Object.fromEntries(Object.entries(r.properties).filter(([k]) => !(k in r.inputProperties)));
   const lookups = Object.entries(spec.functions).filter(([, f]) => {
@@ -87,6 +113,7 @@ export function resourcePage(spec: PackageSpec, token: string, r: ResourceSpec):
     "",
     ...propertyTable(outputsOnly, r.required, (_n, p) => [p.secret ? "Secret." : ""].filter(Boolean)),
     "",
+    ...(create ? createSection(create) : []),
   ];
   if (seen.size) {
     lines.push("## Types", "");
@@ -122,9 +149,12 @@ export function indexPage(spec: PackageSpec): string {
   return lines.join("\n").trimEnd() + "\n";
 }
 
-/** Every generated page: path relative to the repository → content. */
-export function referencePages(spec: PackageSpec): Record<string, string> {
+/**
+ * Every generated page: path relative to the repository → content. `creates`: each kind's create proof, by kind
+ * name (the token's last segment); a kind missing from it has no "Create" section.
+ */
+export function referencePages(spec: PackageSpec, creates: Readonly<Record<string, CreateProof>> = {}): Record<string, string> {
   const pages: Record<string, string> = { "docs/resources/README.md": indexPage(spec) };
-  for (const [token, r] of Object.entries(spec.resources)) pages[`docs/resources/${shortName(token)}.md`] = resourcePage(spec, token, r);
+  for (const [token, r] of Object.entries(spec.resources)) pages[`docs/resources/${shortName(token)}.md`] = resourcePage(spec, token, r, creates[shortName(token)]);
   return pages;
 }

@@ -16,5 +16,6 @@ import { KINDS } from "../kinds/registry";
 export function generatedFiles(version: string): Record<string, string> {
   const spec = packageSchema(version);
   const types = Object.fromEntries(KINDS.map((k) => [`provider/kinds/${k.kind[0]!.toLowerCase()}${k.kind.slice(1)}/types.ts`, kindTypesModule(k)]));
-  return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec), ...types };
+  const creates = Object.fromEntries(KINDS.map((k) => [k.kind, { what: k.what, proof: k.ownership.proof, same: k.ownership.same, lost: k.ownership.lost }]));
+  return { "schema.json": `${JSON.stringify(spec, null, 2)}\n`, ...referencePages(spec, creates), ...types };
 }

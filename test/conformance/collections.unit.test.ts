@@ -347,7 +347,7 @@ describe("identityProviders", () => {
   it("a PATCH that omits oidc.clientSecret keeps the stored secret", async () => {
     const g = await fresh("idp");
     const created = await create(emu, "identityProviders", g.uid, { name: "keep", oidc });
-    const secretOf = () => (emu.dump().identityProviders.find((r) => r.uid === created.uid)?.["oidc"] as Record<string, unknown> | undefined)?.["clientSecret"];
+    const secretOf = () => ((emu.dump()["identityProviders"] ?? []).find((r) => r.uid === created.uid)?.["oidc"] as Record<string, unknown> | undefined)?.["clientSecret"];
     const { clientSecret: _omit, ...noSecret } = oidc;
     const p1 = expectOk(await api(emu, "PATCH", `${base("identityProviders")}/${created.uid}`, { oidc: { ...noSecret, clientId: "client-2" } }), IdentityProvider);
     expect(p1.oidc?.clientId).toBe("client-2");

@@ -26,7 +26,6 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
-import { COLLECTIONS } from "../../emulator/store";
 import { PlatformClient } from "../../provider/client/client";
 import { changes, engineOk, runEngine, type ChangeCounts, type EngineCommand, type EngineResult, type EngineRun } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
@@ -132,7 +131,7 @@ export function changeLines(run: Pick<EngineRun, "steps">): string[] {
 
 /** The uids of every collection of the emulator's store (the objects the API holds), by collection. */
 export function inventory(emu: Emulator): Record<string, string[]> {
-  return Object.fromEntries(COLLECTIONS.map((c) => [c, emu.store.tables[c].all().map((r) => String(r["uid"])).sort()]));
+  return Object.fromEntries(emu.store.names.map((c) => [c, emu.store.table(c).all().map((r) => String(r["uid"])).sort()]));
 }
 
 /** A stack of `program` on a fresh file backend against a fresh emulator; `close` removes all of it. */
