@@ -1,5 +1,5 @@
 /**
- * A kind's wire schema from its declaration (`declare.ts`, {@link WireDeclaration}): the zod schema that parses the
+ * A kind's wire schema from its declaration (`declare.ts`, `WireDeclaration`): the zod schema that parses the
  * API's object of the kind, so that a kind declared with `wire:` has no hand-written wire type or schema in
  * `provider/client/` (`docs/architecture.md`, "Add a kind").
  *
@@ -14,13 +14,29 @@
  * `npm run gen` writes the TypeScript type of the same schema as the kind's `XWire` (`provider/schema/typescript.ts`).
  */
 import { z } from "zod";
-import type { Field, ServerField } from "./declare";
+
+/**
+ * What the derivation reads of a declared field (`declare.ts`, `Field`; written out here so that this module does
+ * not import `declare.ts`, which imports it).
+ */
+export interface WireField {
+  /** The field's kind: `parent`, `replace`, `mutable`, `createOnly` or `stateOnly`. */
+  readonly kind: string;
+  /** Its zod type (the declaration's `FieldType`). */
+  readonly type?: unknown;
+  /** The value when the server leaves it out. */
+  readonly default?: unknown;
+  /** Its key on the wire; default its name. */
+  readonly wireKey?: string | undefined;
+  /** The API never returns it. */
+  readonly writeOnly?: boolean | undefined;
+}
 
 /** The field kinds whose value the server keeps and returns (the others live in the path, or locally). */
-const ON_THE_WIRE: ReadonlySet<Field["kind"]> = new Set(["replace", "mutable"]);
+const ON_THE_WIRE: ReadonlySet<string> = new Set(["replace", "mutable"]);
 
 /** Whether the server returns field `f` (see the module comment). */
-export function onTheWire(f: Field): boolean {
+export function onTheWire(f: WireField): boolean {
   return ON_THE_WIRE.has(f.kind) && !f.writeOnly;
 }
 
@@ -28,7 +44,7 @@ export function onTheWire(f: Field): boolean {
  * The zod wire schema of a declaration's `fields` and `server` fields (module comment): a loose object.
  * @throws Error naming the field when a field the server returns declares no `type`.
  */
-export function wireSchemaOf(kind: string, fields: Readonly<Record<string, Field>>, server: Readonly<Record<string, ServerField>> = {}): z.ZodType {
+export function wireSchemaOf(kind: string, fields: Readonly<Record<string, WireField>>, server: Readonly<Record<string, { readonly type: unknown }>> = {}): z.ZodType {
   const shape: Record<string, z.ZodType> = { uid: z.string() };
   for (const [name, f] of Object.entries(fields)) {
     if (!onTheWire(f)) continue;
