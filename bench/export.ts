@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 const OBJECTS = Number(process.env["BENCH_OBJECTS"] ?? 2000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
@@ -80,7 +81,7 @@ async function seed(c: PlatformClient, root: string, total: number): Promise<Rec
   await pool(Array.from({ length: nTags }, (_, i) => i), 16, (i) =>
     c.tags.create(repos[i % repos.length]!, { name: `v${Math.floor(i / repos.length)}`, digest: `sha256:${i.toString(16).padStart(64, "0")}` }),
   );
-  await pool(Array.from({ length: nSubs }, (_, i) => i), 8, (i) => c.subscriptions.create(groups[i]!, { sink: `https://hooks.example.com/${i}` }));
+  await pool(Array.from({ length: nSubs }, (_, i) => i), 8, (i) => subscriptionKind.collection(c).create(groups[i]!, { sink: `https://hooks.example.com/${i}` }));
   return { groups: groups.length, identities: nIdentities, roles: nRoles, roleBindings: nBindings, identityProviders: nIdps, accountAssociations: nAssoc, repos: nRepos, tags: nTags, subscriptions: nSubs };
 }
 

@@ -28,10 +28,12 @@ export { Repo, type RepoArgs, type RepoOutputs, type SyncConfigArgs, CATALOG_TIE
 export { Tag, type TagArgs, type TagOutputs } from "./kinds/tag";
 export { Overlay, type OverlayArgs, type OverlayConfigArgs, type OverlayOutputs } from "./kinds/overlay";
 export { OverlayBinding, type OverlayBindingArgs, type OverlayBindingOutputs } from "./kinds/overlayBinding";
-export { Subscription, type SubscriptionArgs, type SubscriptionOutputs } from "./kinds/subscription";
+export { Subscription, type SubscriptionArgs, type SubscriptionOutputs, type SubscriptionWire } from "./kinds/subscription";
+/** @deprecated A subscription as the API returns it: `SubscriptionWire` (derived from the kind's declaration). */
+export type { SubscriptionWire as ApiSubscription } from "./kinds/subscription";
 export * from "./lookups";
 export { CAPABILITY_NAMES, dottedName, wireName, dottedNames } from "./capabilities";
-export { PlatformClient, type ClientOptions, type RetryInfo, type TagListParams, type AdvisoryListParams, type OverlayBindingListParams } from "./client/client";
+export { PlatformClient, type ClientOptions, type CollectionDescription, type RetryInfo, type TagListParams, type AdvisoryListParams, type OverlayBindingListParams } from "./client/client";
 export { DEFAULT_RETRY, type RetryPolicy } from "./client/retry";
 export type { ListParams, Page, Paginator } from "./client/pagination";
 export * from "./client/errors";
@@ -52,7 +54,6 @@ export type {
   ApiOverlayFile,
   ApiOverlay,
   ApiOverlayBinding,
-  ApiSubscription,
   CatalogTier,
   ApiTag,
   ApiAdvisory,

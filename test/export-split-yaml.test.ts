@@ -20,6 +20,7 @@ import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
 import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture, writesSince } from "./harness/splitSet";
 import { cleanEnv, tail } from "./consumer/toolchain";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 const made: Record<string, string> = {};
 
@@ -39,7 +40,7 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
   await c.roleBindings.create(infra.uid, { identityUid: opsBot.uid, roleUid: editor });
   const app = await c.repos.create(eng.uid, { name: "app", description: "The product" });
   await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` }); // no tags in the org file
-  await c.subscriptions.create(sec.uid, { sink: "https://hooks.example.com/security" });
+  await subscriptionKind.collection(c).create(sec.uid, { sink: "https://hooks.example.com/security" });
   await c.accountAssociations.create(ops.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never); // nor associations
   Object.assign(made, { eng: eng.uid, apps: apps.uid, deployer: deployer.uid, opsBot: opsBot.uid, releaser: releaser.uid });
 }

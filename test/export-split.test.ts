@@ -22,6 +22,7 @@ import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
 import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture } from "./harness/splitSet";
 import { cleanEnv, tail } from "./consumer/toolchain";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 const made: Record<string, string> = {};
 
@@ -44,7 +45,7 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
   const app = await c.repos.create(eng.uid, { name: "app", description: "The product" });
   await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` });
   await c.repos.create(ops.uid, { name: "app-mirror", sync_config: { source: app.uid } }); // from another team's repo
-  await c.subscriptions.create(sec.uid, { sink: "https://hooks.example.com/security" });
+  await subscriptionKind.collection(c).create(sec.uid, { sink: "https://hooks.example.com/security" });
   await c.accountAssociations.create(ops.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never);
   Object.assign(made, { eng: eng.uid, sec: sec.uid, ops: ops.uid, apps: apps.uid, deployer: deployer.uid });
 }

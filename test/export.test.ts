@@ -23,6 +23,7 @@ import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { BIN, runBin as bin } from "./harness/bin";
 import { parseOrgFile } from "../provider/org/file";
 import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 const IDP_SECRET = "round-trip-client-secret";
 const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" }] });
@@ -104,8 +105,8 @@ async function seed(c: PlatformClient, root: string): Promise<number> {
   const debug = await c.overlays.create(top[0]!.uid, { name: "debug-tools", config: { contents: { packages: ["bash", "curl"] } } });
   await c.overlayBindings.create(app.uid, { overlay: debug.uid, tags: ["latest", "1.0"] });
   n += 2;
-  await c.subscriptions.create(top[0]!.uid, { sink: "https://hooks.example.com/engineering" });
-  await c.subscriptions.create(root, { sink: "https://hooks.example.com/all" });
+  await subscriptionKind.collection(c).create(top[0]!.uid, { sink: "https://hooks.example.com/engineering" });
+  await subscriptionKind.collection(c).create(root, { sink: "https://hooks.example.com/all" });
   return n;
 }
 
@@ -247,7 +248,7 @@ describe("platform-pulumi export round trip", () => {
     const tag = await client.tags.create(app, { name: "stray", digest: `sha256:${"e".repeat(64)}` });
     const overlay = await client.overlays.create(eng, { name: "stray-tools", config: { contents: { packages: ["jq"] } } });
     const binding = await client.overlayBindings.create(app, { overlay: overlay.uid, tags: ["stray"] });
-    const sub = await client.subscriptions.create(eng, { sink: "https://hooks.example.com/stray" });
+    const sub = await subscriptionKind.collection(client).create(eng, { sink: "https://hooks.example.com/stray" });
     const original = await cli.ok(["stack", "export"], { echo: false });
     try {
       const r = await bin(["unmanaged", "--stack", "dev", "--cwd", dir, "--json"], cli.env());
@@ -289,7 +290,7 @@ describe("platform-pulumi export round trip", () => {
       await client.overlays.delete(overlay.uid);
       await client.tags.delete(tag.uid);
       await client.repos.delete(repo.uid);
-      await client.subscriptions.delete(sub.uid);
+      await subscriptionKind.collection(client).delete(sub.uid);
     }
   }, 180_000);
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import * as lookups from "../provider/lookups";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 let emu: Emulator;
 let client: PlatformClient;
@@ -76,8 +77,8 @@ describe("parentUid on a plural lookup", () => {
 
   it("sink filters a group's subscriptions", async () => {
     const sink = "https://hooks.example.com/vocab";
-    await client.subscriptions.create(team, { sink });
-    await client.subscriptions.create(team, { sink: "https://hooks.example.com/other" });
+    await subscriptionKind.collection(client).create(team, { sink });
+    await subscriptionKind.collection(client).create(team, { sink: "https://hooks.example.com/other" });
     const found = await lookups.getSubscriptions({ parentUid: team, sink }, client);
     expect(found.map((s) => s.sink)).toEqual([sink]);
   });

@@ -4,6 +4,7 @@
  * filters with NO_MATCH / AMBIGUOUS naming the filters and uids, and the `...Output` twins; and the repo lookup
  * returns the fields the repo resource manages.
  */
+import { subscriptionKind } from "../provider/kinds/subscription";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   toolsB = (await client.overlays.create(teamB, { name: "tools", config: { contents: { packages: ["jq"] } } })).uid;
   bindingA = (await client.overlayBindings.create(repo, { overlay: toolsA, tags: ["latest"] })).uid;
   hooks = [];
-  for (const sink of ["https://hooks.example.com/1", "https://hooks.example.com/2"]) hooks.push((await client.subscriptions.create(teamA, { sink })).uid);
+  for (const sink of ["https://hooks.example.com/1", "https://hooks.example.com/2"]) hooks.push((await subscriptionKind.collection(client).create(teamA, { sink })).uid);
 });
 afterAll(async () => {
   await client.close();

@@ -17,6 +17,7 @@ import { subscriptionProvider, type SubscriptionInputs } from "../provider/kinds
 import { tagProvider, type TagInputs } from "../provider/kinds/tag";
 import { getClient } from "../provider/state";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
+import { subscriptionKind } from "../provider/kinds/subscription";
 
 let emu: Emulator;
 let group: string;
@@ -281,7 +282,7 @@ describe("Subscription", () => {
   it("after a lost create answer refuses when two matching subscriptions were made in the window", async () => {
     const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "two-writers", description: "" })).id;
     // Another writer's identical subscription, made in the same instant as ours.
-    await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/same" });
+    await subscriptionKind.collection(getClient()).create(g, { sink: "https://hooks.example.com/same" });
     emu.control.set({ dropCreateResponses: 1 });
     await expect(subscriptionProvider.create({ parentUid: g, sink: "https://hooks.example.com/same" })).rejects.toThrow(/2 matching objects were created under .*none was adopted/);
   });
@@ -290,7 +291,7 @@ describe("Subscription", () => {
     const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "sub-twins", description: "" })).id;
     emu.control.set({ dropCreateResponses: 5 });
     const made = await Promise.all([0, 1, 2, 3, 4].map(() => subscriptionProvider.create({ parentUid: g, sink: "https://hooks.example.com/twins" })));
-    const all = await getClient().subscriptions.list({ childrenOf: g }).collect();
+    const all = await subscriptionKind.collection(getClient()).list({ childrenOf: g }).collect();
     expect(new Set(made.map((x) => x.id)).size).toBe(5);
     expect(all.map((x) => x.uid).sort()).toEqual(made.map((x) => x.id).sort());
   });
@@ -301,12 +302,12 @@ describe("group delete with registry children", () => {
     const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "full", description: "" })).id;
     const repo = await getClient().repos.create(g, { name: "r1" });
     const overlay = await getClient().overlays.create(g, { name: "ov1", config: { contents: { packages: ["p"] } } });
-    const sub = await getClient().subscriptions.create(g, { sink: "https://hooks.example.com/full" });
+    const sub = await subscriptionKind.collection(getClient()).create(g, { sink: "https://hooks.example.com/full" });
     const left = `Repo "r1" (/full/r1, uid ${repo.uid}); Overlay "ov1" (in /full, uid ${overlay.uid}); Subscription "https://hooks.example.com/full" (in /full, uid ${sub.uid})`;
     expect(await describeChildren(getClient(), g, groupChildren())).toBe(left);
     await expect(deleteGroupPatiently(getClient(), g, 0.05, getClient().transport.retry, groupChildren())).rejects.toThrow(`not empty; children left: ${left}`);
     setTimeout(() => {
-      void Promise.all([getClient().repos.delete(repo.uid), getClient().overlays.delete(overlay.uid), getClient().subscriptions.delete(sub.uid)]);
+      void Promise.all([getClient().repos.delete(repo.uid), getClient().overlays.delete(overlay.uid), subscriptionKind.collection(getClient()).delete(sub.uid)]);
     }, 50);
     await deleteGroupPatiently(getClient(), g, 10, getClient().transport.retry, groupChildren());
     expect((await getClient().groups.list({ childrenOf: emu.orgUid, name: "full" }).collect())).toEqual([]);

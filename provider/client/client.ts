@@ -598,11 +598,6 @@ export interface OverlayBindingFields {
   tags: string[];
 }
 
-/** Writable fields of an event subscription (create only): the https sink. */
-export interface SubscriptionFields {
-  sink: string;
-}
-
 /** `/registry/<v>/repos`, with the `readme` sub-resource of each repo. */
 export class RepoCollection extends Collection<Api.ApiRepo, RepoFields> {
   /**
@@ -622,7 +617,25 @@ export class RepoCollection extends Collection<Api.ApiRepo, RepoFields> {
   }
 }
 
-/** The Platform API v2 client: one property per collection. */
+/**
+ * A collection described by data rather than by a property of {@link PlatformClient}: what a kind declared with
+ * `wire:` (`engine/declare.ts`) gives {@link PlatformClient.collection}. The client layer knows no kind by name;
+ * the description says where the collection lives and how to parse one object.
+ */
+export interface CollectionDescription<T> {
+  /** The API path segment: `iam`, `registry`, `events` or `vulnerabilities` (seed §2). */
+  readonly api: string;
+  /** The collection's path segment, e.g. `groups` (`/<api>/<version>/<collection>`). */
+  readonly collection: string;
+  /** Parses (and checks) one object of the collection; loose, so unknown fields pass (contract, "Responses"). */
+  readonly schema: Parser<T>;
+  /** The API has PATCH for the collection: a {@link Collection}; default false, a {@link CreatableCollection}. */
+  readonly patch?: boolean | undefined;
+  /** The List envelope's item key; default {@link collection}. */
+  readonly listKey?: string | undefined;
+}
+
+/** The Platform API v2 client: one property per hand-written collection, and {@link collection} for the rest. */
 export class PlatformClient {
   /** The transport, for requests this class has no method for. */
   readonly transport: Transport;
@@ -654,8 +667,6 @@ export class PlatformClient {
    * also filter by `overlay`.
    */
   readonly overlayBindings: CreatableCollection<Api.ApiOverlayBinding, OverlayBindingFields, OverlayBindingListParams>;
-  /** `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH) */
-  readonly subscriptions: CreatableCollection<Api.ApiSubscription, SubscriptionFields>;
   /** `/vulnerabilities/<v>/advisories` (read-only); lists also filter by advisory ids and artifact names. */
   readonly advisories: ReadableCollection<Api.ApiAdvisory, AdvisoryListParams>;
 
@@ -672,11 +683,39 @@ export class PlatformClient {
     this.tags = new CreatableCollection(t, "registry", "tags", S.Tag, "tags", (p: TagListParams) => ({ digest: p.digest }));
     this.overlays = new CreatableCollection(t, "registry", "overlays", S.Overlay);
     this.overlayBindings = new CreatableCollection(t, "registry", "overlayBindings", S.OverlayBinding, "overlayBindings", (p: OverlayBindingListParams) => ({ overlay: p.overlay }));
-    this.subscriptions = new CreatableCollection(t, "events", "subscriptions", S.Subscription);
     this.advisories = new ReadableCollection(t, "vulnerabilities", "advisories", S.Advisory, "advisories", (p: AdvisoryListParams) => ({
       advisory_ids: p.advisoryIds,
       artifact_names: p.artifactNames,
     }));
+  }
+
+  /** The collections {@link collection} made, by `<api>/<collection>`, each with the description it was made from. */
+  private readonly described = new Map<string, { desc: CollectionDescription<unknown>; coll: CreatableCollection<unknown, object> }>();
+
+  /**
+   * The collection `desc` describes, on this client's transport (its pagination bounds, retry policy, errors and
+   * secret scrubbing are those of every collection): a {@link Collection} when `desc.patch`, else a
+   * {@link CreatableCollection}. One instance per `<api>/<collection>` for the client's life.
+   * @throws Error when the collection was already made from another description (another schema, `patch` or
+   *   `listKey`): two declarations of one collection disagree.
+   * @example client.collection({ api: "events", collection: "<collection>", schema: wireSchema }).list({ childrenOf: groupUid })
+   */
+  collection<T>(desc: CollectionDescription<T> & { readonly patch: true }): Collection<T, object>;
+  collection<T>(desc: CollectionDescription<T>): CreatableCollection<T, object> | Collection<T, object>;
+  collection<T>(desc: CollectionDescription<T>): CreatableCollection<T, object> | Collection<T, object> {
+    const key = `${desc.api}/${desc.collection}`;
+    const known = this.described.get(key);
+    if (known) {
+      const d = known.desc;
+      if (d.schema !== desc.schema || (d.patch ?? false) !== (desc.patch ?? false) || (d.listKey ?? d.collection) !== (desc.listKey ?? desc.collection)) {
+        throw new Error(`collection ${key}: described twice, differently (another schema, patch or listKey)`);
+      }
+      return known.coll as CreatableCollection<T, object>;
+    }
+    const C = desc.patch ? Collection : CreatableCollection;
+    const coll = new C<T, object>(this.transport, desc.api, desc.collection, desc.schema, desc.listKey ?? desc.collection);
+    this.described.set(key, { desc: desc as CollectionDescription<unknown>, coll: coll as CreatableCollection<unknown, object> });
+    return coll;
   }
 
   /** Closes idle keep-alive connections. */

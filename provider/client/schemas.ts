@@ -211,16 +211,6 @@ export const OverlayBindingShape = z.looseObject({
 /** `OverlayBindingShape`, typed as the wire type it parses (`Api.ApiOverlayBinding`): what the client parses with. */
 export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = OverlayBindingShape;
 
-/** A webhook subscription under a group. */
-export const SubscriptionShape = z.looseObject({
-  uid: z.string(),
-  sink: z.string().default(""),
-  createTime: z.string().optional(),
-  updateTime: z.string().optional(),
-});
-/** `SubscriptionShape`, typed as the wire type it parses (`Api.ApiSubscription`): what the client parses with. */
-export const Subscription: z.ZodType<Api.ApiSubscription> = SubscriptionShape;
-
 /** One page of a List response, as the client returns it. */
 export interface EnvelopePage<T> {
   items: T[];
@@ -383,7 +373,6 @@ export type Repo = Api.ApiRepo;
 export type RepoReadme = Api.ApiRepoReadme;
 export type Overlay = Api.ApiOverlay;
 export type OverlayBinding = Api.ApiOverlayBinding;
-export type Subscription = Api.ApiSubscription;
 export type IdentityProvider = Api.ApiIdentityProvider;
 export type AccountAssociation = Api.ApiAccountAssociation;
 export type GroupInvite = Api.ApiGroupInvite;

@@ -325,18 +325,6 @@ export interface ApiOverlayBinding {
   updateTime?: string | undefined;
 }
 
-/** A webhook subscription under a group (OpenAPI `events.v2beta1.Subscription`). */
-export interface ApiSubscription {
-  /** The subscription's uid (its group's uid + `/` + 16 hex characters). */
-  uid: string;
-  /** The https URL events are delivered to. */
-  sink: string;
-  /** Creation time, RFC 3339, when the server sends one (the OpenAPI lists none). */
-  createTime?: string | undefined;
-  /** Last update time, RFC 3339, when the server sends one. */
-  updateTime?: string | undefined;
-}
-
 /** The OIDC settings of an identity provider as the API returns them; the API never returns the client secret. */
 export interface ApiOidc {
   /** Issuer URL. */

@@ -9,7 +9,7 @@
  * 1. The declaration, `const decl = declareResource<XInputs, XOutputs, ApiX>({ ... })`:
  *    ```ts
  *    kind: "Repo", what: "repo", module: "registry", description: "An image repository under a group.",
- *    collection: (c) => c.repos,
+ *    collection: (c) => c.repos,                  // or, with no hand-written collection: wire: { api, collection, patch }
  *    fields: {                                    // one entry per key of XInputs (the compiler checks it)
  *      parentUid: parent({ type: uidArg("uid of the group that holds the repo.") }), // in the POST path; replaces
  *      name: mutable({ check: nameProblem, type: nameArg("Repo") }),   // PATCHed alone (updateMask=name)
@@ -70,6 +70,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
+import type { Parser } from "../client/types";
+import { wireSchemaOf } from "./wire";
 import { processContext, type ProviderContext } from "./context";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
@@ -283,6 +285,22 @@ export interface Listing<A> {
   readonly notAdoptable?: string;
 }
 
+/**
+ * Where a kind declared with `wire:` lives in the API ({@link ResourceDeclaration.wire}): the client's collection
+ * comes from it and from the wire schema derived from the declaration (`wire.ts`), so the kind needs no
+ * collection, wire type or schema written in `provider/client/`.
+ */
+export interface WireDeclaration {
+  /** The API path segment: `iam`, `registry` or `events` (seed §2). */
+  readonly api: string;
+  /** The collection's path segment, e.g. `subscriptions`. */
+  readonly collection: string;
+  /** The API has PATCH for the kind; default false (a change of any field replaces, declared with `replace()`). */
+  readonly patch?: boolean;
+  /** The List envelope's item key; default {@link collection}. */
+  readonly listKey?: string;
+}
+
 /** A resource kind's one declaration. */
 export interface ResourceDeclaration<I extends object, O extends I, A extends { uid: string }> {
   /** The kind: the type token's last segment and the runtime's `providers` key. */
@@ -301,8 +319,17 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   listing?: Listing<A> | false;
   /** Its objects keep their group from being deleted (FAILED_PRECONDITION `RESOURCE_NOT_EMPTY`). */
   blocksGroupDelete?: boolean;
-  /** The kind's collection on the client (with `patch` when the API has PATCH for the kind). */
-  collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
+  /**
+   * The kind's hand-written collection on the client (with `patch` when the API has PATCH for the kind). Give
+   * either this or {@link wire}.
+   */
+  collection?(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
+  /**
+   * Where the kind lives in the API, instead of {@link collection}: its wire schema is derived from `fields` and
+   * `server` (`wire.ts`), its collection is `client.collection(...)` of it, and `npm run gen` writes its wire type
+   * (`XWire`, in the kind's `types.ts`) from the same schema; `A` is that type.
+   */
+  wire?: WireDeclaration;
   /** Every input field, in the order check reports them. */
   fields: { readonly [K in keyof I & string]-?: Field };
   /** The Pulumi module of its type token (`platform:<module>:<kind>`): `iam`, `registry` or `events` (seed §2). */
@@ -345,6 +372,13 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   readonly secrets: readonly string[];
   /** The kind's collection on a client (with `patch` when the API has PATCH for the kind). */
   collection(client: PlatformClient): CreatableCollection<A, object> | Collection<A, object>;
+  /** Where the kind lives in the API, when declared with `wire:` ({@link ResourceDeclaration.wire}). */
+  readonly wire: WireDeclaration | undefined;
+  /**
+   * The wire schema derived from the declaration (`wire.ts`) when declared with `wire:`: a zod schema, typed here
+   * by its `safeParse` only (no public type depends on zod's).
+   */
+  readonly wireSchema: Parser<A> | undefined;
   /** Every declared field, the built-in `createToken` last, in declaration order. */
   readonly fields: Readonly<Record<string, Field>>;
   /** The field holding the parent's uid (`parentUid`, a tag's `repoUid`, a binding's `groupUid`). */
@@ -396,7 +430,7 @@ const SERVER_SIDE: ReadonlySet<FieldKind> = new Set(["replace", "mutable"]);
 /**
  * Turns a declaration into the kind's provider (and the class's helpers).
  * @throws Error at module load when a kind has no `parent` field, or neither `name`+`description` nor
- *   `hooks.create` (so a create could not be made).
+ *   `hooks.create` (so a create could not be made), or gives both or neither of `collection` and `wire`.
  */
 export function declareResource<I extends object, O extends I, A extends { uid: string }>(d: ResourceDeclaration<I, O, A>): DeclaredResource<I, O, A> {
   const entries = Object.entries(d.fields) as Array<[string, Field]>;
@@ -404,6 +438,13 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   if (!parentKey) throw new Error(`declareResource(${d.kind}): no parent field`);
   const named = "name" in d.fields && "description" in d.fields;
   if (!named && !d.hooks?.create) throw new Error(`declareResource(${d.kind}): give hooks.create (no name and description to mark)`);
+  if ((d.collection === undefined) === (d.wire === undefined)) throw new Error(`declareResource(${d.kind}): give exactly one of collection and wire`);
+  const wireSchema = d.wire ? (wireSchemaOf(d.kind, d.fields as Record<string, Field>, d.server ?? {}) as unknown as Parser<A>) : undefined;
+  const wireAt = d.wire;
+  const collectionOf = (c: PlatformClient): CreatableCollection<A, object> | Collection<A, object> =>
+    wireAt && wireSchema
+      ? c.collection({ api: wireAt.api, collection: wireAt.collection, schema: wireSchema, patch: wireAt.patch, listKey: wireAt.listKey })
+      : d.collection!(c);
   const keysOf = (...kinds: FieldKind[]) => entries.filter(([, f]) => kinds.includes(f.kind)).map(([k]) => k);
   const replaceKeys = keysOf("parent", "replace");
   const mutableKeys = keysOf("mutable");
@@ -467,7 +508,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   /** The provider of the declaration, bound to `ctx` (its client and create ledger). */
   const providerFor = (ctx: ProviderContext): ProviderImpl<I, O> => {
     const client = () => ctx.client();
-    const coll = () => d.collection(client());
+    const coll = () => collectionOf(client());
     return {
       /** Validates every field before any API call; reports all failures at once, each naming the field. */
       async check(olds, news) {
@@ -506,7 +547,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
       /** All-or-nothing: if it throws, nothing was created (or the orphan was adopted). */
       async create(inputs) {
         const c = client();
-        const collection = d.collection(c);
+        const collection = collectionOf(c);
         const parentUid = (inputs as Props)[parentKey] as string;
         const adoptUid = (inputs as Props)["adoptUid"];
         const existing = d.hooks?.adopt
@@ -533,7 +574,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
       async read(id, props) {
         return readOrGone(async () => {
           const { client: c, settings } = ctx.clientAndSettings();
-          const outs = withToken(outputs(await batchedGet(d.collection(c), id, settings.readAhead), props), props);
+          const outs = withToken(outputs(await batchedGet(collectionOf(c), id, settings.readAhead), props), props);
           return { id, props: outs, inputs: withToken(inputsOf(outs), props) };
         });
       },
@@ -562,7 +603,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     loose: true,
     same: "the same kind, parent and name",
     matching: (c, inputs) =>
-      d.collection(c).list({ childrenOf: (inputs as Props)[parentKey] as string, name: (inputs as Props)["name"] as string, pageSize: 200 }).collect(),
+      collectionOf(c).list({ childrenOf: (inputs as Props)[parentKey] as string, name: (inputs as Props)["name"] as string, pageSize: 200 }).collect(),
   };
   if (!d.ownership && !named) throw new Error(`declareResource(${d.kind}): give ownership (no name and description to mark)`);
   const listing = d.listing === false ? undefined : (d.listing ?? {});
@@ -571,7 +612,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const list = listing
     ? async (c: PlatformClient, params: ListParams, limit?: number, bad?: (row: BadRow) => void): Promise<ObjectRow[]> => {
         if (bad) {
-          const rows = d.collection(c).listRows(params).collect(limit);
+          const rows = collectionOf(c).listRows(params).collect(limit);
           const out: ObjectRow[] = [];
           for (const r of await (listing.betaOnly ? betaOnly(rows) : rows)) {
             if (r.problem === undefined) out.push({ kind: d.kind, uid: r.value.uid, name: labelOf(r.value) });
@@ -579,7 +620,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
           }
           return out;
         }
-        const rows = d.collection(c).list(params).collect(limit);
+        const rows = collectionOf(c).list(params).collect(limit);
         return (await (listing.betaOnly ? betaOnly(rows) : rows)).map((x) => ({ kind: d.kind, uid: x.uid, name: labelOf(x) }));
       }
     : undefined;
@@ -590,7 +631,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     description: d.description,
     server: d.server ?? {},
     secrets,
-    collection: d.collection,
+    collection: collectionOf,
+    wire: d.wire,
+    wireSchema,
     fields: { ...(d.fields as Record<string, Field>), createToken: CREATE_TOKEN_FIELD },
     parentKey,
     ownership,

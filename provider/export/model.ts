@@ -17,6 +17,7 @@
  * same bytes.
  */
 import type * as Api from "../client/types";
+import type { SubscriptionWire } from "../kinds/subscription";
 import type { ExportKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 import { checkSnapshot } from "./trust";
@@ -156,7 +157,7 @@ export interface OverlayBindingNode extends NodeBase {
 /** A subscription to declare. */
 export interface SubscriptionNode extends NodeBase {
   kind: "Subscription";
-  api: Api.ApiSubscription;
+  api: SubscriptionWire;
 }
 
 /** Objects the export leaves out, by kind, with why. */

@@ -9,6 +9,7 @@ import { isNotFound } from "../client/errors";
 import { betaOnly } from "../engine/common";
 
 import type { ListParams, Paginator } from "../client/pagination";
+import { subscriptionKind, type SubscriptionWire } from "../kinds/subscription";
 import type {
   ApiAccountAssociation,
   ApiGroup,
@@ -19,7 +20,6 @@ import type {
   ApiRepo,
   ApiRole,
   ApiRoleBinding,
-  ApiSubscription,
   ApiTag,
 } from "../client/types";
 
@@ -50,7 +50,7 @@ export interface OrgSnapshot {
   tags: ApiTag[];
   overlays: ApiOverlay[];
   overlayBindings: ApiOverlayBinding[];
-  subscriptions: ApiSubscription[];
+  subscriptions: SubscriptionWire[];
 }
 
 /** Progress of a read: called as pages arrive. */
@@ -101,7 +101,7 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
     // Overlays are served under beta version segments only: on the GA paths there are none to export.
     betaOnly(collect("overlays", client.overlays.list(under), progress)),
     betaOnly(collect("overlayBindings", client.overlayBindings.list(under), progress)),
-    collect("subscriptions", client.subscriptions.list(under), progress),
+    collect("subscriptions", subscriptionKind.collection(client).list(under), progress),
   ]);
   registry.catch(() => undefined); // observed below
   const [anchor, groups, identities, roles, roleBindings, identityProviders, associations, own, invites] = await Promise.all([

@@ -3,7 +3,9 @@
  * `XArgs` (the public arguments, every field a `pulumi.Input`, with the field's documentation), `XInputs` (after
  * `check`: a field with a default is always there), `XOutputs` (the inputs, `uid` and the server-set outputs) and
  * `XOutputProperties` (the class's typed `Output`s, merged into the class by an interface of the same name), and
- * the named object types the fields use (`ClaimMatchArgs` for arguments, `ClaimMatch` as stored).
+ * the named object types the fields use (`ClaimMatchArgs` for arguments, `ClaimMatch` as stored); for a kind
+ * declared with `wire:`, `XWire` too (the object as the API returns it, the TypeScript form of the wire schema
+ * derived from the declaration, `engine/wire.ts`).
  *
  * Written by `npm run gen` with the schema; `test/schema.unit.test.ts` fails when a committed file is not current.
  */
@@ -101,9 +103,9 @@ class Emitter {
     return this.defs[ref.replace("#/$defs/", "")]?.description;
   }
 
-  /** The JSON schema of a zod type, its `$defs` remembered. */
-  schema(t: z.ZodType): JsonSchema {
-    const js = jsonSchemaOf(t);
+  /** The JSON schema of a zod type (`io`: its input or output side), its `$defs` remembered. */
+  schema(t: z.ZodType, io: "input" | "output" = "input"): JsonSchema {
+    const js = jsonSchemaOf(t, io);
     this.defs = { ...this.defs, ...(js.$defs ?? {}) };
     return js;
   }
@@ -169,6 +171,21 @@ export function kindTypesModule(k: KindEntry): string {
     outputs.push(`${doc(sdesc, "  ")}  ${name}${s.optional ? "?" : ""}: ${t}${s.optional ? " | undefined" : ""};`);
     outputKeys.push(name);
   }
+  // The wire type: the output side of the derived wire schema (a field with a default is always there), by its own
+  // emitter, so that the output side's named types never replace the input side's of the same id.
+  const wire: string[] = [];
+  if (k.wireSchema) {
+    const w = new Emitter();
+    const js = w.schema(k.wireSchema as unknown as z.ZodType, "output");
+    const req = new Set(js.required ?? []);
+    for (const [name, p] of Object.entries(js.properties ?? {})) {
+      if (p.$ref || Object.keys(js.$defs ?? {}).length) {
+        throw new Error(`${K}.${name}: the wire type of a kind declared with \`wire:\` has no named object types yet (typescript.ts); declare its collection by hand`);
+      }
+      const pdesc = name === "uid" ? `The ${k.what}'s uid (a UIDP).` : p.description;
+      wire.push(`${doc(pdesc, "  ")}  ${name}${req.has(name) ? "" : "?"}: ${w.type(p, false)}${req.has(name) ? "" : " | undefined"};`);
+    }
+  }
   const named = e.namedInterfaces();
   return [
     `/**`,
@@ -199,6 +216,18 @@ export function kindTypesModule(k: KindEntry): string {
     `/** The typed outputs of ${article(K)} ${K} resource (merged into the class by an interface of the same name). */`,
     ...wrap(`export type ${K}OutputProperties = OutputProperties<${K}Outputs, ${outputKeys.map((n) => `"${n}"`).join(" | ")}>;`, 116).map((l, i) => (i === 0 ? l : `  ${l}`)),
     ``,
+    ...(k.wireSchema
+      ? [
+          `/**`,
+          ` * ${article(k.what) === "an" ? "An" : "A"} ${k.what} as the API returns it (\`/${k.wire?.api}/<version>/${k.wire?.collection}\`), from the wire schema derived`,
+          ` * from the declaration (\`engine/wire.ts\`); the server may send more fields, kept as they are.`,
+          ` */`,
+          `export interface ${K}Wire {`,
+          ...wire,
+          `}`,
+          ``,
+        ]
+      : []),
   ]
     .join("\n")
     .replace(/\n{3,}/g, "\n\n");

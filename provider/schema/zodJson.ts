@@ -18,9 +18,13 @@ export type JsonSchema = {
   $defs?: Record<string, JsonSchema>;
 };
 
-/** The input-side JSON schema of `t`, its named types under `$defs`; what JSON schema cannot say is `{}` (any). */
-export function jsonSchemaOf(t: z.ZodType): JsonSchema {
-  return z.toJSONSchema(t, { io: "input", unrepresentable: "any" }) as JsonSchema;
+/**
+ * The JSON schema of `t`, its named types under `$defs`; what JSON schema cannot say is `{}` (any). `io`: the
+ * input side (default: what a program gives) or the output side (what a parse gives: a field with a default is
+ * always there).
+ */
+export function jsonSchemaOf(t: z.ZodType, io: "input" | "output" = "input"): JsonSchema {
+  return z.toJSONSchema(t, { io, unrepresentable: "any" }) as JsonSchema;
 }
 
 /** Whether a program may leave a field of type `t` out (`undefined` passes it). */

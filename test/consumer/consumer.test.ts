@@ -26,6 +26,7 @@
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
+import { subscriptionKind } from "../../provider/kinds/subscription";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -208,7 +209,9 @@ function describeToolchain(tc: Toolchain): void {
     const uidsByCollection = async (): Promise<Record<string, string[]>> => {
       const out: Record<string, string[]> = {};
       for (const c of COLLECTIONS) {
-        const rows = (await client![c].list({}).collect()) as Array<{ uid: string }>;
+        // A kind declared with `wire:` has no property on the client: its collection is the kind's.
+        const coll = c === "subscriptions" ? subscriptionKind.collection(client!) : client![c];
+        const rows = (await coll.list({}).collect()) as Array<{ uid: string }>;
         out[c] = rows.map((x) => x.uid).sort();
       }
       return out;
@@ -471,10 +474,10 @@ function describeToolchain(tc: Toolchain): void {
       const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
       const outputs = await cli.outputs();
       const ciUid = String(outputs["ciUid"]);
-      const subscription = (await client!.subscriptions.list({ childrenOf: String(outputs["teamUid"]) }).collect())[0]!;
+      const subscription = (await subscriptionKind.collection(client!).list({ childrenOf: String(outputs["teamUid"]) }).collect())[0]!;
       // Outside Pulumi: an edit and a delete, and a group made by hand; in the program: an edit not yet applied.
       await client!.groups.patch(ciUid, { description: "edited in the console" }, ["description"]);
-      await client!.subscriptions.delete(subscription.uid);
+      await subscriptionKind.collection(client!).delete(subscription.uid);
       const handmade = await client!.groups.create(String(outputs["teamUid"]), { name: "handmade", description: "made by hand" });
       await cli.ok(["config", "set", "teamDescription", "The consumer tier's team"]);
       const stateBefore = (await cli.ok(["stack", "export"])).stdout;

@@ -12,29 +12,29 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
-import type { ApiSubscription } from "../../client/types";
 import { sinkProblem, uidpProblem } from "../../validation";
 import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
-import { createOnly, declareResource, parent, replace } from "../../engine/declare";
+import { createOnly, declareResource, parent, replace, type DeclaredResource } from "../../engine/declare";
 import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
-import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
+import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { sinkProblem } from "../../validation";
 
 /** The group's subscriptions that match a create's every field: the same sink. */
-const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<ApiSubscription[]> =>
-  (await client.subscriptions.list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
+const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<SubscriptionWire[]> =>
+  (await decl.collection(client).list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
 
-const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscription>({
+const decl: DeclaredResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire> = declareResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire>({
   kind: "Subscription",
   module: "events",
   what: "subscription",
   description: "A webhook subscription to a group's events, delivered to an https sink.",
-  collection: (c) => c.subscriptions,
+  // The collection, its wire schema and `SubscriptionWire` (types.ts) follow from the fields below (engine/wire.ts).
+  wire: { api: "events", collection: "subscriptions" },
   ownership: { proof: "window", matching, same: "the same sink" },
   listing: { label: "sink" },
   blocksGroupDelete: true,
@@ -54,7 +54,7 @@ const decl = declareResource<SubscriptionInputs, SubscriptionOutputs, ApiSubscri
         parentUid: inputs.parentUid,
         // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
-        post: () => client.subscriptions.create(inputs.parentUid, { sink: inputs.sink }),
+        post: () => decl.collection(client).create(inputs.parentUid, { sink: inputs.sink }),
         matching: () => matching(client, inputs),
       });
     },
@@ -87,4 +87,4 @@ export class Subscription extends PlatformResource {
   }
 }
 
-export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties } from "./types";
+export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";

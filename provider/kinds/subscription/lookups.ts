@@ -5,7 +5,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
-import type { ApiSubscription as Subscription } from "../../client/types";
+import { subscriptionKind } from "./index";
+import type { SubscriptionWire as Subscription } from "./types";
 import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type InputArgs, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
 
 /** Arguments of {@link getSubscriptions}: the List parameters of `/events/v2beta1/subscriptions` plus `limit`. */
@@ -24,7 +25,7 @@ export async function getSubscriptions(args: GetSubscriptionsArgs = {}, client: 
   const a = checkArgs("getSubscriptions", args, { sink: "string", ...UIDP, ...PAGING });
   if (emptySet(a.ids)) return [];
   const keep = a.sink === undefined ? undefined : (s: Subscription) => s.sink === a.sink;
-  return take(client.subscriptions.list(listParams(a, keep === undefined, "getSubscriptions")).pages(a.limit === undefined), a.limit, keep);
+  return take(subscriptionKind.collection(client).list(listParams(a, keep === undefined, "getSubscriptions")).pages(a.limit === undefined), a.limit, keep);
 }
 
 /** {@link getSubscriptions} with `Input` arguments and an `Output` result. */
@@ -50,8 +51,8 @@ export interface GetSubscriptionArgs {
  */
 export async function getSubscription(args: GetSubscriptionArgs, client: PlatformClient = programClientFromConfig()): Promise<Subscription> {
   const a = checkArgs("getSubscription", args, { uid: "string", parentUid: "string", sink: "string" });
-  return single("getSubscription", ["subscription", "subscriptions"], a, ["parentUid", "sink"], (uid) => client.subscriptions.get(uid), () => ({
-    pages: client.subscriptions.list(listParams(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {})).pages(),
+  return single("getSubscription", ["subscription", "subscriptions"], a, ["parentUid", "sink"], (uid) => subscriptionKind.collection(client).get(uid), () => ({
+    pages: subscriptionKind.collection(client).list(listParams(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {})).pages(),
     ...(a.sink !== undefined ? { keep: (s: Subscription) => s.sink === a.sink } : {}),
   }));
 }

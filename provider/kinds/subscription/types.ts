@@ -49,3 +49,19 @@ export interface SubscriptionOutputs extends SubscriptionInputs {
 /** The typed outputs of a Subscription resource (merged into the class by an interface of the same name). */
 export type SubscriptionOutputProperties = OutputProperties<SubscriptionOutputs, "uid" | "parentUid" | "sink" |
   "createTime">;
+
+/**
+ * A subscription as the API returns it (`/events/<version>/subscriptions`), from the wire schema derived
+ * from the declaration (`engine/wire.ts`); the server may send more fields, kept as they are.
+ */
+export interface SubscriptionWire {
+  /** The subscription's uid (a UIDP). */
+  uid: string;
+  /**
+   * The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it
+   * replaces the subscription.
+   */
+  sink: string;
+  /** Creation time, RFC 3339. */
+  createTime?: string | undefined;
+}
