@@ -126,4 +126,13 @@ describe("PlatformClient.collection", () => {
     await subs.delete(made.uid);
     expect(await subs.list({ childrenOf: group.uid }).collect()).toEqual([]);
   });
+
+  it("keeps the deprecated PlatformClient.subscriptions working beside the kind's own collection", async () => {
+    const group = await client.groups.create(emu.orgUid, { name: "wire-legacy", description: "" });
+    const made = await client.subscriptions.create(group.uid, { sink: "https://hooks.example.com/legacy" });
+    expect((await subscriptionKind.collection(client).get(made.uid)).sink).toBe("https://hooks.example.com/legacy");
+    expect((await client.subscriptions.list({ childrenOf: group.uid }).collect()).map((s) => s.uid)).toEqual([made.uid]);
+    await client.subscriptions.delete(made.uid);
+    expect(await subscriptionKind.collection(client).list({ childrenOf: group.uid }).collect()).toEqual([]);
+  });
 });

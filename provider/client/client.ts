@@ -689,6 +689,18 @@ export class PlatformClient {
     }));
   }
 
+  private legacySubscriptions: CreatableCollection<S.LegacySubscriptionRow, { sink: string }> | undefined;
+
+  /**
+   * `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH), parsed as before the kind's
+   * wire schema came from its declaration (`sink` defaults to `""`).
+   * @deprecated Kept for one release: use the `getSubscriptions` / `getSubscription` lookups, or
+   *   {@link collection} with a schema (`docs/architecture.md`, "Add a kind").
+   */
+  get subscriptions(): CreatableCollection<S.LegacySubscriptionRow, { sink: string }> {
+    return (this.legacySubscriptions ??= new CreatableCollection(this.transport, "events", "subscriptions", S.LegacySubscription));
+  }
+
   /** The collections {@link collection} made, by `<api>/<collection>`, each with the description it was made from. */
   private readonly described = new Map<string, { desc: CollectionDescription<unknown>; coll: CreatableCollection<unknown, object> }>();
 
