@@ -176,6 +176,11 @@ export type SubscriptionNode = GenericNode<"Subscription">;
 /** The model's nodes of each generic kind, by its collection. */
 export type GenericModel = { [K in GenericKind as GenericCollection<K>]: Array<GenericNode<K>> };
 
+/** The model's nodes of a generic kind (`kinds.ts`). */
+export function genericNodes(m: GenericModel, kind: GenericKind): readonly GenericNode[] {
+  return m[genericCollection(kind)];
+}
+
 /** Objects the export leaves out, by kind, with why. */
 export interface Skipped {
   kind: string;

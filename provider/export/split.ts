@@ -31,7 +31,7 @@
  */
 import { tsComment, tsString } from "../escape";
 import { GENERIC_KINDS, genericCollection, type HandPlacedKind } from "./kinds";
-import { MODEL_COLLECTION, modelNodes, type ExportKind, type GenericModel, type GroupNode, type ModelNode, type OrgModel, type Ref, type Skipped } from "./model";
+import { genericNodes, MODEL_COLLECTION, modelNodes, type ExportKind, type GenericModel, type GroupNode, type ModelNode, type OrgModel, type Ref, type Skipped } from "./model";
 import { writeIndex, writeTypeScriptProject, type GeneratedFile, type TypeScriptProjectOptions } from "./typescript";
 import { writeOrgFile } from "./yaml";
 
@@ -344,7 +344,7 @@ export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOp
     // The file gives a sync source as the server's text, so it refers to no object of the set.
     repos: keep(m.repos).map((r) => ({ ...r, syncSource: undefined })),
     // Generic kinds: what the file holds (subscriptions); the others have no place in it.
-    ...(Object.fromEntries(GENERIC_KINDS.map((k) => [genericCollection(k.kind), keep(m[genericCollection(k.kind)])])) as GenericModel),
+    ...(Object.fromEntries(GENERIC_KINDS.map((k) => [genericCollection(k.kind), keep(genericNodes(m, k.kind))])) as unknown as GenericModel),
     identityProviders: [],
     accountAssociations: [],
     tags: [],
@@ -371,7 +371,7 @@ export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOp
     };
     const groupOf = (r: Ref) => (r.to === "declared" && r.node.kind === "Group" ? groupByUid.get(r.node.uid) : undefined);
     for (const g of s.model.groups) need(g);
-    for (const x of [...s.model.identities, ...s.model.roles, ...s.model.roleBindings, ...s.model.repos, ...GENERIC_KINDS.flatMap((k) => s.model[genericCollection(k.kind)])]) need(groupOf(x.parent));
+    for (const x of [...s.model.identities, ...s.model.roles, ...s.model.roleBindings, ...s.model.repos, ...GENERIC_KINDS.flatMap((k) => genericNodes(s.model, k.kind))]) need(groupOf(x.parent));
     const mine = new Set([...s.model.identities, ...s.model.roles].map((x) => x.uid));
     const outsideObjects = new Set<string>();
     for (const b of s.model.roleBindings) {

@@ -15,7 +15,7 @@
 import { canonical } from "../engine/common";
 import type { Field } from "../engine/declare";
 import { KINDS, kindEntry } from "../kinds/registry";
-import { declaresKind, GENERIC_KINDS, genericCollection } from "./kinds";
+import { declaresKind, GENERIC_KINDS } from "./kinds";
 import { tsComment, tsString, yamlScalar } from "../escape";
 import type {
   AccountAssociationNode,
@@ -32,7 +32,7 @@ import type {
   RoleNode,
   TagNode,
 } from "./model";
-import { modelNodes } from "./model";
+import { genericNodes, modelNodes } from "./model";
 
 /** One generated file: path relative to the project folder, and its text. */
 export interface GeneratedFile {
@@ -304,11 +304,6 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
 function oneLine(s: string): string {
   const line = tsComment(s);
   return line.length > 80 ? tsComment(`${[...line].slice(0, 77).join("")}...`) : line;
-}
-
-/** The model's nodes of a generic kind (`kinds.ts`). */
-function genericNodes(m: OrgModel, kind: (typeof GENERIC_KINDS)[number]["kind"]): readonly GenericNode[] {
-  return m[genericCollection(kind)];
 }
 
 function groupBy<T extends { uid: string }>(rows: readonly T[]): Map<string, T[]> {
