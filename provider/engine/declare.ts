@@ -320,6 +320,13 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
   /** Its objects keep their group from being deleted (FAILED_PRECONDITION `RESOURCE_NOT_EMPTY`). */
   blocksGroupDelete?: boolean;
   /**
+   * How `platform-pulumi export` places its objects (`docs/export.md`). Default (absent): the export's generic path
+   * (`export/kinds.ts`): read under the anchor, declared in their group after the kinds it places by hand, every
+   * declared field from the server's value, its `check` applied to it first. `{ skip: why }`: counted and reported
+   * as not exported, with `why` (e.g. a value the API never returns).
+   */
+  export?: { readonly skip: string };
+  /**
    * The kind's hand-written collection on the client (with `patch` when the API has PATCH for the kind). Give
    * either this or {@link wire}.
    */
@@ -399,6 +406,12 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   adoptLine(uid: string): string;
   /** Its objects keep their group from being deleted. */
   readonly blocksGroupDelete: boolean;
+  /** How `export` places its objects ({@link ResourceDeclaration.export}); undefined: the generic path. */
+  readonly export: { readonly skip: string } | undefined;
+  /** Its Lists are served under beta version segments only ({@link Listing.betaOnly}). */
+  readonly betaOnly: boolean;
+  /** The name a person recognises an object by ({@link Listing.label}; `name` when the kind is not listed). */
+  labelOf(x: A): string;
   /** The outputs a server object gives (as `read` computes them; `local`: what is known locally). */
   outputsOf(api: A, local?: Partial<O>): O;
   /** The inputs that would produce outputs `o` (the declared fields only), as `read` returns them. */
@@ -643,6 +656,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     adoptLine: (uid) =>
       listing?.notAdoptable ? `delete it (${listing.notAdoptable})` : "adoptUid" in d.fields ? `adoptUid: ${tsString(uid)}` : "adopt: true",
     blocksGroupDelete: d.blocksGroupDelete ?? false,
+    export: d.export,
+    betaOnly: listing?.betaOnly ?? false,
+    labelOf,
     outputsOf: (api, local) => outputs(api, local),
     inputsOf,
     providerFor,

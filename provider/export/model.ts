@@ -17,18 +17,15 @@
  * same bytes.
  */
 import type * as Api from "../client/types";
-import type { SubscriptionWire } from "../kinds/subscription";
-import type { ExportKind } from "./kinds";
+import { KIND_NAMES, type KindApi } from "../kinds/registry";
+import { GENERIC_KINDS, genericCollection, type ExportKind, type GenericCollection, type GenericKind, type HandPlacedKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 import { checkSnapshot } from "./trust";
 
 export type { ExportKind } from "./kinds";
 
-/**
- * The model's collection of each exported kind. Whatever walks the model kind by kind (the split layout picks each
- * stack's share of every collection) iterates this, so the compiler asks for a new kind's collection here.
- */
-export const MODEL_COLLECTION = {
+/** The model's collection of each kind placed by hand. */
+const HAND_COLLECTION = {
   Group: "groups",
   Identity: "identities",
   Role: "roles",
@@ -39,8 +36,17 @@ export const MODEL_COLLECTION = {
   Tag: "tags",
   Overlay: "overlays",
   OverlayBinding: "overlayBindings",
-  Subscription: "subscriptions",
-} as const satisfies { readonly [K in ExportKind]: keyof OrgModel };
+} as const satisfies { readonly [K in HandPlacedKind]: keyof OrgModel };
+
+/**
+ * The model's collection of each exported kind: the hand-placed kinds', then each generic kind's
+ * ({@link GenericCollection}, in the registry's order). Whatever walks the model kind by kind (the split layout
+ * picks each stack's share of every collection) iterates this, so a generic kind is walked with no edit here.
+ */
+export const MODEL_COLLECTION = {
+  ...HAND_COLLECTION,
+  ...Object.fromEntries(GENERIC_KINDS.map((k) => [k.kind, genericCollection(k.kind)])),
+} as typeof HAND_COLLECTION & { readonly [K in GenericKind]: GenericCollection<K> };
 
 /** A node of the model: a declared object of any exported kind. */
 export type ModelNode = OrgModel[(typeof MODEL_COLLECTION)[ExportKind]][number];
@@ -154,10 +160,25 @@ export interface OverlayBindingNode extends NodeBase {
   overlay: Ref;
 }
 
-/** A subscription to declare. */
-export interface SubscriptionNode extends NodeBase {
-  kind: "Subscription";
-  api: SubscriptionWire;
+/**
+ * An object of a generic kind (`kinds.ts`) to declare, in its group: `path` is the group's path (`/` for the
+ * anchor), the resource name `<group path>-><label>` (its declaration's `listing` label), with `~<6 hex of its uid>`
+ * when two of the kind would share one.
+ */
+export interface GenericNode<K extends GenericKind = GenericKind> extends NodeBase {
+  kind: K;
+  api: KindApi<K>;
+}
+
+/** A subscription to declare (a generic kind). */
+export type SubscriptionNode = GenericNode<"Subscription">;
+
+/** The model's nodes of each generic kind, by its collection. */
+export type GenericModel = { [K in GenericKind as GenericCollection<K>]: Array<GenericNode<K>> };
+
+/** The model's nodes of a generic kind (`kinds.ts`). */
+export function genericNodes(m: GenericModel, kind: GenericKind): readonly GenericNode[] {
+  return m[genericCollection(kind)];
 }
 
 /** Objects the export leaves out, by kind, with why. */
@@ -167,8 +188,11 @@ export interface Skipped {
   why: string;
 }
 
-/** The org as the writers see it. */
-export interface OrgModel {
+/** The org as the writers see it: the hand-placed kinds ({@link HandModel}) and the generic ones ({@link GenericModel}). */
+export type OrgModel = HandModel & GenericModel;
+
+/** The org as the writers see it, the generic kinds aside. */
+export interface HandModel {
   snapshot: OrgSnapshot;
   /** Groups in depth-first order (parents before children; siblings by name, then uid). */
   groups: GroupNode[];
@@ -183,7 +207,6 @@ export interface OrgModel {
   tags: TagNode[];
   overlays: OverlayNode[];
   overlayBindings: OverlayBindingNode[];
-  subscriptions: SubscriptionNode[];
   /** Built-in roles referred to, by name, with their variable names. */
   builtinRoles: Array<{ name: string; varName: string }>;
   skipped: Skipped[];
@@ -197,7 +220,7 @@ export interface OrgModel {
 export const RESERVED: ReadonlySet<string> = new Set([
   "pulumi", "config", "platformConfig", "orgUid", "underUid", "uids", "_uid", "_refs", "_stacks", "org", "Org", "counts", "outside",
   "Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "getRoleOutput",
-  "Repo", "Tag", "Overlay", "OverlayBinding", "Subscription",
+  "Repo", "Tag", "Overlay", "OverlayBinding", ...KIND_NAMES,
   "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export", "extends",
   "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null", "return", "super", "switch", "this",
   "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements", "interface", "package",
@@ -445,11 +468,22 @@ export function buildModel(s: OrgSnapshot): OrgModel {
       return { kind: "OverlayBinding" as const, api, uid: api.uid, path: repo.path, resourceName: `${repo.path}#${declared ? declared.path : ouid}`, parent: repo.parent, repo, overlay, refs: { overlay } };
     }),
   );
-  const subscriptions: SubscriptionNode[] = withParents(s.subscriptions, "Subscription").map(({ x, parent }) => {
-    const groupPath = parent.to === "declared" ? parent.node.path : "/";
-    return { kind: "Subscription", api: x, uid: x.uid, path: groupPath, resourceName: `${groupPath}->${x.sink}`, parent };
-  });
-  uniqueNames(subscriptions);
+  // Generic kinds (kinds.ts): children of their groups, named by the group's path and the declaration's label.
+  const generic: Record<string, GenericNode[]> = {};
+  for (const k of GENERIC_KINDS) {
+    const rows = s[genericCollection(k.kind)] as ReadonlyArray<{ uid: string }>;
+    if (k.export !== undefined) {
+      if (rows.length > 0) skipped.push({ kind: k.kind, count: rows.length, why: k.export.skip });
+      generic[genericCollection(k.kind)] = [];
+      continue;
+    }
+    generic[genericCollection(k.kind)] = uniqueNames(
+      withParents(rows, k.kind).map(({ x, parent }): GenericNode => {
+        const groupPath = parent.to === "declared" ? parent.node.path : "/";
+        return { kind: k.kind, api: x as GenericNode["api"], uid: x.uid, path: groupPath, resourceName: `${groupPath}->${k.labelOf(x)}`, parent };
+      }),
+    );
+  }
 
   // Variables for everything another object (or a person) refers to.
   const nameables: Array<Nameable & { target: { varName: string } }> = [
@@ -510,7 +544,7 @@ export function buildModel(s: OrgSnapshot): OrgModel {
     tags,
     overlays,
     overlayBindings,
-    subscriptions,
+    ...(generic as GenericModel),
     builtinRoles: [...builtinVars].map(([name, varName]) => ({ name, varName })).sort((a, b) => (a.name < b.name ? -1 : 1)),
     skipped,
   };

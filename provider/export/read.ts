@@ -9,7 +9,8 @@ import { isNotFound } from "../client/errors";
 import { betaOnly } from "../engine/common";
 
 import type { ListParams, Paginator } from "../client/pagination";
-import { subscriptionKind, type SubscriptionWire } from "../kinds/subscription";
+import type { KindApi } from "../kinds/registry";
+import { GENERIC_KINDS, genericCollection, type GenericCollection, type GenericKind } from "./kinds";
 import type {
   ApiAccountAssociation,
   ApiGroup,
@@ -23,8 +24,11 @@ import type {
   ApiTag,
 } from "../client/types";
 
-/** What the reader found under the anchor group. Arrays are in the API's order (`uid asc`). */
-export interface OrgSnapshot {
+/**
+ * What the reader found under the anchor group ({@link OrgSnapshot}), the generic kinds aside. Arrays are in the
+ * API's order (`uid asc`).
+ */
+export interface HandReadSnapshot {
   /** The org's root group uid (the anchor's first segment). */
   rootUid: string;
   /** The group everything was read under (`--under`, else the root). It is not itself exported. */
@@ -50,8 +54,13 @@ export interface OrgSnapshot {
   tags: ApiTag[];
   overlays: ApiOverlay[];
   overlayBindings: ApiOverlayBinding[];
-  subscriptions: SubscriptionWire[];
 }
+
+/** The objects of each generic kind (`kinds.ts`) under the anchor, by its collection (`subscriptions`), in the API's order. */
+export type GenericSnapshot = { [K in GenericKind as GenericCollection<K>]: Array<KindApi<K>> };
+
+/** What the reader found under the anchor group. Arrays are in the API's order (`uid asc`). */
+export type OrgSnapshot = HandReadSnapshot & GenericSnapshot;
 
 /** Progress of a read: called as pages arrive. */
 export interface ReadProgress {
@@ -61,11 +70,11 @@ export interface ReadProgress {
   advance(kind: string, count: number): void;
 }
 
-/** The kinds the reader lists, in summary order. */
-export const READ_KINDS = [
+/** The kinds the reader lists, in summary order: the hand-placed ones, then each generic kind's collection. */
+export const READ_KINDS: readonly string[] = [
   "groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites",
-  "repos", "tags", "overlays", "overlayBindings", "subscriptions",
-] as const;
+  "repos", "tags", "overlays", "overlayBindings", ...GENERIC_KINDS.map((k) => genericCollection(k.kind)),
+];
 
 async function collect<T>(kind: string, p: Paginator<T>, progress: ReadProgress | undefined): Promise<T[]> {
   const out: T[] = [];
@@ -101,7 +110,11 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
     // Overlays are served under beta version segments only: on the GA paths there are none to export.
     betaOnly(collect("overlays", client.overlays.list(under), progress)),
     betaOnly(collect("overlayBindings", client.overlayBindings.list(under), progress)),
-    collect("subscriptions", subscriptionKind.collection(client).list(under), progress),
+    // Every generic kind (kinds.ts) by its declaration's collection; one served under beta segments only lists none on GA paths.
+    ...GENERIC_KINDS.map((k) => {
+      const rows = collect<{ uid: string }>(genericCollection(k.kind), k.collection(client).list(under), progress);
+      return k.betaOnly ? betaOnly(rows) : rows;
+    }),
   ]);
   registry.catch(() => undefined); // observed below
   const [anchor, groups, identities, roles, roleBindings, identityProviders, associations, own, invites] = await Promise.all([
@@ -127,7 +140,7 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
   const ids = [...wanted].sort();
   const outsideRoles: ApiRole[] = [];
   for (let i = 0; i < ids.length; i += 100) outsideRoles.push(...(await client.roles.list({ ids: ids.slice(i, i + 100), pageSize: 200 }).collect()));
-  const [repos, tags, overlays, overlayBindings, subscriptions] = await registry;
+  const [repos, tags, overlays, overlayBindings, ...generic] = await registry;
   // READMEs: one GET each, a few at a time.
   const readmes = new Map<string, string>();
   const unsynced = repos.filter((r) => r.sync_config === undefined);
@@ -156,6 +169,6 @@ export async function readOrg(client: PlatformClient, anchorUid: string, progres
     tags,
     overlays,
     overlayBindings,
-    subscriptions,
+    ...(Object.fromEntries(GENERIC_KINDS.map((k, i) => [genericCollection(k.kind), generic[i]])) as GenericSnapshot),
   };
 }

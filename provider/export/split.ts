@@ -30,7 +30,8 @@
  * names are the top-level group's path segment with every character outside `[A-Za-z0-9_-]` replaced.
  */
 import { tsComment, tsString } from "../escape";
-import { MODEL_COLLECTION, modelNodes, type ExportKind, type GroupNode, type ModelNode, type OrgModel, type Ref, type Skipped } from "./model";
+import { GENERIC_KINDS, genericCollection, type HandPlacedKind } from "./kinds";
+import { genericNodes, MODEL_COLLECTION, modelNodes, type ExportKind, type GenericModel, type GroupNode, type ModelNode, type OrgModel, type Ref, type Skipped } from "./model";
 import { writeIndex, writeTypeScriptProject, type GeneratedFile, type TypeScriptProjectOptions } from "./typescript";
 import { writeOrgFile } from "./yaml";
 
@@ -68,11 +69,12 @@ export interface SplitOptions {
 type Node = ModelNode;
 
 /**
- * The references each kind's node makes besides its parent (the fields its writer writes as references, and a
- * tag's or overlay binding's repo). A mapped type over the exported kinds: a kind added to the export has no
- * layout until it has its line here (without one every stack of a split set would declare its objects).
+ * The references each hand-placed kind's node makes besides its parent (the fields its writer writes as
+ * references, and a tag's or overlay binding's repo). A mapped type over those kinds: one placed by hand has no
+ * layout until it has its line here. A generic kind's node (`kinds.ts`) refers to its parent only, and goes with
+ * it: every collection of {@link MODEL_COLLECTION}, generic ones included, is dealt out among the stacks.
  */
-const REFERENCES: { readonly [K in ExportKind]: (n: Extract<Node, { kind: K }>) => Array<Ref | undefined> } = {
+const REFERENCES: { readonly [K in HandPlacedKind]: (n: Extract<Node, { kind: K }>) => Array<Ref | undefined> } = {
   Group: () => [],
   Identity: () => [],
   Role: () => [],
@@ -83,12 +85,12 @@ const REFERENCES: { readonly [K in ExportKind]: (n: Extract<Node, { kind: K }>) 
   Tag: (n) => [{ to: "declared", node: n.repo }],
   Overlay: () => [],
   OverlayBinding: (n) => [n.overlay, { to: "declared", node: n.repo }],
-  Subscription: () => [],
 };
 
-/** Every reference a node makes: its parent, then its kind's {@link REFERENCES}. */
+/** Every reference a node makes: its parent, then its kind's {@link REFERENCES} (none for a generic kind). */
 function references(n: Node): Array<Ref | undefined> {
-  return [n.parent, ...(REFERENCES[n.kind] as (n: Node) => Array<Ref | undefined>)(n)];
+  const more = (REFERENCES as Partial<Record<ExportKind, (n: Node) => Array<Ref | undefined>>>)[n.kind];
+  return [n.parent, ...(more ? more(n) : [])];
 }
 
 /** The declared nodes (with variables) a node refers to. */
@@ -341,7 +343,8 @@ export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOp
     roleBindings: keep(m.roleBindings),
     // The file gives a sync source as the server's text, so it refers to no object of the set.
     repos: keep(m.repos).map((r) => ({ ...r, syncSource: undefined })),
-    subscriptions: keep(m.subscriptions),
+    // Generic kinds: what the file holds (subscriptions); the others have no place in it.
+    ...(Object.fromEntries(GENERIC_KINDS.map((k) => [genericCollection(k.kind), keep(genericNodes(m, k.kind))])) as unknown as GenericModel),
     identityProviders: [],
     accountAssociations: [],
     tags: [],
@@ -368,7 +371,7 @@ export function writeSplitOrgFiles(m: OrgModel, o: SplitOptions & SplitProjectOp
     };
     const groupOf = (r: Ref) => (r.to === "declared" && r.node.kind === "Group" ? groupByUid.get(r.node.uid) : undefined);
     for (const g of s.model.groups) need(g);
-    for (const x of [...s.model.identities, ...s.model.roles, ...s.model.roleBindings, ...s.model.repos, ...s.model.subscriptions]) need(groupOf(x.parent));
+    for (const x of [...s.model.identities, ...s.model.roles, ...s.model.roleBindings, ...s.model.repos, ...GENERIC_KINDS.flatMap((k) => genericNodes(s.model, k.kind))]) need(groupOf(x.parent));
     const mine = new Set([...s.model.identities, ...s.model.roles].map((x) => x.uid));
     const outsideObjects = new Set<string>();
     for (const b of s.model.roleBindings) {

@@ -10,9 +10,9 @@
  * binding's email) has no such rule: it is written through the escaping functions of `escape.ts` only.
  */
 import { PlatformError, redact } from "../client/errors";
-import { digestProblem, nameProblem, repoNameProblem, sinkProblem, tagNameProblem, uidpProblem } from "../validation";
+import { digestProblem, nameProblem, repoNameProblem, tagNameProblem, uidpProblem } from "../validation";
 import { printable, tsString } from "../escape";
-import type { ExportKind } from "./kinds";
+import { GENERIC_KINDS, genericCollection, type HandPlacedKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 
 /** The export met a value the API's own rule for its field forbids; nothing was written. */
@@ -49,10 +49,10 @@ type Checked = { uid: unknown; fields: Array<[field: string, value: unknown, rul
 const uidRef = optional(uidpProblem);
 
 /**
- * The objects of each exported kind in a snapshot, with the fields to check. A mapped type over the exported
- * kinds: a kind added to the export does not compile until its server values have their rules here.
+ * The objects of each kind the export places by hand in a snapshot, with the fields to check. A mapped type over
+ * those kinds: a kind placed by hand does not compile until its server values have their rules here.
  */
-const CHECKS: { readonly [K in ExportKind]: (s: OrgSnapshot) => Checked[] } = {
+const CHECKS: { readonly [K in HandPlacedKind]: (s: OrgSnapshot) => Checked[] } = {
   Group: (s) => [
     { uid: s.rootUid, fields: [] },
     { uid: s.anchor.uid, fields: [["name", s.anchor.name, nameProblem]] },
@@ -78,19 +78,40 @@ const CHECKS: { readonly [K in ExportKind]: (s: OrgSnapshot) => Checked[] } = {
       uid: b.uid,
       fields: [["overlay.uid", b.overlay?.uid, uidRef], ...b.tags.map((t, i): [string, unknown, Rule] => [`tags[${i}]`, t, tagNameProblem])],
     })),
-  Subscription: (s) => s.subscriptions.map((x) => ({ uid: x.uid, fields: [["sink", x.sink, sinkProblem]] })),
 };
+
+/**
+ * The objects of each generic kind (`kinds.ts`) that the export declares, with their declaration's rules: every
+ * field the writer takes from the server (`replace` and `mutable`) that has a `check`, applied to the value `read`
+ * gives (as the provider's own check would; an `optional` field only when set), named by its wire key.
+ */
+function genericChecks(s: OrgSnapshot): Array<[kind: string, objects: Checked[]]> {
+  return GENERIC_KINDS.filter((k) => k.export === undefined).map((k) => {
+    const ruled = Object.entries(k.fields).filter(([, f]) => (f.kind === "replace" || f.kind === "mutable") && f.check !== undefined);
+    const rows = s[genericCollection(k.kind)] as ReadonlyArray<{ uid: string }>;
+    return [k.kind, rows.map((x): Checked => {
+      // A bad uid is refused before any field (checkSnapshot), so the outputs are made only of a well-formed one.
+      if (uidpProblem(x.uid) !== undefined) return { uid: x.uid, fields: [] };
+      const read = k.inputsOf(k.outputsOf(x)) as Record<string, unknown>;
+      return {
+        uid: x.uid,
+        fields: ruled.filter(([name, f]) => !(f.optional && read[name] === undefined)).map(([name, f]): [string, unknown, Rule] => [f.wireKey ?? name, read[name], f.check!]),
+      };
+    })];
+  });
+}
 
 /**
  * Checks every server value the export writes as code against the API's rule for its field: uids (UIDP), names
  * of groups, identities, roles, identity providers and overlays (the name rule), repo and tag names (OCI), tag
- * digests, subscription sinks, and the uids objects refer to.
+ * digests, the uids objects refer to, and each generic kind's fields by their declared `check` (subscription sinks).
  * @throws ExportRefusedError at the first value that breaks its rule, naming the object's kind and uid, the field
  *   and the value (escaped).
  */
 export function checkSnapshot(s: OrgSnapshot): void {
-  for (const [kind, objects] of Object.entries(CHECKS) as Array<[ExportKind, (s: OrgSnapshot) => Checked[]]>) {
-    for (const { uid, fields } of objects(s)) {
+  const hand = (Object.entries(CHECKS) as Array<[HandPlacedKind, (s: OrgSnapshot) => Checked[]]>).map(([kind, objects]): [string, Checked[]] => [kind, objects(s)]);
+  for (const [kind, objects] of [...hand, ...genericChecks(s)]) {
+    for (const { uid, fields } of objects) {
       const uidProblem = uidpProblem(uid);
       if (uidProblem !== undefined) throw new ExportRefusedError(kind, String(uid), "uid", uid, uidProblem);
       for (const [field, value, rule] of fields) {

@@ -15,9 +15,11 @@
 import { canonical } from "../engine/common";
 import type { Field } from "../engine/declare";
 import { KINDS, kindEntry } from "../kinds/registry";
+import { declaresKind, GENERIC_KINDS } from "./kinds";
 import { tsComment, tsString, yamlScalar } from "../escape";
 import type {
   AccountAssociationNode,
+  GenericNode,
   GroupNode,
   IdentityNode,
   IdentityProviderNode,
@@ -28,10 +30,9 @@ import type {
   RepoNode,
   RoleBindingNode,
   RoleNode,
-  SubscriptionNode,
   TagNode,
 } from "./model";
-import { modelNodes } from "./model";
+import { genericNodes, modelNodes } from "./model";
 
 /** One generated file: path relative to the project folder, and its text. */
 export interface GeneratedFile {
@@ -129,7 +130,7 @@ type DeclaredNode =
   | TagNode
   | OverlayNode
   | OverlayBindingNode
-  | SubscriptionNode;
+  | GenericNode;
 
 /** Whether a value is left out of a declaration: unset, empty, or the field's default. */
 function blank(v: unknown, def: unknown): boolean {
@@ -198,13 +199,13 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
   const s = m.snapshot;
   const under = s.anchor.uid !== s.rootUid;
   const anchorVar = under ? "underUid" : "orgUid";
-  // What the program imports, in this order: each name whose nodes the model has.
+  // What the program imports, in code point order (classes, then getRoleOutput): each name whose nodes the model has.
   const importable: Array<[string, readonly unknown[]]> = [
     ["AccountAssociation", m.accountAssociations], ["Group", m.groups], ["Identity", m.identities], ["IdentityProvider", m.identityProviders],
     ["Overlay", m.overlays], ["OverlayBinding", m.overlayBindings], ["Repo", m.repos], ["Role", m.roles], ["RoleBinding", m.roleBindings],
-    ["Subscription", m.subscriptions], ["Tag", m.tags], ["getRoleOutput", m.builtinRoles],
+    ["Tag", m.tags], ["getRoleOutput", m.builtinRoles], ...GENERIC_KINDS.map((k): [string, readonly unknown[]] => [k.kind, genericNodes(m, k.kind)]),
   ];
-  const imports = importable.filter(([, nodes]) => nodes.length > 0).map(([name]) => name);
+  const imports = importable.filter(([, nodes]) => nodes.length > 0).map(([name]) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   const out: string[] = [];
   out.push(
@@ -236,7 +237,8 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
   const rolesIn = groupBy(m.roles);
   const associationIn = new Map(m.accountAssociations.map((a) => [a.uid, a]));
   const overlaysIn = groupBy(m.overlays);
-  const subscriptionsIn = groupBy(m.subscriptions);
+  // Each generic kind's objects (kinds.ts), by group, in the registry's order.
+  const genericIn = GENERIC_KINDS.map((k) => groupBy(genericNodes(m, k.kind)));
   const tagsOf = groupBy(m.tags);
   // A repo that syncs from a repo of this export is declared after the tree, once its source is.
   const syncing = m.repos.filter((r) => r.syncSource?.to === "declared");
@@ -250,7 +252,7 @@ export function writeIndex(m: OrgModel, extras: IndexExtras = {}): string {
     for (const i of identitiesIn.get(groupUid) ?? []) parts.push(resourceDecl(i, anchorVar));
     for (const o of overlaysIn.get(groupUid) ?? []) parts.push(resourceDecl(o, anchorVar));
     for (const r of reposIn.get(groupUid) ?? []) parts.push(...repoWithTags(r));
-    for (const x of subscriptionsIn.get(groupUid) ?? []) parts.push(resourceDecl(x, anchorVar));
+    for (const byGroup of genericIn) for (const x of byGroup.get(groupUid) ?? []) parts.push(resourceDecl(x, anchorVar));
     return parts;
   };
   const top = contents(s.anchor.uid);
@@ -334,7 +336,7 @@ export const TEMPLATE_TSCONFIG = {
 /** The count of declared resources by kind, for every exported kind of the registry (the model's nodes by kind). */
 export function declaredCounts(m: OrgModel): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const k of KINDS) if (k.kind !== "GroupInvite") counts[k.kind] = 0;
+  for (const k of KINDS) if (declaresKind(k)) counts[k.kind] = 0;
   for (const n of modelNodes(m)) counts[n.kind] = (counts[n.kind] ?? 0) + 1;
   return counts;
 }

@@ -60,6 +60,9 @@ const DECLARED = {
  */
 export type ResourceKind = keyof typeof DECLARED;
 
+/** The API object of a kind (its declaration's third type argument, e.g. a subscription's `{ uid, sink, ... }`). */
+export type KindApi<K extends ResourceKind> = Parameters<(typeof DECLARED)[K]["outputsOf"]>[0];
+
 /** Every kind, in the order reports list them. */
 export const KINDS: readonly KindEntry[] = Object.values(DECLARED).map((k) => erase(k as DeclaredResource<object, object, { uid: string }>));
 
