@@ -689,7 +689,7 @@ export class PlatformClient {
     }));
   }
 
-  private legacySubscriptions: CreatableCollection<S.LegacySubscriptionRow, { sink: string }> | undefined;
+  private legacySubscriptions: CreatableCollection<Api.LegacySubscriptionRow, { sink: string }> | undefined;
 
   /**
    * `/events/<v>/subscriptions` (create under a group, get, list, delete; no PATCH), parsed as before the kind's
@@ -697,7 +697,7 @@ export class PlatformClient {
    * @deprecated Kept for one release: use the `getSubscriptions` / `getSubscription` lookups, or
    *   {@link collection} with a schema (`docs/architecture.md`, "Add a kind").
    */
-  get subscriptions(): CreatableCollection<S.LegacySubscriptionRow, { sink: string }> {
+  get subscriptions(): CreatableCollection<Api.LegacySubscriptionRow, { sink: string }> {
     return (this.legacySubscriptions ??= new CreatableCollection(this.transport, "events", "subscriptions", S.LegacySubscription));
   }
 

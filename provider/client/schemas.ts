@@ -215,20 +215,12 @@ export const OverlayBinding: z.ZodType<Api.ApiOverlayBinding> = OverlayBindingSh
  * A webhook subscription as {@link PlatformClient.subscriptions} (deprecated) parses it: the shape it had before the
  * kind's wire schema was derived from its declaration (`engine/wire.ts`), kept for that member's one release.
  */
-export const LegacySubscription: z.ZodType<LegacySubscriptionRow> = z.looseObject({
+export const LegacySubscription: z.ZodType<Api.LegacySubscriptionRow> = z.looseObject({
   uid: z.string(),
   sink: z.string().default(""),
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
 });
-/** The row {@link LegacySubscription} parses. */
-export interface LegacySubscriptionRow {
-  uid: string;
-  sink: string;
-  createTime?: string | undefined;
-  updateTime?: string | undefined;
-}
-
 /** One page of a List response, as the client returns it. */
 export interface EnvelopePage<T> {
   items: T[];

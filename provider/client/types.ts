@@ -455,3 +455,18 @@ export interface ApiAdvisory {
   /** Last update time, RFC 3339. */
   updateTime?: string | undefined;
 }
+
+/**
+ * A webhook subscription as the deprecated `PlatformClient.subscriptions` returns it (the kind's own wire type is
+ * `SubscriptionWire`, derived from its declaration).
+ */
+export interface LegacySubscriptionRow {
+  /** uid. */
+  uid: string;
+  /** The https sink; `""` when the server sends none. */
+  sink: string;
+  /** Creation time. */
+  createTime?: string | undefined;
+  /** Update time. */
+  updateTime?: string | undefined;
+}
