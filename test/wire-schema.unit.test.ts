@@ -4,14 +4,14 @@
  * optional; loose), a field added to the declaration reaches the schema, and its collection is the client's
  * generic `collection(desc)` (one per collection, against the emulator: `docs/architecture.md`, "Add a kind").
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { ResponseShapeError } from "../provider/client/errors";
 import { createOnly, declareResource, mutable, parent, replace, stateOnly, type Field } from "../provider/engine/declare";
 import { createTime, updateTime } from "../provider/engine/fieldTypes";
 import { subscriptionKind } from "../provider/kinds/subscription";
+import { useEmulator } from "./harness/emulator";
 
 /** The keys of a derived wire schema and, for each, whether a parse needs it (the output side: a default fills it). */
 function shapeOf(schema: unknown): Record<string, "required" | "optional"> {
@@ -89,16 +89,11 @@ describe("a declaration's derived wire schema", () => {
 });
 
 describe("PlatformClient.collection", () => {
-  let emu: Emulator;
   let client: PlatformClient;
-  beforeAll(async () => {
-    emu = await startEmulator();
-    client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  const emu = useEmulator(undefined, (e) => {
+    client = new PlatformClient({ apiUrl: e.url, token: e.token });
   });
-  afterAll(async () => {
-    await client.close();
-    await emu.close();
-  });
+  afterAll(() => client.close());
 
   it("gives one collection per API collection, and refuses a second, different description of it", () => {
     const schema = subscriptionKind.wireSchema!;

@@ -71,7 +71,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { Collection, type CreatableCollection, type PlatformClient } from "../client/client";
 import type { Parser } from "../client/types";
-import { wireSchemaOf } from "./wire";
+import { SERVER_SIDE, wireSchemaOf } from "./wire";
 import { processContext, type ProviderContext } from "./context";
 import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
@@ -437,8 +437,6 @@ function tokenIn(...sources: Maybe[]): string | undefined {
   }
   return undefined;
 }
-
-const SERVER_SIDE: ReadonlySet<FieldKind> = new Set(["replace", "mutable"]);
 
 /**
  * Turns a declaration into the kind's provider (and the class's helpers).

@@ -32,12 +32,15 @@ export interface WireField {
   readonly writeOnly?: boolean | undefined;
 }
 
-/** The field kinds whose value the server keeps and returns (the others live in the path, or locally). */
-const ON_THE_WIRE: ReadonlySet<string> = new Set(["replace", "mutable"]);
+/**
+ * The field kinds a create or PATCH sends and the server keeps (the others live in the path, or locally); of
+ * those, the server returns all but the `writeOnly` ones ({@link onTheWire}).
+ */
+export const SERVER_SIDE: ReadonlySet<string> = new Set(["replace", "mutable"]);
 
 /** Whether the server returns field `f` (see the module comment). */
 export function onTheWire(f: WireField): boolean {
-  return ON_THE_WIRE.has(f.kind) && !f.writeOnly;
+  return SERVER_SIDE.has(f.kind) && !f.writeOnly;
 }
 
 /**

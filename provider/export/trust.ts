@@ -12,6 +12,7 @@
 import { PlatformError, redact } from "../client/errors";
 import { digestProblem, nameProblem, repoNameProblem, tagNameProblem, uidpProblem } from "../validation";
 import { printable, tsString } from "../escape";
+import { onTheWire } from "../engine/wire";
 import { GENERIC_KINDS, genericCollection, type HandPlacedKind } from "./kinds";
 import type { OrgSnapshot } from "./read";
 
@@ -82,12 +83,12 @@ const CHECKS: { readonly [K in HandPlacedKind]: (s: OrgSnapshot) => Checked[] } 
 
 /**
  * The objects of each generic kind (`kinds.ts`) that the export declares, with their declaration's rules: every
- * field the writer takes from the server (`replace` and `mutable`) that has a `check`, applied to the value `read`
+ * field the writer takes from the server (`onTheWire`, `engine/wire.ts`) that has a `check`, applied to the value `read`
  * gives (as the provider's own check would; an `optional` field only when set), named by its wire key.
  */
 function genericChecks(s: OrgSnapshot): Array<[kind: string, objects: Checked[]]> {
   return GENERIC_KINDS.filter((k) => k.export === undefined).map((k) => {
-    const ruled = Object.entries(k.fields).filter(([, f]) => (f.kind === "replace" || f.kind === "mutable") && f.check !== undefined);
+    const ruled = Object.entries(k.fields).filter(([, f]) => onTheWire(f) && f.check !== undefined);
     const rows = s[genericCollection(k.kind)] as ReadonlyArray<{ uid: string }>;
     return [k.kind, rows.map((x): Checked => {
       // A bad uid is refused before any field (checkSnapshot), so the outputs are made only of a well-formed one.
