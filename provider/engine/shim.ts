@@ -27,6 +27,31 @@ import { useIdAsUid } from "./common";
 export type OutputProperties<O, K extends keyof O> = { readonly [P in keyof Pick<O, K>]-?: pulumi.Output<O[P]> };
 
 /**
+ * The plain form of an argument type `T`: every `pulumi.Input` (a value, a `Promise` or an `Output`) replaced by
+ * its value, at every level; optional fields stay optional (and may hold `undefined`) and each keeps `T`'s
+ * documentation (a homomorphic mapped type). `unknown` stays `unknown`. The generated `XInputs` and the plain named types are computed so from
+ * the `XArgs` the generator writes (`provider/schema/typescript.ts`), so each field is written once.
+ */
+export type Plain<T> = unknown extends T
+  ? T
+  : T extends Promise<infer U>
+    ? Plain<U>
+    : T extends pulumi.OutputInstance<infer U>
+      ? Plain<U>
+      : T extends readonly (infer E)[]
+        ? Plain<E>[]
+        : T extends object
+          ? { [K in keyof T]: Plain<T[K]> | (string extends K ? never : Pick<T, K> extends Required<Pick<T, K>> ? never : undefined) }
+          : T;
+
+/**
+ * A kind's inputs after `check`, computed from its arguments `A`: the plain form ({@link Plain}) of every argument,
+ * the ones in `D` (those with a default) always present, plus `Extra` (the fields the engine adds, such as a
+ * delete timeout taken from `customTimeouts`).
+ */
+export type Checked<A, D extends keyof A = never, Extra = unknown> = Plain<Omit<A, D>> & { [K in keyof Pick<A, D>]-?: Exclude<Plain<A[K]>, undefined> } & Extra;
+
+/**
  * A resource kind's name, the last segment of its type token. The union of the kinds this package serves is
  * derived from the kind registry (`kinds/registry.ts`); the machinery takes any name.
  */

@@ -1,6 +1,6 @@
 /**
  * The TypeScript types of each kind, generated from its declaration (`provider/kinds/<kind>/types.ts`):
- * `XArgs` (the public arguments, every field a `pulumi.Input`, with the field's documentation), `XInputs` (after
+ * `XArgs` (the public arguments, every field a `pulumi.Input`, with the field's documentation), `XInputs` (computed from `XArgs` by `Checked`, engine/shim.ts, after
  * `check`: a field with a default is always there), `XOutputs` (the inputs, `uid` and the server-set outputs) and
  * `XOutputProperties` (the class's typed `Output`s, merged into the class by an interface of the same name), and
  * the named object types the fields use (`ClaimMatchArgs` for arguments, `ClaimMatch` as stored); for a kind
@@ -132,7 +132,9 @@ class Emitter {
             const full = form === "args" ? `pulumi.Input<${t}>` : t;
             return `${doc(p.description ?? ref?.description, "  ")}  ${k}${req.has(k) ? "" : "?"}: ${full}${req.has(k) ? "" : " | undefined"};`;
           });
-          out += `${doc(e.js.description, "")}export interface ${name}${form === "args" ? "Args" : ""} {\n${fields.join("\n")}\n}\n\n`;
+          // A type with an argument form has its plain form computed from it: each field is written once.
+          if (form === "plain" && e.args) out += `${doc(e.js.description, "")}export type ${name} = Plain<${name}Args>;\n\n`;
+          else out += `${doc(e.js.description, "")}export interface ${name}${form === "args" ? "Args" : ""} {\n${fields.join("\n")}\n}\n\n`;
         }
       }
     }
@@ -149,7 +151,8 @@ export function kindTypesModule(k: KindEntry): string {
   const e = new Emitter();
   const K = k.kind;
   const args: string[] = [];
-  const inputs: string[] = [];
+  const defaulted: string[] = [];
+  const engineOnly: string[] = [];
   const outputKeys: string[] = ["uid"];
   for (const [name, f] of Object.entries(k.fields) as Array<[string, Field]>) {
     if (name === "createToken") continue;
@@ -160,7 +163,8 @@ export function kindTypesModule(k: KindEntry): string {
     if (!f.internal) args.push(`${doc(desc, "  ")}  ${name}${opt ? "?" : ""}: pulumi.Input<${e.type(js, true)}>;`);
     const plain = e.type(js, false);
     const always = !opt || f.default !== undefined;
-    inputs.push(`${doc(desc, "  ")}  ${name}${always ? "" : "?"}: ${plain}${always ? "" : " | undefined"};`);
+    if (f.internal) engineOnly.push(`${doc(desc, "  ")}  ${name}${always ? "" : "?"}: ${plain}${always ? "" : " | undefined"};`);
+    else if (opt && always) defaulted.push(`"${name}"`);
     if (!f.internal && f.kind !== "createOnly") outputKeys.push(name);
   }
   const outputs: string[] = [`  /** The ${k.what}'s uid (a UIDP); also the resource's id. */\n  uid: string;`];
@@ -193,7 +197,7 @@ export function kindTypesModule(k: KindEntry): string {
     ` * Do not edit: change the declaration and run \`npm run gen\`.`,
     ` */`,
     `import type * as pulumi from "@pulumi/pulumi";`,
-    `import type { OutputProperties } from "../../engine/shim";`,
+    `import type { Checked, OutputProperties${named.includes("= Plain<") ? ", Plain" : ""} } from "../../engine/shim";`,
     ``,
     named.trimEnd(),
     ``,
@@ -203,9 +207,11 @@ export function kindTypesModule(k: KindEntry): string {
     `}`,
     ``,
     `/** ${article(k.what) === "an" ? "An" : "A"} ${k.what}'s inputs after \`check\`: a field with a default is always present. */`,
-    `export interface ${K}Inputs {`,
-    ...inputs,
-    `}`,
+    ...wrap(
+      `export type ${K}Inputs = Checked<${K}Args, ${defaulted.length ? defaulted.join(" | ") : "never"}${engineOnly.length ? ", {" : ">;"}`,
+      116,
+    ).map((l, i) => (i === 0 ? l : `  ${l}`)),
+    ...(engineOnly.length ? [...engineOnly, `}>;`] : []),
     ``,
     `/** ${article(k.what) === "an" ? "An" : "A"} ${k.what}'s outputs: the inputs, its uid and every field the server returns. */`,
     `export interface ${K}Outputs extends ${K}Inputs {`,

@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties, Plain } from "../../engine/shim";
 
 /** Amazon account association. */
 export interface AmazonAccountArgs {
@@ -12,10 +12,7 @@ export interface AmazonAccountArgs {
 }
 
 /** Amazon account association. */
-export interface AmazonAccount {
-  /** The 12-digit AWS account id. */
-  account: string;
-}
+export type AmazonAccount = Plain<AmazonAccountArgs>;
 
 /** Google Cloud project association. */
 export interface GoogleProjectArgs {
@@ -26,12 +23,7 @@ export interface GoogleProjectArgs {
 }
 
 /** Google Cloud project association. */
-export interface GoogleProject {
-  /** GCP project id. */
-  projectId: string;
-  /** GCP project number. */
-  projectNumber?: string | undefined;
-}
+export type GoogleProject = Plain<GoogleProjectArgs>;
 
 /** Azure tenant and client association. */
 export interface AzureTenantArgs {
@@ -42,12 +34,7 @@ export interface AzureTenantArgs {
 }
 
 /** Azure tenant and client association. */
-export interface AzureTenant {
-  /** Azure tenant id (Microsoft Entra ID). */
-  tenantId: string;
-  /** Component name → Azure client id (application id). */
-  clientIds?: Record<string, string> | undefined;
-}
+export type AzureTenant = Plain<AzureTenantArgs>;
 
 /** GitHub App installations associated with the group. */
 export interface GitHubAppsArgs {
@@ -56,10 +43,7 @@ export interface GitHubAppsArgs {
 }
 
 /** GitHub App installations associated with the group. */
-export interface GitHubApps {
-  /** App id → that app's installations associated with the group. */
-  appInstallations?: Record<string, GitHubAppInstallations> | undefined;
-}
+export type GitHubApps = Plain<GitHubAppsArgs>;
 
 /** The installations of one GitHub App. */
 export interface GitHubAppInstallationsArgs {
@@ -68,10 +52,7 @@ export interface GitHubAppInstallationsArgs {
 }
 
 /** The installations of one GitHub App. */
-export interface GitHubAppInstallations {
-  /** The app's installations. */
-  installations?: GitHubInstallation[] | undefined;
-}
+export type GitHubAppInstallations = Plain<GitHubAppInstallationsArgs>;
 
 /** One GitHub App installation. */
 export interface GitHubInstallationArgs {
@@ -82,12 +63,7 @@ export interface GitHubInstallationArgs {
 }
 
 /** One GitHub App installation. */
-export interface GitHubInstallation {
-  /** The GitHub App installation id (an int64, as a string). */
-  installationId: string;
-  /** The GitHub user or org the installation belongs to (informational). */
-  name?: string | undefined;
-}
+export type GitHubInstallation = Plain<GitHubInstallationArgs>;
 
 /** Chainguard service principal bindings. */
 export interface ServiceBindingsArgs {
@@ -96,10 +72,7 @@ export interface ServiceBindingsArgs {
 }
 
 /** Chainguard service principal bindings. */
-export interface ServiceBindings {
-  /** Service principal name → uid of the identity that service assumes. */
-  serviceBindings: Record<string, string>;
-}
+export type ServiceBindings = Plain<ServiceBindingsArgs>;
 
 /** Arguments of an {@link AccountAssociation}. */
 export interface AccountAssociationArgs {
@@ -127,29 +100,7 @@ export interface AccountAssociationArgs {
 }
 
 /** An account association's inputs after `check`: a field with a default is always present. */
-export interface AccountAssociationInputs {
-  /** uid of the group (one association per group; its uid is the group's). Changing it replaces the association. */
-  groupUid: string;
-  /** Name; default `""`. */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /** Amazon account association. */
-  amazon?: AmazonAccount | undefined;
-  /** Google Cloud project association. */
-  google?: GoogleProject | undefined;
-  /** Azure tenant and client association. */
-  azure?: AzureTenant | undefined;
-  /** GitHub App installations associated with the group. */
-  github?: GitHubApps | undefined;
-  /** Chainguard service principal bindings. */
-  chainguard?: ServiceBindings | undefined;
-  /**
-   * Take the group's existing association under management instead of failing with ALREADY_EXISTS (read only at
-   * create).
-   */
-  adopt?: boolean | undefined;
-}
+export type AccountAssociationInputs = Checked<AccountAssociationArgs, "name" | "description">;
 
 /** An account association's outputs: the inputs, its uid and every field the server returns. */
 export interface AccountAssociationOutputs extends AccountAssociationInputs {

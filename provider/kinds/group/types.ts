@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** The group's limits; `{}` when none are set (seed §2). Server-set. */
 export interface ResourceLimits {
@@ -32,25 +32,13 @@ export interface GroupArgs {
 }
 
 /** A group's inputs after `check`: a field with a default is always present. */
-export interface GroupInputs {
-  /** uid of the parent group (the org's root group or any group under it). Changing it replaces the group. */
-  parentUid: string;
-  /** Group name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. Names need not be unique under a parent. */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /**
-   * uid of an existing group (it must live under `parentUid`; its name and description are then set to the
-   * declared ones) to take under management instead of creating one; read only at create, later changes are
-   * ignored.
-   */
-  adoptUid?: string | undefined;
+export type GroupInputs = Checked<GroupArgs, "description", {
   /**
    * From the resource's `customTimeouts.delete`, in seconds: how long a delete waits for the group's children to
    * go.
    */
   deleteTimeoutSeconds?: number | undefined;
-}
+}>;
 
 /** A group's outputs: the inputs, its uid and every field the server returns. */
 export interface GroupOutputs extends GroupInputs {

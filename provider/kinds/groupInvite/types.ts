@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link GroupInvite}. */
 export interface GroupInviteArgs {
@@ -23,21 +23,7 @@ export interface GroupInviteArgs {
 }
 
 /** A group invite's inputs after `check`: a field with a default is always present. */
-export interface GroupInviteInputs {
-  /** uid of the group to invite into. Changing it replaces the invite. */
-  parentUid: string;
-  /** uid of the role the invitee gets. Changing it replaces the invite. */
-  roleUid: string;
-  /**
-   * How long the invite is valid: a duration such as `"72h"`, `"30m"` or `"3600s"`. Changing it replaces the
-   * invite.
-   */
-  ttl: string;
-  /** Only this email address may accept; default: anyone with the code. */
-  email: string;
-  /** The code works once; default false. */
-  singleUse: boolean;
-}
+export type GroupInviteInputs = Checked<GroupInviteArgs, "email" | "singleUse">;
 
 /** A group invite's outputs: the inputs, its uid and every field the server returns. */
 export interface GroupInviteOutputs extends GroupInviteInputs {

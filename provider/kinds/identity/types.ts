@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties, Plain } from "../../engine/shim";
 
 /**
  * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity,
@@ -32,24 +32,7 @@ export interface ClaimMatchArgs {
  * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity,
  * servicePrincipal.
  */
-export interface ClaimMatch {
-  /** Exact issuer URL, e.g. `https://token.actions.githubusercontent.com`. */
-  issuer?: string | undefined;
-  /** Issuer pattern, RE2 syntax (instead of `issuer`). */
-  issuerPattern?: string | undefined;
-  /** Exact subject, e.g. `repo:my-org/my-repo:ref:refs/heads/main`. */
-  subject?: string | undefined;
-  /** Subject pattern, RE2 syntax (instead of `subject`). */
-  subjectPattern?: string | undefined;
-  /** Exact audience; default: the API's own audience. */
-  audience?: string | undefined;
-  /** Audience pattern, RE2 syntax (instead of `audience`). */
-  audiencePattern?: string | undefined;
-  /** Further claims that must equal these values: claim name → value. */
-  claims?: Record<string, string> | undefined;
-  /** Further claims that must match these patterns, RE2 syntax: claim name → pattern. */
-  claimPatterns?: Record<string, string> | undefined;
-}
+export type ClaimMatch = Plain<ClaimMatchArgs>;
 
 /** An issuer whose keys are given inline. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
 export interface StaticKeysArgs {
@@ -66,18 +49,7 @@ export interface StaticKeysArgs {
 }
 
 /** An issuer whose keys are given inline. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal. */
-export interface StaticKeys {
-  /** The issuer URL tokens carry. */
-  issuer: string;
-  /** The subject tokens carry. */
-  subject: string;
-  /** The issuer's public keys as a JWKS JSON string. */
-  issuerKeys: string;
-  /** RFC 3339; after it the keys are no longer trusted. */
-  expirationTime?: string | undefined;
-  /** Audiences accepted; default: the API's own audience. */
-  audiences?: string[] | undefined;
-}
+export type StaticKeys = Plain<StaticKeysArgs>;
 
 /**
  * An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of
@@ -100,18 +72,7 @@ export interface AwsIdentityArgs {
  * An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of
  * claimMatch, staticKeys, awsIdentity, servicePrincipal.
  */
-export interface AwsIdentity {
-  /** The 12-digit AWS account id. */
-  awsAccount: string;
-  /** Exact principal ARN. */
-  arn?: string | undefined;
-  /** Principal ARN pattern, RE2 syntax (instead of `arn`). */
-  arnPattern?: string | undefined;
-  /** Exact AWS user id. */
-  userId?: string | undefined;
-  /** AWS user id pattern, RE2 syntax (instead of `userId`). */
-  userIdPattern?: string | undefined;
-}
+export type AwsIdentity = Plain<AwsIdentityArgs>;
 
 /** Arguments of an {@link Identity}. */
 export interface IdentityArgs {
@@ -148,38 +109,7 @@ export interface IdentityArgs {
 }
 
 /** An identity's inputs after `check`: a field with a default is always present. */
-export interface IdentityInputs {
-  /** uid of the group the identity lives in. Changing it replaces the identity. */
-  parentUid: string;
-  /** Identity name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /**
-   * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys,
-   * awsIdentity, servicePrincipal.
-   */
-  claimMatch?: ClaimMatch | undefined;
-  /**
-   * An issuer whose keys are given inline. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal.
-   */
-  staticKeys?: StaticKeys | undefined;
-  /**
-   * An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of
-   * claimMatch, staticKeys, awsIdentity, servicePrincipal.
-   */
-  awsIdentity?: AwsIdentity | undefined;
-  /**
-   * A service principal by enum name, e.g. `SERVICE_PRINCIPAL_COSIGNED`. Exactly one of claimMatch, staticKeys,
-   * awsIdentity, servicePrincipal.
-   */
-  servicePrincipal?: string | undefined;
-  /**
-   * uid of an existing identity to take under management instead of creating one; read only at create, later
-   * changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type IdentityInputs = Checked<IdentityArgs, "description">;
 
 /** An identity's outputs: the inputs, its uid and every field the server returns. */
 export interface IdentityOutputs extends IdentityInputs {

@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties, Plain } from "../../engine/shim";
 
 /** OIDC settings (the client secret is its own field, `clientSecret`). */
 export interface OidcArgs {
@@ -20,18 +20,7 @@ export interface OidcArgs {
 }
 
 /** OIDC settings (the client secret is its own field, `clientSecret`). */
-export interface Oidc {
-  /** Issuer URL (https). */
-  issuer: string;
-  /** OAuth client id at the issuer. */
-  clientId: string;
-  /** Scopes requested besides `openid`; default none. */
-  additionalScopes?: string[] | undefined;
-  /** Claim holding the user's groups; default none. */
-  groupsClaim?: string | undefined;
-  /** Use PKCE; default false. */
-  pkceEnabled?: boolean | undefined;
-}
+export type Oidc = Plain<OidcArgs>;
 
 /** Arguments of an {@link IdentityProvider}. */
 export interface IdentityProviderArgs {
@@ -58,28 +47,7 @@ export interface IdentityProviderArgs {
 }
 
 /** An identity provider's inputs after `check`: a field with a default is always present. */
-export interface IdentityProviderInputs {
-  /** uid of the group the provider belongs to. Changing it replaces the provider. */
-  parentUid: string;
-  /** Identity provider name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /** OIDC settings (the client secret is its own field, `clientSecret`). */
-  oidc: Oidc;
-  /**
-   * OAuth client secret: kept secret in state; the API never returns it, so it is sent inside `oidc` and never
-   * read back.
-   */
-  clientSecret: string;
-  /** uid of the role new users get; default none. */
-  defaultRole?: string | undefined;
-  /**
-   * uid of an existing identity provider to take under management instead of creating one; read only at create,
-   * later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type IdentityProviderInputs = Checked<IdentityProviderArgs, "description">;
 
 /** An identity provider's outputs: the inputs, its uid and every field the server returns. */
 export interface IdentityProviderOutputs extends IdentityProviderInputs {

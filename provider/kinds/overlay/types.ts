@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties, Plain } from "../../engine/shim";
 
 /** `{ contents: { packages: [...] } }`, at least one package. */
 export interface OverlayConfigArgs {
@@ -12,10 +12,7 @@ export interface OverlayConfigArgs {
 }
 
 /** `{ contents: { packages: [...] } }`, at least one package. */
-export interface OverlayConfig {
-  /** The packages an overlay appends. */
-  contents: OverlayPackages;
-}
+export type OverlayConfig = Plain<OverlayConfigArgs>;
 
 /** The packages an overlay appends. */
 export interface OverlayPackagesArgs {
@@ -24,10 +21,7 @@ export interface OverlayPackagesArgs {
 }
 
 /** The packages an overlay appends. */
-export interface OverlayPackages {
-  /** The APK packages to append to the bound images, at least one. */
-  packages: string[];
-}
+export type OverlayPackages = Plain<OverlayPackagesArgs>;
 
 /** Arguments of an {@link Overlay}. */
 export interface OverlayArgs {
@@ -45,19 +39,7 @@ export interface OverlayArgs {
 }
 
 /** An overlay's inputs after `check`: a field with a default is always present. */
-export interface OverlayInputs {
-  /** uid of the group that holds the overlay. Changing it replaces the overlay. */
-  parentUid: string;
-  /** Overlay name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. Unique among the group's overlays. */
-  name: string;
-  /** `{ contents: { packages: [...] } }`, at least one package. */
-  config: OverlayConfig;
-  /**
-   * uid of an existing overlay in `parentUid` to take under management instead of creating one; read only at
-   * create, later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type OverlayInputs = Checked<OverlayArgs, never>;
 
 /** An overlay's outputs: the inputs, its uid and every field the server returns. */
 export interface OverlayOutputs extends OverlayInputs {

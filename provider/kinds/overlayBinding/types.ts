@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** Arguments of an {@link OverlayBinding}. */
 export interface OverlayBindingArgs {
@@ -21,19 +21,7 @@ export interface OverlayBindingArgs {
 }
 
 /** An overlay binding's inputs after `check`: a field with a default is always present. */
-export interface OverlayBindingInputs {
-  /** uid of the repo the overlay applies to. Changing it replaces the binding. */
-  repoUid: string;
-  /** The overlay: its uid (e.g. `overlay.uid`), or its name, resolved in the repo's organization. */
-  overlay: string;
-  /** The exact tag names the overlay applies to, at least one (duplicates are dropped, order kept). */
-  tags: string[];
-  /**
-   * uid of an existing binding of the repo to take under management instead of creating one; read only at create,
-   * later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type OverlayBindingInputs = Checked<OverlayBindingArgs, never>;
 
 /** An overlay binding's outputs: the inputs, its uid and every field the server returns. */
 export interface OverlayBindingOutputs extends OverlayBindingInputs {

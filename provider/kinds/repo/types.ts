@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties, Plain } from "../../engine/shim";
 
 /** apko customizations applied when the repo's images are rebuilt. */
 export interface CustomOverlayArgs {
@@ -20,18 +20,7 @@ export interface CustomOverlayArgs {
 }
 
 /** apko customizations applied when the repo's images are rebuilt. */
-export interface CustomOverlay {
-  /** Image contents: packages to append, runtime APK repositories and signing keys. */
-  contents?: OverlayContents | undefined;
-  /** Environment variables set in the image; keys starting `CHAINGUARD_` are refused by the API. */
-  environment?: Record<string, string> | undefined;
-  /** OCI annotations; keys starting `dev.chainguard.` or `org.opencontainers.` are refused by the API. */
-  annotations?: Record<string, string> | undefined;
-  /** Accounts: the run-as user, users and groups to add. */
-  accounts?: OverlayAccounts | undefined;
-  /** Certificates: provider packages and additional PEM certificates. */
-  certificates?: OverlayCertificates | undefined;
-}
+export type CustomOverlay = Plain<CustomOverlayArgs>;
 
 /** Image contents: packages to append, runtime APK repositories and signing keys. */
 export interface OverlayContentsArgs {
@@ -44,14 +33,7 @@ export interface OverlayContentsArgs {
 }
 
 /** Image contents: packages to append, runtime APK repositories and signing keys. */
-export interface OverlayContents {
-  /** Packages to append to the image. */
-  packages?: string[] | undefined;
-  /** APK repository URLs written to /etc/apk/repositories (replacing the defaults). */
-  runtimeRepositories?: string[] | undefined;
-  /** APK signing public keys written to /etc/apk/keys. */
-  runtimeKeyring?: OverlayFile[] | undefined;
-}
+export type OverlayContents = Plain<OverlayContentsArgs>;
 
 /** A file written into the image. */
 export interface OverlayFileArgs {
@@ -62,12 +44,7 @@ export interface OverlayFileArgs {
 }
 
 /** A file written into the image. */
-export interface OverlayFile {
-  /** File name. */
-  name: string;
-  /** PEM-encoded content. */
-  content: string;
-}
+export type OverlayFile = Plain<OverlayFileArgs>;
 
 /** Accounts: the run-as user, users and groups to add. */
 export interface OverlayAccountsArgs {
@@ -80,14 +57,7 @@ export interface OverlayAccountsArgs {
 }
 
 /** Accounts: the run-as user, users and groups to add. */
-export interface OverlayAccounts {
-  /** Run-as user. */
-  runAs?: string | undefined;
-  /** Users to add (`username` required). */
-  users?: OverlayUser[] | undefined;
-  /** Groups to add (`groupname` required). */
-  groups?: OverlayGroup[] | undefined;
-}
+export type OverlayAccounts = Plain<OverlayAccountsArgs>;
 
 /** A user to add to the image. */
 export interface OverlayUserArgs {
@@ -106,20 +76,7 @@ export interface OverlayUserArgs {
 }
 
 /** A user to add to the image. */
-export interface OverlayUser {
-  /** User name. */
-  username: string;
-  /** User id (int32). */
-  uid?: number | undefined;
-  /** Primary group id (int32). */
-  gid?: number | undefined;
-  /** Primary group name. */
-  groupName?: string | undefined;
-  /** Home directory. */
-  homeDir?: string | undefined;
-  /** Login shell. */
-  shell?: string | undefined;
-}
+export type OverlayUser = Plain<OverlayUserArgs>;
 
 /** A group to add to the image. */
 export interface OverlayGroupArgs {
@@ -132,14 +89,7 @@ export interface OverlayGroupArgs {
 }
 
 /** A group to add to the image. */
-export interface OverlayGroup {
-  /** Group name. */
-  groupname: string;
-  /** Group id (int32). */
-  gid?: number | undefined;
-  /** Member user names. */
-  members?: string[] | undefined;
-}
+export type OverlayGroup = Plain<OverlayGroupArgs>;
 
 /** Certificates: provider packages and additional PEM certificates. */
 export interface OverlayCertificatesArgs {
@@ -150,12 +100,7 @@ export interface OverlayCertificatesArgs {
 }
 
 /** Certificates: provider packages and additional PEM certificates. */
-export interface OverlayCertificates {
-  /** Certificate provider packages. */
-  providers?: string[] | undefined;
-  /** Additional PEM certificates. */
-  additional?: OverlayFile[] | undefined;
-}
+export type OverlayCertificates = Plain<OverlayCertificatesArgs>;
 
 /** Sync images and metadata from another repo; default none (the repo does not sync). */
 export interface SyncConfigArgs {
@@ -173,19 +118,7 @@ export interface SyncConfigArgs {
 }
 
 /** Sync images and metadata from another repo; default none (the repo does not sync). */
-export interface SyncConfig {
-  /**
-   * The repo to sync from: its uid, a catalog name (`chainguard/nginx`) or an image reference
-   * (`cgr.dev/chainguard/nginx`). The API stores the uid (output `syncState.source`); a name is kept as written.
-   */
-  source: string;
-  /** AWS ECR repository to also sync images to. */
-  amazon?: string | undefined;
-  /** Google Artifact Registry repository to also sync images to. */
-  google?: string | undefined;
-  /** Azure ACR repository to also sync images to. */
-  azure?: string | undefined;
-}
+export type SyncConfig = Plain<SyncConfigArgs>;
 
 /** The server's whole sync settings; absent when the repo does not sync. Output only. */
 export interface SyncState {
@@ -246,42 +179,7 @@ export interface RepoArgs {
 }
 
 /** A repo's inputs after `check`: a field with a default is always present. */
-export interface RepoInputs {
-  /** uid of the group that holds the repo. Changing it replaces the repo. */
-  parentUid: string;
-  /**
-   * Repo name, the last part of its image reference: an OCI repository name (lowercase letters and digits,
-   * separated by `.`, `_`, `__`, `-` or `/`), at most 255 characters, unique in its group.
-   */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /** Equivalent image names; default `[]`. Not with `syncConfig` (inherited from the source). */
-  aliases: string[];
-  /** Actively maintained tags; default `[]`. Not with `syncConfig` (inherited from the source). */
-  activeTags: string[];
-  /** Sales grouping labels; default `[]`. Not with `syncConfig` (inherited from the source). */
-  bundles: string[];
-  /** Catalog tier; default `CATALOG_TIER_UNSPECIFIED`. Not with `syncConfig` (inherited from the source). */
-  catalogTier: string;
-  /**
-   * apko customizations applied when the repo's images are rebuilt; default none. The API allows it only on repos
-   * with custom assembly enabled.
-   */
-  customOverlay?: CustomOverlay | undefined;
-  /** Sync images and metadata from another repo; default none (the repo does not sync). */
-  syncConfig?: SyncConfig | undefined;
-  /**
-   * The README, raw Markdown (the `/repos/{uid}/readme` sub-resource); `""` removes it. Unset: the README is not
-   * managed. Not with `syncConfig` (the README is the source's).
-   */
-  readme?: string | undefined;
-  /**
-   * uid of an existing repo in `parentUid` to take under management instead of creating one; read only at create,
-   * later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type RepoInputs = Checked<RepoArgs, "description" | "aliases" | "activeTags" | "bundles" | "catalogTier">;
 
 /** A repo's outputs: the inputs, its uid and every field the server returns. */
 export interface RepoOutputs extends RepoInputs {

@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -26,24 +26,7 @@ export interface RoleArgs {
 }
 
 /** A role's inputs after `check`: a field with a default is always present. */
-export interface RoleInputs {
-  /** uid of the group the role belongs to (usable there and below). Changing it replaces the role. */
-  parentUid: string;
-  /** Role name: `^[a-z0-9 ._-]{1,}$`, 3–63 characters. */
-  name: string;
-  /** Free-text description; default `""`. */
-  description: string;
-  /**
-   * At least one capability, by dotted (`groups.list`) or wire (`CAP_IAM_GROUPS_LIST`) name; stored in wire form,
-   * sorted and deduplicated.
-   */
-  capabilities: string[];
-  /**
-   * uid of an existing custom role to take under management instead of creating one; read only at create, later
-   * changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type RoleInputs = Checked<RoleArgs, "description">;
 
 /** A role's outputs: the inputs, its uid and every field the server returns. */
 export interface RoleOutputs extends RoleInputs {

@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** The identity that receives the role, as the server describes it. */
 export interface BindingIdentityRef {
@@ -47,19 +47,7 @@ export interface RoleBindingArgs {
 }
 
 /** A role binding's inputs after `check`: a field with a default is always present. */
-export interface RoleBindingInputs {
-  /** uid of the group the role applies at (and below). Changing it replaces the binding. */
-  groupUid: string;
-  /** uid of the identity that receives the role. */
-  identityUid: string;
-  /** uid of the role (find built-ins by name with `getRole`). */
-  roleUid: string;
-  /**
-   * uid of an existing binding at `groupUid` to take under management instead of creating one; read only at
-   * create, later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type RoleBindingInputs = Checked<RoleBindingArgs, never>;
 
 /** A role binding's outputs: the inputs, its uid and every field the server returns. */
 export interface RoleBindingOutputs extends RoleBindingInputs {

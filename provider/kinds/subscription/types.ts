@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Subscription}. */
 export interface SubscriptionArgs {
@@ -22,20 +22,7 @@ export interface SubscriptionArgs {
 }
 
 /** A subscription's inputs after `check`: a field with a default is always present. */
-export interface SubscriptionInputs {
-  /** uid of the group whose events are delivered. Changing it replaces the subscription. */
-  parentUid: string;
-  /**
-   * The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it
-   * replaces the subscription.
-   */
-  sink: string;
-  /**
-   * uid of an existing subscription in `parentUid` to take under management instead of creating one; read only at
-   * create, later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type SubscriptionInputs = Checked<SubscriptionArgs, never>;
 
 /** A subscription's outputs: the inputs, its uid and every field the server returns. */
 export interface SubscriptionOutputs extends SubscriptionInputs {

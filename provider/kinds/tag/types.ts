@@ -3,7 +3,7 @@
  * Do not edit: change the declaration and run `npm run gen`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutputProperties } from "../../engine/shim";
+import type { Checked, OutputProperties } from "../../engine/shim";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
@@ -25,23 +25,7 @@ export interface TagArgs {
 }
 
 /** A tag's inputs after `check`: a field with a default is always present. */
-export interface TagInputs {
-  /** uid of the repo the tag belongs to. Changing it replaces the tag. */
-  repoUid: string;
-  /** Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`. */
-  name: string;
-  /** The manifest digest it points at: `sha256:` + 64 hex, or `sha512:` + 128 hex characters. */
-  digest: string;
-  /** Sales labels; default `[]`. */
-  bundles: string[];
-  /** Whether the tag is deprecated; default `false`. */
-  deprecated: boolean;
-  /**
-   * uid of an existing tag of the repo to take under management instead of creating one; read only at create,
-   * later changes are ignored.
-   */
-  adoptUid?: string | undefined;
-}
+export type TagInputs = Checked<TagArgs, "bundles" | "deprecated">;
 
 /** A tag's outputs: the inputs, its uid and every field the server returns. */
 export interface TagOutputs extends TagInputs {
