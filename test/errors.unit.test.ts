@@ -11,7 +11,7 @@ import { ApiError, ConnectionError, PlatformError, redact, UnauthenticatedError 
 import { resolveSettings, SettingsError } from "../provider/config";
 import { CredentialError, TokenExchangeError, tokenSource } from "../provider/credentials";
 import { LookupError } from "../provider/lookups";
-import { groupProvider } from "../provider/kinds/group";
+import { groupKind } from "../provider/kinds/group";
 import { getClient, setConfigLookup } from "../provider/state";
 
 const servers: Server[] = [];
@@ -49,7 +49,7 @@ describe("a create that cannot reach the API", () => {
     const apiUrl = `http://127.0.0.1:${await closedPort()}`;
     const config: Record<string, string> = { "platform:apiUrl": apiUrl, "platform:token": "plat_live_closedport123", "platform:retryMaxAttempts": "2", "platform:retryBaseDelayMs": "1", "platform:retryMaxDelayMs": "2" };
     setConfigLookup((k) => config[k]);
-    const err = (await groupProvider.create({ parentUid: ORG, name: "unreachable", description: "" }).catch((e: unknown) => e)) as Error;
+    const err = (await groupKind.provider.create({ parentUid: ORG, name: "unreachable", description: "" }).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).request).toEqual({ method: "POST", path: `/iam/v2beta1/groups/${ORG}` });
     expect(err.message).toMatch(new RegExp(`^POST /iam/v2beta1/groups/${ORG}: could not reach the Platform API: .*ECONNREFUSED`));

@@ -7,11 +7,11 @@ import type { Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { UnavailableError } from "../provider/client/errors";
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter } from "../provider/client/retry";
-import { groupProvider, type GroupInputs } from "../provider/kinds/group";
-import { identityProvider } from "../provider/kinds/identity";
-import { roleBindingProvider } from "../provider/kinds/roleBinding";
-import { groupInviteProvider } from "../provider/kinds/groupInvite";
-import { accountAssociationProvider } from "../provider/kinds/accountAssociation";
+import { groupKind, type GroupInputs } from "../provider/kinds/group";
+import { identityKind } from "../provider/kinds/identity";
+import { roleBindingKind } from "../provider/kinds/roleBinding";
+import { groupInviteKind } from "../provider/kinds/groupInvite";
+import { accountAssociationKind } from "../provider/kinds/accountAssociation";
 import {
   CLOCK_SKEW_MS,
   SERVER_WINDOW_SLACK_MS,
@@ -75,10 +75,10 @@ describe("retry policy", () => {
 
 describe("creates", () => {
   it("retries a child create while a new parent group is not yet visible (consistency window)", async () => {
-    const parent = await groupProvider.create({ parentUid: emu.orgUid, name: "fresh-parent", description: "" });
+    const parent = await groupKind.provider.create({ parentUid: emu.orgUid, name: "fresh-parent", description: "" });
     emu.control.set({ consistencyDelayMs: 400 });
     const since = emu.requests.length;
-    const child = await groupProvider.create({ parentUid: parent.id, name: "eager-child", description: "" });
+    const child = await groupKind.provider.create({ parentUid: parent.id, name: "eager-child", description: "" });
     expect(child.id.startsWith(`${parent.id}/`)).toBe(true);
     const denied = posts(since).filter((r) => r.status === 403);
     expect(denied.length).toBeGreaterThan(0);
@@ -88,24 +88,24 @@ describe("creates", () => {
   it("does not retry PERMISSION_DENIED under a parent it did not just create", async () => {
     const old = await getClient().groups.create(emu.orgUid, { name: "made-elsewhere" });
     emu.control.set({ consistencyDelayMs: 60_000 });
-    await expect(groupProvider.create({ parentUid: old.uid, name: "kid", description: "" })).rejects.toThrow(/code 7/);
+    await expect(groupKind.provider.create({ parentUid: old.uid, name: "kid", description: "" })).rejects.toThrow(/code 7/);
   });
 
   it("adopts the object a lost create response made, leaving no duplicate", async () => {
     emu.control.set({ dropCreateResponses: 1 });
     const since = emu.requests.length;
-    const g = await groupProvider.create({ parentUid: emu.orgUid, name: "lost-response", description: "d" });
+    const g = await groupKind.provider.create({ parentUid: emu.orgUid, name: "lost-response", description: "d" });
     expect(posts(since).map((r) => r.status)).toEqual([0]);
     const all = await groupsNamed(emu.orgUid, "lost-response");
     expect(all.map((x) => x.uid)).toEqual([g.id]);
   });
 
   it("adopts a lost role binding create by identity and role", async () => {
-    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-lost", description: "" });
-    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const group = await groupKind.provider.create({ parentUid: emu.orgUid, name: "rb-lost", description: "" });
+    const ident = await identityKind.provider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
     const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
     emu.control.set({ dropCreateResponses: 1 });
-    const b = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
+    const b = await roleBindingKind.provider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
     const bindings = await getClient().roleBindings.list({ childrenOf: group.id }).collect();
     expect(bindings.map((x) => x.uid)).toEqual([b.id]);
   });
@@ -113,7 +113,7 @@ describe("creates", () => {
   it("after a lost response adopts only the object carrying its own marker, never a same-named one of another writer", async () => {
     const other = await getClient().groups.create(emu.orgUid, { name: "twin", description: "another stack's" });
     emu.control.set({ dropCreateResponses: 1 });
-    const made = await groupProvider.create({ parentUid: emu.orgUid, name: "twin", description: "mine" });
+    const made = await groupKind.provider.create({ parentUid: emu.orgUid, name: "twin", description: "mine" });
     expect(made.id).not.toBe(other.uid);
     const twins = await groupsNamed(emu.orgUid, "twin");
     expect(twins.map((g) => g.uid).sort()).toEqual([other.uid, made.id].sort());
@@ -128,7 +128,7 @@ describe("creates", () => {
     const other = await getClient().groups.create(emu.orgUid, { name: "contested", description: "x" });
     emu.control.set({ resetRate: 0.5, seed: 138 }); // resets exactly the first request
     const since = emu.requests.length;
-    const made = await groupProvider.create({ parentUid: emu.orgUid, name: "contested", description: "x" });
+    const made = await groupKind.provider.create({ parentUid: emu.orgUid, name: "contested", description: "x" });
     emu.control.set({ resetRate: 0 });
     expect(made.id).not.toBe(other.uid);
     expect(posts(since).map((r) => r.status)).toEqual([0, 200]);
@@ -139,7 +139,7 @@ describe("creates", () => {
     const [viewer] = await getClient().roles.list({ name: "viewer" }).collect();
     const group = await getClient().groups.create(emu.orgUid, { name: "invites-lost" });
     emu.control.set({ dropCreateResponses: 1 });
-    const made = await groupInviteProvider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "a@example.com", singleUse: false } as never);
+    const made = await groupInviteKind.provider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "a@example.com", singleUse: false } as never);
     const live = await getClient().groupInvites.list({ childrenOf: group.uid }).collect();
     expect(live.map((i) => i.uid)).toEqual([made.id]);
     expect(String((made.outs as { code?: string }).code)).not.toBe("");
@@ -148,7 +148,7 @@ describe("creates", () => {
   it("adopts its own account association after a lost response, proven by the marker, with the declared description", async () => {
     const group = await getClient().groups.create(emu.orgUid, { name: "assoc-lost" });
     emu.control.set({ dropCreateResponses: 1 });
-    const made = await accountAssociationProvider.create({ groupUid: group.uid, name: "aws", description: "prod", amazon: { account: "123456789012" } } as never);
+    const made = await accountAssociationKind.provider.create({ groupUid: group.uid, name: "aws", description: "prod", amazon: { account: "123456789012" } } as never);
     expect(made.id).toBe(group.uid);
     expect((await getClient().accountAssociations.get(group.uid)).description).toBe("prod");
   });
@@ -180,7 +180,7 @@ describe("creates", () => {
     emu.control.set({ errorRates: { "13": 0.2 }, seed: 9 }); // seed 9 at 20%: the 1st, 3rd and 9th requests fail, …
     const since = emu.requests.length;
     const made = [];
-    for (let i = 0; i < 6; i++) made.push(await groupProvider.create({ parentUid: emu.orgUid, name: `flaky-${i}`, description: "" }));
+    for (let i = 0; i < 6; i++) made.push(await groupKind.provider.create({ parentUid: emu.orgUid, name: `flaky-${i}`, description: "" }));
     emu.control.set({ errorRates: {} });
     expect(posts(since).some((r) => r.status === 500)).toBe(true);
     for (let i = 0; i < 6; i++) expect((await groupsNamed(emu.orgUid, `flaky-${i}`)).map((g) => g.uid)).toEqual([made[i]!.id]);
@@ -191,7 +191,7 @@ describe("creates", () => {
     // Seed 138 at rate 0.5 resets exactly the first request (draws 0.14, 0.79, 0.81, 0.57, …).
     emu.control.set({ resetRate: 0.5, seed: 138 });
     const since = emu.requests.length;
-    const g = await groupProvider.create({ parentUid: emu.orgUid, name: "reset-before", description: "" });
+    const g = await groupKind.provider.create({ parentUid: emu.orgUid, name: "reset-before", description: "" });
     emu.control.set({ resetRate: 0 });
     expect(posts(since).map((r) => r.status)).toEqual([0, 200]);
     expect((await groupsNamed(emu.orgUid, "reset-before")).map((x) => x.uid)).toEqual([g.id]);
@@ -229,12 +229,12 @@ describe("identical creates in one process", () => {
   });
 
   it("five identical role bindings created at once with every create answer lost: five bindings, each adopted by one create", async () => {
-    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-twins", description: "" });
-    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const group = await groupKind.provider.create({ parentUid: emu.orgUid, name: "rb-twins", description: "" });
+    const ident = await identityKind.provider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
     const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
     emu.control.set({ dropCreateResponses: 5 });
     const since = emu.requests.length;
-    const made = await Promise.all([0, 1, 2, 3, 4].map(() => roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid })));
+    const made = await Promise.all([0, 1, 2, 3, 4].map(() => roleBindingKind.provider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid })));
     expect(posts(since).map((r) => r.status)).toEqual([0, 0, 0, 0, 0]);
     const bindings = await getClient().roleBindings.list({ childrenOf: group.id }).collect();
     expect(new Set(made.map((b) => b.id)).size).toBe(5);
@@ -247,7 +247,7 @@ describe("identical creates in one process", () => {
     const group = await getClient().groups.create(emu.orgUid, { name: "invite-twins" });
     emu.control.set({ dropCreateResponses: 3 });
     const inputs = { parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never;
-    const made = await Promise.all([0, 1, 2, 3, 4].map(() => groupInviteProvider.create(inputs)));
+    const made = await Promise.all([0, 1, 2, 3, 4].map(() => groupInviteKind.provider.create(inputs)));
     const live = await getClient().groupInvites.list({ childrenOf: group.uid }).collect();
     expect(live.map((i) => i.uid).sort()).toEqual(made.map((m) => m.id).sort());
     const codes = made.map((m) => String((m.outs as { code?: string }).code));
@@ -258,12 +258,12 @@ describe("identical creates in one process", () => {
 
 describe("identical creates of two writers (the documented limit, docs/resources-guide.md \"Creates under faults\")", () => {
   it("a lost POST that created nothing takes another writer's identical binding made in its window for its own", async () => {
-    const group = await groupProvider.create({ parentUid: emu.orgUid, name: "rb-other-writer", description: "" });
-    const ident = await identityProvider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
+    const group = await groupKind.provider.create({ parentUid: emu.orgUid, name: "rb-other-writer", description: "" });
+    const ident = await identityKind.provider.create({ parentUid: group.id, name: "bot", description: "", claimMatch: { issuer: "https://i.example", subject: "s" } });
     const viewer = (await getClient().roles.list({ name: "viewer" }).collect())[0]!;
     const other = await getClient().roleBindings.create(group.id, { identityUid: ident.id, roleUid: viewer.uid });
     emu.control.set({ resetRate: 0.5, seed: 138 }); // resets exactly the first request, before the server handles it
-    const made = await roleBindingProvider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
+    const made = await roleBindingKind.provider.create({ groupUid: group.id, identityUid: ident.id, roleUid: viewer.uid });
     expect(made.id).toBe(other.uid);
   });
 
@@ -272,7 +272,7 @@ describe("identical creates of two writers (the documented limit, docs/resources
     const group = await getClient().groups.create(emu.orgUid, { name: "invite-other-writer" });
     const other = await getClient().groupInvites.create(group.uid, { roleUid: viewer!.uid, ttl: "259200s" });
     emu.control.set({ resetRate: 0.5, seed: 138 });
-    const made = await groupInviteProvider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never);
+    const made = await groupInviteKind.provider.create({ parentUid: group.uid, roleUid: viewer!.uid, ttl: "259200s", email: "", singleUse: false } as never);
     expect((await getClient().groupInvites.list({ childrenOf: group.uid }).collect()).map((i) => i.uid)).toEqual([made.id]);
     expect(made.id).not.toBe(other.uid);
   });
@@ -281,10 +281,10 @@ describe("identical creates of two writers (the documented limit, docs/resources
 describe("batched reads", () => {
   it("reads that arrive together share one List by uidp.ids; a missing one is confirmed gone with its own GET", async () => {
     const made = [];
-    for (let i = 0; i < 5; i++) made.push(await groupProvider.create({ parentUid: emu.orgUid, name: `batch-${i}`, description: "" }));
+    for (let i = 0; i < 5; i++) made.push(await groupKind.provider.create({ parentUid: emu.orgUid, name: `batch-${i}`, description: "" }));
     await getClient().groups.delete(made[2]!.id);
     const since = emu.requests.length;
-    const reads = await Promise.all(made.map((m) => groupProvider.read(m.id, m.outs)));
+    const reads = await Promise.all(made.map((m) => groupKind.provider.read(m.id, m.outs)));
     expect(reads.map((r) => r.id)).toEqual([made[0]!.id, made[1]!.id, "", made[3]!.id, made[4]!.id]);
     const sent = emu.requests.slice(since).map((r) => `${r.method} ${r.path}${r.query["uidp.ids"] ? ` ids=${r.query["uidp.ids"].split(",").length}` : ""}`);
     expect(sent).toEqual(["GET /iam/v2beta1/groups ids=5", `GET /iam/v2beta1/groups/${made[2]!.id}`]);
@@ -295,7 +295,7 @@ describe("adoption (adoptUid)", () => {
   it("takes an existing group under management and reconciles its declared fields with one PATCH", async () => {
     const existing = await getClient().groups.create(emu.orgUid, { name: "legacy", description: "old" });
     const since = emu.requests.length;
-    const adopted = await groupProvider.create({ parentUid: emu.orgUid, name: "legacy", description: "new", adoptUid: existing.uid } as GroupInputs);
+    const adopted = await groupKind.provider.create({ parentUid: emu.orgUid, name: "legacy", description: "new", adoptUid: existing.uid } as GroupInputs);
     expect(adopted.id).toBe(existing.uid);
     expect(posts(since)).toHaveLength(0);
     expect(emu.requests.slice(since).filter((r) => r.method === "PATCH").map((r) => r.query["updateMask"])).toEqual(["description"]);
@@ -305,12 +305,12 @@ describe("adoption (adoptUid)", () => {
   it("refuses to adopt an object under another parent, or one that does not exist", async () => {
     const elsewhere = await getClient().groups.create(emu.orgUid, { name: "elsewhere" });
     const other = await getClient().groups.create(emu.orgUid, { name: "other-parent" });
-    await expect(groupProvider.create({ parentUid: other.uid, name: "x-x", description: "", adoptUid: elsewhere.uid } as GroupInputs)).rejects.toThrow(/lives under/);
-    await expect(groupProvider.create({ parentUid: emu.orgUid, name: "x-x", description: "", adoptUid: `${emu.orgUid}/0123456789abcdef` } as GroupInputs)).rejects.toThrow(/no group with uid/);
+    await expect(groupKind.provider.create({ parentUid: other.uid, name: "x-x", description: "", adoptUid: elsewhere.uid } as GroupInputs)).rejects.toThrow(/lives under/);
+    await expect(groupKind.provider.create({ parentUid: emu.orgUid, name: "x-x", description: "", adoptUid: `${emu.orgUid}/0123456789abcdef` } as GroupInputs)).rejects.toThrow(/no group with uid/);
   });
 
   it("ignores adoptUid in later diffs (no replace when it is removed)", async () => {
     const olds = { parentUid: emu.orgUid, name: "n-n", description: "", adoptUid: "x" } as GroupInputs;
-    expect(await groupProvider.diff("id", olds as never, { parentUid: emu.orgUid, name: "n-n", description: "" })).toEqual({ changes: false, replaces: [] });
+    expect(await groupKind.provider.diff("id", olds as never, { parentUid: emu.orgUid, name: "n-n", description: "" })).toEqual({ changes: false, replaces: [] });
   });
 });

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import { identitySubjectNotWildcard, matchesAnything } from "../policies/rules";
-import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
+import { identityKind, type IdentityInputs } from "../provider/kinds/identity";
 import { useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
@@ -19,7 +19,7 @@ useProviderEmulator((started) => {
 const ISSUER = "https://token.actions.githubusercontent.com";
 
 async function failures(claimMatch: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const r = await identityProvider.check({} as IdentityInputs, { parentUid: emu.orgUid, name: "bot", claimMatch, ...extra } as never);
+  const r = await identityKind.provider.check({} as IdentityInputs, { parentUid: emu.orgUid, name: "bot", claimMatch, ...extra } as never);
   return r.failures ?? [];
 }
 
@@ -69,7 +69,7 @@ describe("Identity check: patterns RE2 would reject", () => {
   });
 
   it("rejects awsIdentity patterns RE2 would reject", async () => {
-    const r = await identityProvider.check({} as IdentityInputs, {
+    const r = await identityKind.provider.check({} as IdentityInputs, {
       parentUid: emu.orgUid,
       name: "aws",
       awsIdentity: { awsAccount: "123456789012", arnPattern: "^arn:aws:iam::\\d+:role/(\\w+)-\\1$" },

@@ -6,12 +6,12 @@ import { generateKeyPair, exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
 import { dottedName, wireName } from "../provider/capabilities";
-import { accountAssociationProvider } from "../provider/kinds/accountAssociation";
-import { groupProvider } from "../provider/kinds/group";
-import { groupInviteProvider, ttlSeconds, type GroupInviteOutputs } from "../provider/kinds/groupInvite";
-import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
-import { identityProviderProvider, type IdentityProviderInputs } from "../provider/kinds/identityProvider";
-import { roleProvider, type RoleInputs } from "../provider/kinds/role";
+import { accountAssociationKind } from "../provider/kinds/accountAssociation";
+import { groupKind } from "../provider/kinds/group";
+import { groupInviteKind, ttlSeconds, type GroupInviteOutputs } from "../provider/kinds/groupInvite";
+import { identityKind, type IdentityInputs } from "../provider/kinds/identity";
+import { identityProviderKind, type IdentityProviderInputs } from "../provider/kinds/identityProvider";
+import { roleKind, type RoleInputs } from "../provider/kinds/role";
 import { getClient } from "../provider/state";
 import { useProviderEmulator } from "./harness/provider";
 
@@ -20,7 +20,7 @@ let group: string;
 let viewerUid: string;
 useProviderEmulator(async (started) => {
   emu = started;
-  group = (await groupProvider.create({ parentUid: emu.orgUid, name: "resources", description: "" })).id;
+  group = (await groupKind.provider.create({ parentUid: emu.orgUid, name: "resources", description: "" })).id;
   viewerUid = (await getClient().roles.list({ name: "viewer" }).collect())[0]!.uid;
 });
 
@@ -34,26 +34,26 @@ describe("Role", () => {
   });
 
   it("check normalizes capabilities (wire form, sorted, deduplicated) and names each unknown one", async () => {
-    const ok = await roleProvider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["identity.list", "groups.list", "CAP_IAM_GROUPS_LIST"] } as never);
+    const ok = await roleKind.provider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["identity.list", "groups.list", "CAP_IAM_GROUPS_LIST"] } as never);
     expect(ok.failures).toEqual([]);
     expect(ok.inputs!.capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST"]);
-    const bad = await roleProvider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["groups.list", "groups.fly"] } as never);
+    const bad = await roleKind.provider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["groups.list", "groups.fly"] } as never);
     expect(bad.failures).toEqual([{ property: "capabilities[1]", reason: expect.stringContaining('"groups.fly" is not a capability') }]);
-    const none = await roleProvider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: [] } as never);
+    const none = await roleKind.provider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: [] } as never);
     expect(none.failures![0]!.property).toBe("capabilities");
   });
 
   it("creates, reads back without a diff, patches capabilities, and deletes", async () => {
-    const inputs = (await roleProvider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["groups.list"] } as never)).inputs!;
-    const created = await roleProvider.create(inputs);
-    const read = await roleProvider.read(created.id, created.outs);
-    expect(await roleProvider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    const inputs = (await roleKind.provider.check({} as RoleInputs, { parentUid: group, name: "auditor", capabilities: ["groups.list"] } as never)).inputs!;
+    const created = await roleKind.provider.create(inputs);
+    const read = await roleKind.provider.read(created.id, created.outs);
+    expect(await roleKind.provider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
     const next = { ...inputs, capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_IAM_ROLES_LIST"] };
-    const updated = await roleProvider.update(created.id, created.outs!, next);
+    const updated = await roleKind.provider.update(created.id, created.outs!, next);
     expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "capabilities" } });
     expect(updated.outs!.capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_IAM_ROLES_LIST"]);
-    await roleProvider.delete(created.id, updated.outs!);
-    expect((await roleProvider.read(created.id, updated.outs)).id).toBe("");
+    await roleKind.provider.delete(created.id, updated.outs!);
+    expect((await roleKind.provider.read(created.id, updated.outs)).id).toBe("");
   });
 });
 
@@ -61,42 +61,42 @@ describe("IdentityProvider", () => {
   const base = { parentUid: "", name: "okta", description: "", oidc: { issuer: "https://example.okta.com", clientId: "client-1" }, clientSecret: "s3cret-1" };
 
   it("rejects a secret inside oidc and a non-https issuer", async () => {
-    const r = await identityProviderProvider.check({} as IdentityProviderInputs, { ...base, parentUid: group, oidc: { issuer: "http://x", clientId: "c", clientSecret: "no" } } as never);
+    const r = await identityProviderKind.provider.check({} as IdentityProviderInputs, { ...base, parentUid: group, oidc: { issuer: "http://x", clientId: "c", clientSecret: "no" } } as never);
     expect(r.failures!.map((f) => f.property).sort()).toEqual(["oidc.clientSecret", "oidc.issuer"]);
   });
 
   it("keeps the secret from its inputs (the API never returns it) and sends a new one with mask oidc", async () => {
-    const created = await identityProviderProvider.create({ ...base, parentUid: group });
+    const created = await identityProviderKind.provider.create({ ...base, parentUid: group });
     const server = await getClient().identityProviders.get(created.id);
     expect(server.oidc?.clientSecret).toBeUndefined();
     expect(created.outs!.clientSecret).toBe("s3cret-1");
-    const read = await identityProviderProvider.read(created.id, created.outs);
+    const read = await identityProviderKind.provider.read(created.id, created.outs);
     expect(read.props!.clientSecret).toBe("s3cret-1");
-    expect(await identityProviderProvider.diff(created.id, read.props!, { ...base, parentUid: group })).toEqual({ changes: false, replaces: [] });
-    const updated = await identityProviderProvider.update(created.id, created.outs!, { ...base, parentUid: group, clientSecret: "s3cret-2" });
+    expect(await identityProviderKind.provider.diff(created.id, read.props!, { ...base, parentUid: group })).toEqual({ changes: false, replaces: [] });
+    const updated = await identityProviderKind.provider.update(created.id, created.outs!, { ...base, parentUid: group, clientSecret: "s3cret-2" });
     expect(emu.requests.at(-1)).toMatchObject({ method: "PATCH", query: { updateMask: "oidc" } });
     expect(updated.outs!.clientSecret).toBe("s3cret-2");
     const stored = emu.store.table("identityProviders").get(created.id)!;
     expect((stored["oidc"] as Record<string, unknown>)["clientSecret"]).toBe("s3cret-2");
-    await identityProviderProvider.delete(created.id, updated.outs!);
+    await identityProviderKind.provider.delete(created.id, updated.outs!);
   });
 });
 
 describe("AccountAssociation", () => {
   it("creates one per group, refuses a second, adopts with adopt: true, and deletes idempotently", async () => {
-    const g = (await groupProvider.create({ parentUid: emu.orgUid, name: "aws-group", description: "" })).id;
-    const inputs = (await accountAssociationProvider.check({} as never, { groupUid: g, amazon: { account: "123456789012" } } as never)).inputs!;
-    const created = await accountAssociationProvider.create(inputs);
+    const g = (await groupKind.provider.create({ parentUid: emu.orgUid, name: "aws-group", description: "" })).id;
+    const inputs = (await accountAssociationKind.provider.check({} as never, { groupUid: g, amazon: { account: "123456789012" } } as never)).inputs!;
+    const created = await accountAssociationKind.provider.create(inputs);
     expect(created.id).toBe(g);
-    await expect(accountAssociationProvider.create(inputs)).rejects.toThrow(/code 6/);
-    const adopted = await accountAssociationProvider.create({ ...inputs, description: "adopted", adopt: true });
+    await expect(accountAssociationKind.provider.create(inputs)).rejects.toThrow(/code 6/);
+    const adopted = await accountAssociationKind.provider.create({ ...inputs, description: "adopted", adopt: true });
     expect(adopted.outs!.description).toBe("adopted");
-    await accountAssociationProvider.delete(g, adopted.outs!);
-    await accountAssociationProvider.delete(g, adopted.outs!);
+    await accountAssociationKind.provider.delete(g, adopted.outs!);
+    await accountAssociationKind.provider.delete(g, adopted.outs!);
   });
 
   it("checks the AWS account id shape", async () => {
-    const r = await accountAssociationProvider.check({} as never, { groupUid: group, amazon: { account: "12" } } as never);
+    const r = await accountAssociationKind.provider.check({} as never, { groupUid: group, amazon: { account: "12" } } as never);
     expect(r.failures![0]!.property).toBe("amazon.account");
   });
 });
@@ -110,21 +110,21 @@ describe("GroupInvite", () => {
   });
 
   it("returns the one-time code at create and keeps it through reads", async () => {
-    const inputs = (await groupInviteProvider.check({} as never, { parentUid: group, roleUid: viewerUid, ttl: "72h", email: "c@example.com" } as never)).inputs!;
+    const inputs = (await groupInviteKind.provider.check({} as never, { parentUid: group, roleUid: viewerUid, ttl: "72h", email: "c@example.com" } as never)).inputs!;
     expect(inputs.ttl).toBe("259200s");
-    const created = await groupInviteProvider.create(inputs);
+    const created = await groupInviteKind.provider.create(inputs);
     expect(created.outs!.code!.length).toBeGreaterThan(10);
     expect((await getClient().groupInvites.get(created.id)).code).toBeUndefined();
-    const read = await groupInviteProvider.read(created.id, created.outs);
+    const read = await groupInviteKind.provider.read(created.id, created.outs);
     expect(read.props!.code).toBe(created.outs!.code);
-    expect(await groupInviteProvider.diff(created.id, read.props!, inputs)).toMatchObject({ changes: false });
+    expect(await groupInviteKind.provider.diff(created.id, read.props!, inputs)).toMatchObject({ changes: false });
   });
 
   it("replaces an expired invite on the next up, and never fails check because of time", async () => {
     const olds = { parentUid: group, roleUid: viewerUid, ttl: "60s", email: "", singleUse: false, expirationTime: "2020-01-01T00:00:00.000Z" } as GroupInviteOutputs;
     const news = { parentUid: group, roleUid: viewerUid, ttl: "60s", email: "", singleUse: false };
-    expect(await groupInviteProvider.diff("id", olds, news)).toMatchObject({ changes: true, replaces: ["expirationTime"] });
-    expect((await groupInviteProvider.check(olds, news as never)).failures).toEqual([]);
+    expect(await groupInviteKind.provider.diff("id", olds, news)).toMatchObject({ changes: true, replaces: ["expirationTime"] });
+    expect((await groupInviteKind.provider.check(olds, news as never)).failures).toEqual([]);
   });
 });
 
@@ -132,22 +132,22 @@ describe("Identity relationships", () => {
   const claim = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:o/r:ref:refs/heads/main" };
 
   it("requires exactly one relationship kind", async () => {
-    const none = await identityProvider.check({} as IdentityInputs, { parentUid: group, name: "none" } as never);
+    const none = await identityKind.provider.check({} as IdentityInputs, { parentUid: group, name: "none" } as never);
     expect(none.failures!.map((f) => f.property)).toContain("claimMatch");
-    const two = await identityProvider.check({} as IdentityInputs, { parentUid: group, name: "two", claimMatch: claim, servicePrincipal: "SERVICE_PRINCIPAL_COSIGNED" } as never);
+    const two = await identityKind.provider.check({} as IdentityInputs, { parentUid: group, name: "two", claimMatch: claim, servicePrincipal: "SERVICE_PRINCIPAL_COSIGNED" } as never);
     expect(two.failures!.some((f) => /only one of/.test(f.reason))).toBe(true);
   });
 
   it("validates static keys, AWS identities and service principals", async () => {
-    const r = await identityProvider.check({} as IdentityInputs, {
+    const r = await identityKind.provider.check({} as IdentityInputs, {
       parentUid: group,
       name: "bad-aws",
       awsIdentity: { awsAccount: "nope", arn: "a", arnPattern: "(" },
     } as never);
     expect(r.failures!.map((f) => f.property).sort()).toEqual(["awsIdentity.arn", "awsIdentity.arnPattern", "awsIdentity.awsAccount"]);
-    const sp = await identityProvider.check({} as IdentityInputs, { parentUid: group, name: "sp-x", servicePrincipal: "ROBOT" } as never);
+    const sp = await identityKind.provider.check({} as IdentityInputs, { parentUid: group, name: "sp-x", servicePrincipal: "ROBOT" } as never);
     expect(sp.failures![0]!.property).toBe("servicePrincipal");
-    const past = await identityProvider.check({} as IdentityInputs, {
+    const past = await identityKind.provider.check({} as IdentityInputs, {
       parentUid: group,
       name: "old-keys",
       staticKeys: { issuer: "https://ci.example", subject: "s", issuerKeys: '{"keys":[]}', expirationTime: "2001-01-01T00:00:00Z" },
@@ -159,11 +159,11 @@ describe("Identity relationships", () => {
     const { publicKey } = await generateKeyPair("ES256");
     const issuerKeys = JSON.stringify({ keys: [await exportJWK(publicKey)] });
     const inputs = { parentUid: group, name: "static", description: "", staticKeys: { issuer: "https://ci.example", subject: "job", issuerKeys } } as IdentityInputs;
-    const created = await identityProvider.create(inputs);
-    const read = await identityProvider.read(created.id, created.outs);
-    expect(await identityProvider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    const created = await identityKind.provider.create(inputs);
+    const read = await identityKind.provider.read(created.id, created.outs);
+    expect(await identityKind.provider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
     const switched = { parentUid: group, name: "static", description: "", claimMatch: claim } as IdentityInputs;
-    expect(await identityProvider.diff(created.id, read.props!, switched)).toEqual({ changes: true, replaces: ["claimMatch"] });
-    await identityProvider.delete(created.id, created.outs!);
+    expect(await identityKind.provider.diff(created.id, read.props!, switched)).toEqual({ changes: true, replaces: ["claimMatch"] });
+    await identityKind.provider.delete(created.id, created.outs!);
   });
 });

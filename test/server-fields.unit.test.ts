@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
-import { groupProvider, type GroupInputs } from "../provider/kinds/group";
-import { identityProvider, type IdentityInputs } from "../provider/kinds/identity";
+import { groupKind, type GroupInputs } from "../provider/kinds/group";
+import { identityKind, type IdentityInputs } from "../provider/kinds/identity";
 import { getClient } from "../provider/state";
 import { useProviderEmulator } from "./harness/provider";
 
@@ -27,30 +27,30 @@ function edit(table: "groups" | "identities", uid: string, fields: Record<string
 describe("Group.verified and Group.resourceLimits", () => {
   it("are outputs with their defaults on a new group (false, {}), and not inputs", async () => {
     const inputs: GroupInputs = { parentUid: emu.orgUid, name: "fields", description: "" };
-    const created = await groupProvider.create(inputs);
+    const created = await groupKind.provider.create(inputs);
     expect(created.outs).toMatchObject({ verified: false, resourceLimits: {} });
-    const read = await groupProvider.read(created.id, created.outs);
+    const read = await groupKind.provider.read(created.id, created.outs);
     expect(read.inputs).toEqual(inputs);
   });
 
   it("follow the server on read without a diff, and carry limit members the contract does not list", async () => {
     const inputs: GroupInputs = { parentUid: emu.orgUid, name: "verified-later", description: "" };
-    const created = await groupProvider.create(inputs);
+    const created = await groupKind.provider.create(inputs);
     edit("groups", created.id, { verified: true, resourceLimits: { repositories: 5, clusters: 2, quota: 7 } });
-    const read = await groupProvider.read(created.id, created.outs);
+    const read = await groupKind.provider.read(created.id, created.outs);
     expect(read.props).toMatchObject({ verified: true, resourceLimits: { repositories: 5, clusters: 2, quota: 7 } });
     expect(read.inputs).toEqual(inputs);
-    expect(await groupProvider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    expect(await groupKind.provider.diff(created.id, read.props!, inputs)).toEqual({ changes: false, replaces: [] });
   });
 
   it("never fail a read when malformed: a non-boolean is false, a non-object is {}, a non-integer limit is dropped", async () => {
-    const created = await groupProvider.create({ parentUid: emu.orgUid, name: "malformed", description: "" });
+    const created = await groupKind.provider.create({ parentUid: emu.orgUid, name: "malformed", description: "" });
     edit("groups", created.id, { verified: "yes" });
-    expect((await groupProvider.read(created.id, created.outs)).props).toMatchObject({ verified: false, resourceLimits: {} });
+    expect((await groupKind.provider.read(created.id, created.outs)).props).toMatchObject({ verified: false, resourceLimits: {} });
     edit("groups", created.id, { verified: true, resourceLimits: "none" });
-    expect((await groupProvider.read(created.id, created.outs)).props).toMatchObject({ verified: true, resourceLimits: {} });
+    expect((await groupKind.provider.read(created.id, created.outs)).props).toMatchObject({ verified: true, resourceLimits: {} });
     edit("groups", created.id, { resourceLimits: { repositories: "many", idps: 3 } });
-    expect((await groupProvider.read(created.id, created.outs)).props!.resourceLimits).toEqual({ idps: 3 });
+    expect((await groupKind.provider.read(created.id, created.outs)).props!.resourceLimits).toEqual({ idps: 3 });
   });
 
   it("are typed on the client's objects (lookups see them too)", async () => {
@@ -65,25 +65,25 @@ describe("Identity.lastSeenTime", () => {
 
   it("is an output (\"\" when the server sends none) that moves on its own without a diff, and never an input", async () => {
     const inputs: IdentityInputs = { parentUid: emu.orgUid, name: "seen", description: "", claimMatch };
-    const created = await identityProvider.create(inputs);
+    const created = await identityKind.provider.create(inputs);
     expect(typeof created.outs!.lastSeenTime).toBe("string");
     edit("identities", created.id, { lastSeenTime: "2026-05-01T10:00:00.000Z" });
-    const first = await identityProvider.read(created.id, created.outs);
+    const first = await identityKind.provider.read(created.id, created.outs);
     expect(first.props!.lastSeenTime).toBe("2026-05-01T10:00:00.000Z");
     expect(first.inputs).toEqual(inputs);
     edit("identities", created.id, { lastSeenTime: "2026-05-02T11:00:00.000Z" });
-    const second = await identityProvider.read(created.id, first.props);
+    const second = await identityKind.provider.read(created.id, first.props);
     expect(second.props!.lastSeenTime).toBe("2026-05-02T11:00:00.000Z");
     expect(second.inputs).toEqual(inputs);
-    expect(await identityProvider.diff(created.id, second.props!, inputs)).toEqual({ changes: false, replaces: [] });
+    expect(await identityKind.provider.diff(created.id, second.props!, inputs)).toEqual({ changes: false, replaces: [] });
   });
 
   it("never fails a read when malformed or absent", async () => {
-    const created = await identityProvider.create({ parentUid: emu.orgUid, name: "seen-odd", description: "", claimMatch });
+    const created = await identityKind.provider.create({ parentUid: emu.orgUid, name: "seen-odd", description: "", claimMatch });
     edit("identities", created.id, { lastSeenTime: 42 });
-    expect((await identityProvider.read(created.id, created.outs)).props!.lastSeenTime).toBe("");
+    expect((await identityKind.provider.read(created.id, created.outs)).props!.lastSeenTime).toBe("");
     const { lastSeenTime: _drop, ...row } = emu.store.identities.get(created.id)!;
     emu.store.identities.put(row as never);
-    expect((await identityProvider.read(created.id, created.outs)).props!.lastSeenTime).toBe("");
+    expect((await identityKind.provider.read(created.id, created.outs)).props!.lastSeenTime).toBe("");
   });
 });

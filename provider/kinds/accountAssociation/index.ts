@@ -17,6 +17,7 @@ import { createTime, descriptionArg, named, uidArg, updateTime } from "../../eng
 import { createSafely, createTokenOf, markDescription, markerToken, restoreDescription } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./types";
+export type { AmazonAccountArgs, AmazonAccount, GoogleProjectArgs, GoogleProject, AzureTenantArgs, AzureTenant, GitHubAppsArgs, GitHubApps, GitHubAppInstallationsArgs, GitHubAppInstallations, GitHubInstallationArgs, GitHubInstallation, ServiceBindingsArgs, ServiceBindings, AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./types";
 
 /** Cloud accounts an association can name. */
 export const ACCOUNT_KINDS = ["amazon", "google", "azure", "github", "chainguard"] as const;
@@ -31,7 +32,8 @@ const matching = async (client: PlatformClient, inputs: AccountAssociationInputs
   }
 };
 
-const accountAssociation = declareResource<AccountAssociationInputs, AccountAssociationOutputs, ApiAssoc>({
+/** The AccountAssociation kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const accountAssociationKind = declareResource<AccountAssociationInputs, AccountAssociationOutputs, ApiAssoc>({
   kind: "AccountAssociation",
   module: "iam",
   what: "account association",
@@ -162,10 +164,6 @@ const accountAssociation = declareResource<AccountAssociationInputs, AccountAsso
   },
 });
 
-/** The AccountAssociation provider implementation (runs in the provider process). */
-export const accountAssociationProvider = accountAssociation.provider;
-/** The AccountAssociation kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const accountAssociationKind = accountAssociation;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface AccountAssociation extends AccountAssociationOutputProperties {}
@@ -182,12 +180,10 @@ export interface AccountAssociation extends AccountAssociationOutputProperties {
  */
 export class AccountAssociation extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = accountAssociation;
+  static override readonly __shape: ResourceShape = accountAssociationKind;
 
   /** @param name Pulumi resource name. @param args the association. @param opts resource options. */
   constructor(name: string, args: AccountAssociationArgs, opts?: pulumi.CustomResourceOptions) {
-    super(accountAssociation, name, args, opts);
+    super(accountAssociationKind, name, args, opts);
   }
 }
-
-export type { AmazonAccountArgs, AmazonAccount, GoogleProjectArgs, GoogleProject, AzureTenantArgs, AzureTenant, GitHubAppsArgs, GitHubApps, GitHubAppInstallationsArgs, GitHubAppInstallations, GitHubInstallationArgs, GitHubInstallation, ServiceBindingsArgs, ServiceBindings, AccountAssociationArgs, AccountAssociationInputs, AccountAssociationOutputs, AccountAssociationOutputProperties } from "./types";

@@ -17,8 +17,10 @@ import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, update
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
+export type { ResourceLimits, GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
 
-const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
+/** The Group kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const groupKind = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   kind: "Group",
   what: "group",
   description: "An IAM group under a parent group. A change of `parentUid` replaces it; `name` and `description` are updated in place (one PATCH of the changed fields); a delete waits for the group's children to go.",
@@ -60,10 +62,6 @@ const group = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   },
 });
 
-/** The Group provider implementation (runs in the provider process). */
-export const groupProvider = group.provider;
-/** The Group kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const groupKind = group;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Group extends GroupOutputProperties {}
@@ -81,7 +79,7 @@ export interface Group extends GroupOutputProperties {}
  */
 export class Group extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = group;
+  static override readonly __shape: ResourceShape = groupKind;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the group's name).
@@ -91,8 +89,6 @@ export class Group extends PlatformResource {
    */
   constructor(name: string, args: GroupArgs, opts?: pulumi.CustomResourceOptions) {
     const deleteTimeoutSeconds = parseTimeout(opts?.customTimeouts?.delete);
-    super(group, name, args, opts, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {});
+    super(groupKind, name, args, opts, deleteTimeoutSeconds ? { deleteTimeoutSeconds } : {});
   }
 }
-
-export type { ResourceLimits, GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";

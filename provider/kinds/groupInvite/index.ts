@@ -16,6 +16,7 @@ import { createTime, uidArg } from "../../engine/fieldTypes";
 import { candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./types";
+export type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./types";
 
 /** Parses `"72h"`, `"1h30m"`, `"90s"`, `"3600"` to whole seconds, or undefined. */
 export function ttlSeconds(v: unknown): number | undefined {
@@ -47,7 +48,8 @@ const matching = async (client: PlatformClient, inputs: GroupInviteInputs): Prom
   );
 };
 
-const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiInvite>({
+/** The GroupInvite kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const groupInviteKind = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiInvite>({
   kind: "GroupInvite",
   module: "iam",
   what: "group invite",
@@ -127,10 +129,6 @@ const groupInvite = declareResource<GroupInviteInputs, GroupInviteOutputs, ApiIn
   },
 });
 
-/** The GroupInvite provider implementation (runs in the provider process). */
-export const groupInviteProvider = groupInvite.provider;
-/** The GroupInvite kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const groupInviteKind = groupInvite;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface GroupInvite extends GroupInviteOutputProperties {}
@@ -148,12 +146,10 @@ export interface GroupInvite extends GroupInviteOutputProperties {}
  */
 export class GroupInvite extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = groupInvite;
+  static override readonly __shape: ResourceShape = groupInviteKind;
 
   /** @param name Pulumi resource name. @param args the invite. @param opts resource options. */
   constructor(name: string, args: GroupInviteArgs, opts?: pulumi.CustomResourceOptions) {
-    super(groupInvite, name, args, opts);
+    super(groupInviteKind, name, args, opts);
   }
 }
-
-export type { GroupInviteArgs, GroupInviteInputs, GroupInviteOutputs, GroupInviteOutputProperties } from "./types";

@@ -15,6 +15,7 @@ import { createOnly, declareResource, mutable, output, parent } from "../../engi
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
+export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
 
 /** The relationship kinds; an identity has exactly one, and switching kind replaces it. */
 export const RELATIONSHIP_KINDS = ["claimMatch", "staticKeys", "awsIdentity", "servicePrincipal"] as const;
@@ -166,7 +167,8 @@ const AwsIdentityType = named(
     .describe("An AWS principal: `awsAccount` and `arn` | `arnPattern` and/or `userId` | `userIdPattern`. Exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal."),
 );
 
-const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
+/** The Identity kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const identityKind = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
   kind: "Identity",
   module: "iam",
   what: "identity",
@@ -219,10 +221,6 @@ const identity = declareResource<IdentityInputs, IdentityOutputs, ApiIdentity>({
   },
 });
 
-/** The Identity provider implementation (runs in the provider process). */
-export const identityProvider = identity.provider;
-/** The Identity kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const identityKind = identity;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Identity extends IdentityOutputProperties {}
@@ -241,7 +239,7 @@ export interface Identity extends IdentityOutputProperties {}
  */
 export class Identity extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = identity;
+  static override readonly __shape: ResourceShape = identityKind;
 
   /**
    * @param name Pulumi resource name (unique in the stack; not the identity's name).
@@ -249,10 +247,8 @@ export class Identity extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: IdentityArgs, opts?: pulumi.CustomResourceOptions) {
-    super(identity, name, args, opts);
+    super(identityKind, name, args, opts);
   }
 }
 
 export { isTrustworthyIssuer };
-
-export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";

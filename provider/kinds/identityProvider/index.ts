@@ -13,6 +13,7 @@ import { createOnly, declareResource, mutable, parent } from "../../engine/decla
 import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./types";
+export type { OidcArgs, Oidc, IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./types";
 
 function normalizeOidc(o: object | undefined): IdentityProviderInputs["oidc"] {
   const { clientSecret: _secret, ...rest } = (o ?? {}) as Record<string, unknown>;
@@ -48,7 +49,8 @@ const OidcType = named(
     .describe("OIDC settings (the client secret is its own field, `clientSecret`)."),
 );
 
-const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityProviderOutputs, ApiIdp>({
+/** The IdentityProvider kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const identityProviderKind = declareResource<IdentityProviderInputs, IdentityProviderOutputs, ApiIdp>({
   kind: "IdentityProvider",
   module: "iam",
   what: "identity provider",
@@ -84,10 +86,6 @@ const identityProviderDecl = declareResource<IdentityProviderInputs, IdentityPro
   },
 });
 
-/** The IdentityProvider provider implementation (runs in the provider process). */
-export const identityProviderProvider = identityProviderDecl.provider;
-/** The IdentityProvider kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const identityProviderKind = identityProviderDecl;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface IdentityProvider extends IdentityProviderOutputProperties {}
@@ -108,12 +106,10 @@ export interface IdentityProvider extends IdentityProviderOutputProperties {}
  */
 export class IdentityProvider extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = identityProviderDecl;
+  static override readonly __shape: ResourceShape = identityProviderKind;
 
   /** @param name Pulumi resource name. @param args the provider's fields. @param opts resource options. */
   constructor(name: string, args: IdentityProviderArgs, opts?: pulumi.CustomResourceOptions) {
-    super(identityProviderDecl, name, args, opts);
+    super(identityProviderKind, name, args, opts);
   }
 }
-
-export type { OidcArgs, Oidc, IdentityProviderArgs, IdentityProviderInputs, IdentityProviderOutputs, IdentityProviderOutputProperties } from "./types";

@@ -25,6 +25,7 @@ import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
+export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -57,7 +58,8 @@ const matching = async (client: PlatformClient, inputs: OverlayInputs): Promise<
     (o) => o.name === inputs.name && canonical(o.config?.contents?.packages ?? []) === canonical(inputs.config.contents.packages),
   );
 
-const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
+/** The Overlay kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const overlayKind = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
   kind: "Overlay",
   module: "registry",
   what: "overlay",
@@ -106,10 +108,6 @@ const decl = declareResource<OverlayInputs, OverlayOutputs, ApiOverlay>({
   },
 });
 
-/** The Overlay provider implementation (runs in the provider process). */
-export const overlayProvider = decl.provider;
-/** The Overlay kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const overlayKind = decl;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Overlay extends OverlayOutputProperties {}
@@ -125,12 +123,10 @@ export interface Overlay extends OverlayOutputProperties {}
  */
 export class Overlay extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = decl;
+  static override readonly __shape: ResourceShape = overlayKind;
 
   /** @param name Pulumi resource name. @param args the overlay. @param opts resource options. */
   constructor(name: string, args: OverlayArgs, opts?: pulumi.CustomResourceOptions) {
-    super(decl, name, args, opts);
+    super(overlayKind, name, args, opts);
   }
 }
-
-export type { OverlayConfigArgs, OverlayConfig, OverlayPackagesArgs, OverlayPackages, OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";

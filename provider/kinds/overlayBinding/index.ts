@@ -22,6 +22,7 @@ import { adoptUidArg, createTime, uidArg, updateTime } from "../../engine/fieldT
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
+export type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
 import { tagNameProblem } from "../tag";
 
 type Ref = ApiOverlayBinding["overlay"];
@@ -37,7 +38,8 @@ const matching = async (client: PlatformClient, inputs: OverlayBindingInputs): P
     (b) => names(inputs.overlay, b.overlay) && canonical([...b.tags].sort()) === canonical([...inputs.tags].sort()),
   );
 
-const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOverlayBinding>({
+/** The OverlayBinding kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const overlayBindingKind = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOverlayBinding>({
   kind: "OverlayBinding",
   module: "registry",
   what: "overlay binding",
@@ -84,10 +86,6 @@ const decl = declareResource<OverlayBindingInputs, OverlayBindingOutputs, ApiOve
   },
 });
 
-/** The OverlayBinding provider implementation (runs in the provider process). */
-export const overlayBindingProvider = decl.provider;
-/** The OverlayBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const overlayBindingKind = decl;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface OverlayBinding extends OverlayBindingOutputProperties {}
@@ -102,12 +100,10 @@ export interface OverlayBinding extends OverlayBindingOutputProperties {}
  */
 export class OverlayBinding extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = decl;
+  static override readonly __shape: ResourceShape = overlayBindingKind;
 
   /** @param name Pulumi resource name. @param args the binding. @param opts resource options. */
   constructor(name: string, args: OverlayBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super(decl, name, args, opts);
+    super(overlayBindingKind, name, args, opts);
   }
 }
-
-export type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";

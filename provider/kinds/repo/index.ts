@@ -22,6 +22,7 @@ import { createOnly, declareResource, mutable, output, parent, stateOnly } from 
 import { adoptUidArg, createTime, CustomOverlay, descriptionArg, named, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
+export type { CustomOverlayArgs, CustomOverlay, OverlayContentsArgs, OverlayContents, OverlayFileArgs, OverlayFile, OverlayAccountsArgs, OverlayAccounts, OverlayUserArgs, OverlayUser, OverlayGroupArgs, OverlayGroup, OverlayCertificatesArgs, OverlayCertificates, SyncConfigArgs, SyncConfig, SyncState, RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
 import { processContext, type ProviderContext } from "../../engine/context";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
@@ -269,7 +270,7 @@ function repoProviderFor(ctx: ProviderContext): ReturnType<typeof decl.providerF
 }
 
 /** The Repo provider bound to the process's context (`processContext()`): what the runtime serves for `Repo`. */
-export const repoProvider: typeof decl.provider = repoProviderFor(processContext());
+const repoProvider: typeof decl.provider = repoProviderFor(processContext());
 
 /**
  * The Repo kind's declaration, as the kind registry (`registry.ts`) lists it: its provider, for any context and
@@ -302,5 +303,3 @@ export class Repo extends PlatformResource {
     super(decl, name, args, opts, { readme: args.readme });
   }
 }
-
-export type { CustomOverlayArgs, CustomOverlay, OverlayContentsArgs, OverlayContents, OverlayFileArgs, OverlayFile, OverlayAccountsArgs, OverlayAccounts, OverlayUserArgs, OverlayUser, OverlayGroupArgs, OverlayGroup, OverlayCertificatesArgs, OverlayCertificates, SyncConfigArgs, SyncConfig, SyncState, RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";

@@ -15,6 +15,7 @@ import { createOnly, declareResource, mutable, parent } from "../../engine/decla
 import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
+export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
 
 /** Wire form, deduplicated and sorted: order and spelling never show as a diff. Unknown entries are kept. */
 function normalizeCapabilities(v: unknown): unknown {
@@ -23,7 +24,8 @@ function normalizeCapabilities(v: unknown): unknown {
   return [...new Set(wire)].sort();
 }
 
-const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
+/** The Role kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const roleKind = declareResource<RoleInputs, RoleOutputs, ApiRole>({
   kind: "Role",
   what: "role",
   description: "A custom IAM role under a group, granting capabilities. Built-in roles (`viewer`, `editor`, `owner`, …) are not resources: find them with `getRole`.",
@@ -52,10 +54,6 @@ const role = declareResource<RoleInputs, RoleOutputs, ApiRole>({
   server: { createTime, updateTime },
 });
 
-/** The Role provider implementation (runs in the provider process). */
-export const roleProvider = role.provider;
-/** The Role kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const roleKind = role;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Role extends RoleOutputProperties {}
@@ -70,12 +68,10 @@ export interface Role extends RoleOutputProperties {}
  */
 export class Role extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = role;
+  static override readonly __shape: ResourceShape = roleKind;
 
   /** @param name Pulumi resource name. @param args the role's fields. @param opts resource options. */
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(role, name, args, opts);
+    super(roleKind, name, args, opts);
   }
 }
-
-export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";

@@ -17,6 +17,7 @@ import { adoptUidArg, named, uidArg } from "../../engine/fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
+export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
 
 
 /** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
@@ -60,7 +61,8 @@ const BindingIdentityRef = named(
     .describe("The identity that receives the role, as the server describes it."),
 );
 
-const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRoleBinding>({
+/** The RoleBinding kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const roleBindingKind = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRoleBinding>({
   kind: "RoleBinding",
   module: "iam",
   what: "role binding",
@@ -110,10 +112,6 @@ const roleBinding = declareResource<RoleBindingInputs, RoleBindingOutputs, ApiRo
   },
 });
 
-/** The RoleBinding provider implementation (runs in the provider process). */
-export const roleBindingProvider = roleBinding.provider;
-/** The RoleBinding kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const roleBindingKind = roleBinding;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface RoleBinding extends RoleBindingOutputProperties {}
@@ -129,7 +127,7 @@ export interface RoleBinding extends RoleBindingOutputProperties {}
  */
 export class RoleBinding extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = roleBinding;
+  static override readonly __shape: ResourceShape = roleBindingKind;
 
   /**
    * @param name Pulumi resource name (unique in the stack).
@@ -137,8 +135,6 @@ export class RoleBinding extends PlatformResource {
    * @param opts resource options.
    */
   constructor(name: string, args: RoleBindingArgs, opts?: pulumi.CustomResourceOptions) {
-    super(roleBinding, name, args, opts);
+    super(roleBindingKind, name, args, opts);
   }
 }
-
-export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";

@@ -20,15 +20,17 @@ import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
+export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { sinkProblem } from "../../validation";
 
 /** The group's subscriptions that match a create's every field: the same sink. */
 const matching = async (client: PlatformClient, inputs: SubscriptionInputs): Promise<SubscriptionWire[]> =>
-  (await decl.collection(client).list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
+  (await subscriptionKind.collection(client).list({ childrenOf: inputs.parentUid, pageSize: 200 }).collect()).filter((s) => s.sink === inputs.sink);
 
-const decl: DeclaredResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire> = declareResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire>({
+/** The Subscription kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const subscriptionKind: DeclaredResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire> = declareResource<SubscriptionInputs, SubscriptionOutputs, SubscriptionWire>({
   kind: "Subscription",
   module: "events",
   what: "subscription",
@@ -54,17 +56,13 @@ const decl: DeclaredResource<SubscriptionInputs, SubscriptionOutputs, Subscripti
         parentUid: inputs.parentUid,
         // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
         key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
-        post: () => decl.collection(client).create(inputs.parentUid, { sink: inputs.sink }),
+        post: () => subscriptionKind.collection(client).create(inputs.parentUid, { sink: inputs.sink }),
         matching: () => matching(client, inputs),
       });
     },
   },
 });
 
-/** The Subscription provider implementation (runs in the provider process). */
-export const subscriptionProvider = decl.provider;
-/** The Subscription kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const subscriptionKind = decl;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Subscription extends SubscriptionOutputProperties {}
@@ -79,12 +77,10 @@ export interface Subscription extends SubscriptionOutputProperties {}
  */
 export class Subscription extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = decl;
+  static override readonly __shape: ResourceShape = subscriptionKind;
 
   /** @param name Pulumi resource name. @param args the subscription. @param opts resource options. */
   constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(decl, name, args, opts);
+    super(subscriptionKind, name, args, opts);
   }
 }
-
-export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";

@@ -23,6 +23,7 @@ import { adoptUidArg, stringList, uidArg, updateTime } from "../../engine/fieldT
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
+export type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
 
 /** The rule, defined with the others in `validation.ts` (the export checks server text with it too). */
 export { tagNameProblem } from "../../validation";
@@ -43,7 +44,8 @@ const matching = async (client: PlatformClient, inputs: TagInputs): Promise<ApiT
     (t) => t.name === inputs.name && t.digest === inputs.digest && JSON.stringify(t.bundles ?? []) === JSON.stringify(inputs.bundles ?? []) && (t.deprecated ?? false) === (inputs.deprecated ?? false),
   );
 
-const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
+/** The Tag kind's declaration, as the kind registry (`registry.ts`) lists it; its `provider` runs in the provider process. */
+export const tagKind = declareResource<TagInputs, TagOutputs, ApiTag>({
   kind: "Tag",
   module: "registry",
   what: "tag",
@@ -92,10 +94,6 @@ const decl = declareResource<TagInputs, TagOutputs, ApiTag>({
   },
 });
 
-/** The Tag provider implementation (runs in the provider process). */
-export const tagProvider = decl.provider;
-/** The Tag kind's declaration, as the kind registry (`registry.ts`) lists it. */
-export const tagKind = decl;
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface Tag extends TagOutputProperties {}
@@ -110,12 +108,10 @@ export interface Tag extends TagOutputProperties {}
  */
 export class Tag extends PlatformResource {
   /** @internal The kind's shape (its declaration). */
-  static override readonly __shape: ResourceShape = decl;
+  static override readonly __shape: ResourceShape = tagKind;
 
   /** @param name Pulumi resource name. @param args the tag. @param opts resource options. */
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(decl, name, args, opts);
+    super(tagKind, name, args, opts);
   }
 }
-
-export type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
