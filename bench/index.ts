@@ -39,7 +39,7 @@
  * variables) after the rest, into bench/split-results.json.
  * Run it on an otherwise idle machine.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
 import { execFileSync } from "node:child_process";
@@ -49,7 +49,7 @@ import { PlatformClient } from "../provider/client/client";
 import { getRepos } from "../provider/lookups";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { emulatorProcess } from "./emulatorProcess";
-import { nativeSweep, nativeTable } from "./native";
+import { cleanUpBenchRun, nativeSweep, nativeTable } from "./native";
 import { growth, median, pairRatios, round, spread, type Spread } from "./stats";
 import { pluginStartBench, runtimeLoadBench, startTable, type LoadFigures, type PluginStartFigures } from "./plugin-start";
 
@@ -185,9 +185,7 @@ export async function engineBench(size: number, rounds: number, nodeBin?: string
       for (const mode of order) await clis[mode].ok(["stack", "rm", "--yes", "--force"]);
     }
   } finally {
-    rmSync(backend, { recursive: true, force: true });
-    for (const file of readdirSync(cwd).filter((x) => /^Pulumi\..+\.yaml$/.test(x) && x !== "Pulumi.yaml")) rmSync(path.join(cwd, file));
-    await emu.close();
+    await cleanUpBenchRun(backend, cwd, emu);
   }
   return f;
 }

@@ -181,11 +181,19 @@ export async function nativeBench(size: number, rounds: number): Promise<NativeF
       for (const mode of order) await clis[mode].ok(["stack", "rm", "--yes", "--force"]);
     }
   } finally {
-    rmSync(backend, { recursive: true, force: true });
-    for (const file of readdirSync(cwd).filter((x) => /^Pulumi\..+\.yaml$/.test(x) && x !== "Pulumi.yaml")) rmSync(path.join(cwd, file));
-    await emu.close();
+    await cleanUpBenchRun(backend, cwd, emu);
   }
   return f;
+}
+
+/**
+ * What every bench run that drives the CLI leaves behind, removed: its file state backend (`backend`), the
+ * `Pulumi.<stack>.yaml` files its stacks wrote in `cwd` (the program's `Pulumi.yaml` stays), and its emulator.
+ */
+export async function cleanUpBenchRun(backend: string, cwd: string, emu: { close(): Promise<void> }): Promise<void> {
+  rmSync(backend, { recursive: true, force: true });
+  for (const file of readdirSync(cwd).filter((x) => /^Pulumi\..+\.yaml$/.test(x) && x !== "Pulumi.yaml")) rmSync(path.join(cwd, file));
+  await emu.close();
 }
 
 /** The figures of {@link nativeBench} as the results files keep them, per size (see docs/performance.md). */
