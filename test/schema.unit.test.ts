@@ -80,6 +80,14 @@ describe("package schema", () => {
     }
   });
 
+  it("every lookup the package exports is a schema function (declared by its kind's `lookups:`), and no other", () => {
+    const exported = Object.entries(lookups)
+      .filter(([n, v]) => /^get[A-Z]\w*$/.test(n) && !n.endsWith("Output") && typeof v === "function")
+      .map(([n]) => n);
+    expect(exported.length).toBeGreaterThan(0);
+    expect(exported.sort()).toEqual(LOOKUPS.map((l) => l.fn).sort());
+  });
+
   it.each(LOOKUPS.map((l) => [l.fn, l] as const))("%s: the schema function takes exactly the arguments the lookup accepts", async (fn, l) => {
     const f = (lookups as unknown as Record<string, (args: object, client: PlatformClient) => Promise<unknown>>)[fn];
     expect(typeof f, `${fn} is exported by provider/lookups`).toBe("function");

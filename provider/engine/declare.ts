@@ -162,6 +162,22 @@ export interface FieldType {
   safeParse(value: unknown): { success: boolean };
 }
 
+/**
+ * A kind's lookups: `get<Plural>` (a List, walking pages) and `get<Kind>` (one object, by `uid` or by filters that
+ * must match exactly one), each with an `...Output` twin (`provider/lookups/core.ts`). From it: the package
+ * schema's functions (`provider/lookups/catalog.ts`), the reference pages, and the argument types `Get<Plural>Args`
+ * and `Get<Kind>Args` in the kind's generated `types.ts`. The lookup functions themselves are in the kind's
+ * `lookups.ts`, which `test/schema.unit.test.ts` holds to these arguments.
+ */
+export interface LookupDeclaration {
+  /** The plural in the List lookup's name: `Groups` → `getGroups`. */
+  readonly plural: string;
+  /** The List lookup's own filters, name → documented type; it also takes the `uidp` filters and paging. */
+  readonly listFilters: Readonly<Record<string, FieldType>>;
+  /** The single lookup's filters, name → documented type; it also takes `uid` (give either `uid` or filters). */
+  readonly oneFilters: Readonly<Record<string, FieldType>>;
+}
+
 /** The Pulumi module of a kind's type token (seed §2: the IAM, registry and events services). */
 export type KindModule = "iam" | "registry" | "events";
 
@@ -326,6 +342,8 @@ export interface ResourceDeclaration<I extends object, O extends I, A extends { 
    * as not exported, with `why` (e.g. a value the API never returns).
    */
   export?: { readonly skip: string };
+  /** Its lookups (absent: none), {@link LookupDeclaration}. */
+  lookups?: LookupDeclaration;
   /**
    * The kind's hand-written collection on the client (with `patch` when the API has PATCH for the kind). Give
    * either this or {@link wire}.
@@ -408,6 +426,8 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   readonly blocksGroupDelete: boolean;
   /** How `export` places its objects ({@link ResourceDeclaration.export}); undefined: the generic path. */
   readonly export: { readonly skip: string } | undefined;
+  /** Its lookups, as declared ({@link ResourceDeclaration.lookups}). */
+  readonly lookups: LookupDeclaration | undefined;
   /** Its Lists are served under beta version segments only ({@link Listing.betaOnly}). */
   readonly betaOnly: boolean;
   /** The name a person recognises an object by ({@link Listing.label}; `name` when the kind is not listed). */
@@ -655,6 +675,7 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
       listing?.notAdoptable ? `delete it (${listing.notAdoptable})` : "adoptUid" in d.fields ? `adoptUid: ${tsString(uid)}` : "adopt: true",
     blocksGroupDelete: d.blocksGroupDelete ?? false,
     export: d.export,
+    lookups: d.lookups,
     betaOnly: listing?.betaOnly ?? false,
     labelOf,
     outputsOf: (api, local) => outputs(api, local),

@@ -7,7 +7,7 @@
  * `platform:<module>:<Name>` (seed §2 names the objects; the OpenAPI's names where the seed shows none).
  */
 import { z } from "zod";
-import { output, type FieldType, type ServerField } from "./declare";
+import { output, type FieldType, type LookupDeclaration, type ServerField } from "./declare";
 
 /** A required uid argument (a UIDP, seed §1), documented. */
 export function uidArg(doc: string): z.ZodString {
@@ -41,6 +41,25 @@ export function stringMap(doc: string): z.ZodOptional<z.ZodRecord<z.ZodString, z
 }
 
 /** The server's `createTime` (RFC 3339). */
+/** A lookup's filter: an optional string with its documentation ({@link LookupDeclaration}). */
+export function lookupFilter(doc: string): z.ZodOptional<z.ZodString> {
+  return z.string().optional().describe(doc);
+}
+
+/**
+ * The lookups of a kind found by name under a parent (groups, identities, roles, repos, overlays): the List takes
+ * `name`, the single lookup `name` and `parentUid` (its direct children, `uidp.children_of`).
+ * @param plural the List lookup's plural, e.g. `Groups`.
+ * @param doc each filter's documentation: `listName` (the List's `name`), `name` and `parentUid` (the single one's).
+ */
+export function lookupsByName(plural: string, doc: { listName: string; name: string; parentUid: string }): LookupDeclaration {
+  return {
+    plural,
+    listFilters: { name: lookupFilter(doc.listName) },
+    oneFilters: { name: lookupFilter(doc.name), parentUid: lookupFilter(doc.parentUid) },
+  };
+}
+
 export const createTime: ServerField = output(z.string().describe("Creation time, RFC 3339."), "");
 /** The server's `updateTime` (RFC 3339). */
 export const updateTime: ServerField = output(z.string().describe("Last update time, RFC 3339."), "");

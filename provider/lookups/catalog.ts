@@ -1,5 +1,6 @@
 /**
- * Every lookup as data: its schema token, arguments (zod, documented), result type and whether it returns a list.
+ * Every lookup as data: its schema token, arguments (zod, documented), result type and whether it returns a list;
+ * a kind's come from its declaration's `lookups:` (`engine/declare.ts`, LookupDeclaration).
  * The package schema's functions (`provider/schema/package.ts`) and the reference pages are generated from it;
  * a native provider's Invoke serves the same lookups. `test/schema.unit.test.ts` holds each entry's arguments to the
  * ones its lookup function accepts (the `known:` list of its TypeError for an unknown argument), so the two
@@ -9,7 +10,7 @@
  * `platform:<module>:<Kind>Info`; advisories, which are not a resource, have their own type.
  */
 import { z } from "zod";
-import type { Field, ServerField } from "../engine/declare";
+import type { Field, FieldType, ServerField } from "../engine/declare";
 import { named, zodOf } from "../engine/fieldTypes";
 import { KINDS, type KindEntry } from "../kinds/registry";
 
@@ -87,77 +88,30 @@ const ADVISORY = named(
     .describe("A vulnerability advisory as the API returns it."),
 );
 
-/** Per kind: the plural's own filters, the singular's filters, and the lookup names. */
-interface KindLookups {
-  kind: string;
-  plural: string;
-  singular: string;
-  pluralFilters: Record<string, z.ZodType>;
-  singularFilters: Record<string, z.ZodType>;
-}
-
-const name = (what: string) => ({ name: str(`Exact ${what} name.`) });
-const namedKind = (what: string): Pick<KindLookups, "pluralFilters" | "singularFilters"> => ({
-  pluralFilters: name(what),
-  singularFilters: { ...name(what), parentUid: str(`uid of the parent: only its direct children match (\`uidp.children_of\`).`) },
-});
-
-const KIND_LOOKUPS: readonly KindLookups[] = [
-  { kind: "Group", plural: "getGroups", singular: "getGroup", ...namedKind("group") },
-  { kind: "Identity", plural: "getIdentities", singular: "getIdentity", ...namedKind("identity") },
-  { kind: "Role", plural: "getRoles", singular: "getRole", ...namedKind("role") },
-  {
-    kind: "RoleBinding",
-    plural: "getRoleBindings",
-    singular: "getRoleBinding",
-    pluralFilters: { identityUid: str("Only bindings of this identity."), roleUid: str("Only bindings of this role."), groupUid: str("Only bindings at this group.") },
-    singularFilters: { groupUid: str("The group the binding is at."), identityUid: str("The bound identity."), roleUid: str("The bound role.") },
-  },
-  { kind: "Repo", plural: "getRepos", singular: "getRepo", ...namedKind("repo") },
-  {
-    kind: "Tag",
-    plural: "getTags",
-    singular: "getTag",
-    pluralFilters: { ...name("tag"), repoUid: str("Only tags of this repo."), digest: str("Only tags pointing at this digest.") },
-    singularFilters: { ...name("tag"), repoUid: str("The repo the tag is in."), digest: str("The digest the tag points at.") },
-  },
-  { kind: "Overlay", plural: "getOverlays", singular: "getOverlay", ...namedKind("overlay") },
-  {
-    kind: "OverlayBinding",
-    plural: "getOverlayBindings",
-    singular: "getOverlayBinding",
-    pluralFilters: { repoUid: str("Only bindings of this repo."), overlayUid: str("Only bindings of this overlay.") },
-    singularFilters: { repoUid: str("The repo the binding is on."), overlayUid: str("The bound overlay.") },
-  },
-  {
-    kind: "Subscription",
-    plural: "getSubscriptions",
-    singular: "getSubscription",
-    pluralFilters: { sink: str("Only subscriptions delivering to this URL.") },
-    singularFilters: { parentUid: str("The group whose events are delivered."), sink: str("The URL events are delivered to.") },
-  },
-];
-
-function kindLookups(l: KindLookups): LookupSpec[] {
-  const k = KINDS.find((x) => x.kind === l.kind);
-  if (!k) throw new Error(`lookups/catalog.ts: ${l.kind} is not a kind of the registry`);
+/** The lookups of a kind that declares them (`lookups:` in its declaration, `engine/declare.ts`): List, then single. */
+function kindLookups(k: KindEntry): LookupSpec[] {
+  const l = k.lookups;
+  if (!l) return [];
   const result = infoOf(k);
   const token = (fn: string) => `platform:${k.module}:${fn}`;
+  const zods = (filters: Readonly<Record<string, FieldType>>) => Object.fromEntries(Object.entries(filters).map(([n, t]) => [n, zodOf(t)]));
+  const plural = `get${l.plural}`;
+  const singular = `get${k.kind}`;
   return [
     {
-      fn: l.plural,
-      token: token(l.plural),
+      fn: plural,
+      token: token(plural),
       description: `Lists ${k.what} objects (walking pages lazily); empty when none match.`,
-      args: { ...l.pluralFilters, ...UIDP, ...PAGING },
+      args: { ...zods(l.listFilters), ...UIDP, ...PAGING },
       result,
       plural: true,
       kind: k.kind,
     },
     {
-      fn: l.singular,
-      token: token(l.singular),
+      fn: singular,
+      token: token(singular),
       description: `Gets one ${k.what}: by \`uid\`, or by filters that must match exactly one (none or several is an error that lists the matching uids).`,
-      args: { ...UID, ...l.singularFilters },
+      args: { ...UID, ...zods(l.oneFilters) },
       result,
       plural: false,
       kind: k.kind,
@@ -167,7 +121,7 @@ function kindLookups(l: KindLookups): LookupSpec[] {
 
 /** Every lookup, kinds in the registry's order, then advisories. */
 export const LOOKUPS: readonly LookupSpec[] = [
-  ...KIND_LOOKUPS.flatMap(kindLookups),
+  ...KINDS.flatMap(kindLookups),
   {
     fn: "getAdvisories",
     token: "platform:vulnerabilities:getAdvisories",

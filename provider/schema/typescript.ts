@@ -12,7 +12,7 @@
 import type { z } from "zod";
 import { zodOf } from "../engine/fieldTypes";
 import { jsonSchemaOf, optional, type JsonSchema } from "./zodJson";
-import type { Field, ServerField } from "../engine/declare";
+import type { Field, FieldType, ServerField } from "../engine/declare";
 import type { KindEntry } from "../kinds/registry";
 
 
@@ -190,6 +190,31 @@ export function kindTypesModule(k: KindEntry): string {
       wire.push(`${doc(pdesc, "  ")}  ${name}${req.has(name) ? "" : "?"}: ${w.type(p, false)}${req.has(name) ? "" : " | undefined"};`);
     }
   }
+  // The lookups' argument types, from the declaration's `lookups:` (each filter an optional string or list).
+  const lookupArgs: string[] = [];
+  if (k.lookups) {
+    const l = k.lookups;
+    const filters = (fs: Readonly<Record<string, FieldType>>) =>
+      Object.entries(fs).map(([n, t]) => {
+        const js = e.schema(zodOf(t));
+        return `${doc(js.description, "  ")}  ${n}?: ${e.type(js, false)};`;
+      });
+    const one = Object.keys(l.oneFilters).map((n) => `\`${n}\``).join(", ");
+    lookupArgs.push(
+      `/** Arguments of \`get${l.plural}\`: its filters, the \`uidp\` filters and paging (\`provider/lookups/core.ts\`). */`,
+      `export interface Get${l.plural}Args extends PagingArgs, UidpFilterArgs {`,
+      ...filters(l.listFilters),
+      `}`,
+      ``,
+      `/** Arguments of \`get${K}\`: \`uid\`, or filters (${one}); exactly one of the two. */`,
+      `export interface Get${K}Args {`,
+      `  /** The ${k.what}'s uid (one GET). */`,
+      `  uid?: string;`,
+      ...filters(l.oneFilters),
+      `}`,
+      ``,
+    );
+  }
   const named = e.namedInterfaces();
   return [
     `/**`,
@@ -198,6 +223,7 @@ export function kindTypesModule(k: KindEntry): string {
     ` */`,
     `import type * as pulumi from "@pulumi/pulumi";`,
     `import type { Checked, OutputProperties${named.includes("= Plain<") ? ", Plain" : ""} } from "../../engine/shim";`,
+    ...(k.lookups ? [`import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";`] : []),
     ``,
     named.trimEnd(),
     ``,
@@ -222,6 +248,7 @@ export function kindTypesModule(k: KindEntry): string {
     `/** The typed outputs of ${article(K)} ${K} resource (merged into the class by an interface of the same name). */`,
     ...wrap(`export type ${K}OutputProperties = OutputProperties<${K}Outputs, ${outputKeys.map((n) => `"${n}"`).join(" | ")}>;`, 116).map((l, i) => (i === 0 ? l : `  ${l}`)),
     ``,
+    ...lookupArgs,
     ...(k.wireSchema
       ? [
           `/**`,

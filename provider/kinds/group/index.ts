@@ -13,7 +13,7 @@ import { nameProblem, optionalStringProblem, uidpProblem } from "../../validatio
 import { logInfo } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent, stateOnly } from "../../engine/declare";
-import { adoptUidArg, createTime, descriptionArg, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, descriptionArg, lookupsByName, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
 import { deleteGroupPatiently, DEFAULT_DELETE_TIMEOUT_SECONDS, parseTimeout } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { GroupArgs, GroupInputs, GroupOutputs, GroupOutputProperties } from "./types";
@@ -28,6 +28,11 @@ export const groupKind = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   collection: (c) => c.groups,
   listing: { path: true },
   blocksGroupDelete: true,
+  lookups: lookupsByName("Groups", {
+    listName: "Exact group name. Default: any name.",
+    name: "Exact group name.",
+    parentUid: "uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.",
+  }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the parent group (the org's root group or any group under it). Changing it replaces the group.") }),
     name: mutable({ check: nameProblem, type: nameArg("Group", "Names need not be unique under a parent.") }),

@@ -2,15 +2,11 @@
  * Group lookups: `getGroups`, `getGroup` and their `...Output` twins (see `core.ts` for the rules they share).
  */
 import type { ApiGroup as Group } from "../../client/types";
-import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput } from "../../lookups/core";
+import type { GetGroupsArgs, GetGroupArgs } from "./types";
+export type { GetGroupsArgs, GetGroupArgs } from "./types";
 
 const lookups = namedLookups<Group, GetGroupsArgs, GetGroupArgs>(["getGroups", "getGroup"], ["group", "groups"], (c) => c.groups);
-
-/** Arguments of {@link getGroups}: the List parameters of `/iam/v2/groups` plus `limit`. */
-export interface GetGroupsArgs extends PagingArgs, UidpFilterArgs {
-  /** Exact group name. Default: any name. */
-  name?: string;
-}
 
 /**
  * Lists groups the caller can see, walking pages lazily.
@@ -23,16 +19,6 @@ export const getGroups: ListLookup<GetGroupsArgs, Group> = lookups.list;
 
 /** {@link getGroups} with `Input` arguments and an `Output` result. */
 export const getGroupsOutput: ListLookupOutput<GetGroupsArgs, Group> = lookups.listOutput;
-
-/** Arguments of {@link getGroup}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
-export interface GetGroupArgs {
-  /** The group's uid (one GET). */
-  uid?: string;
-  /** Exact group name. */
-  name?: string;
-  /** uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent. */
-  parentUid?: string;
-}
 
 /**
  * Gets one group: by `uid`, or by filters that must match exactly one group.

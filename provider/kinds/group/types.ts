@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** The group's limits; `{}` when none are set (seed §2). Server-set. */
 export interface ResourceLimits {
@@ -58,3 +59,19 @@ export interface GroupOutputs extends GroupInputs {
 /** The typed outputs of a Group resource (merged into the class by an interface of the same name). */
 export type GroupOutputProperties = OutputProperties<GroupOutputs, "uid" | "parentUid" | "name" | "description" |
   "createTime" | "updateTime" | "verified" | "resourceLimits">;
+
+/** Arguments of `getGroups`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetGroupsArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact group name. Default: any name. */
+  name?: string;
+}
+
+/** Arguments of `getGroup`: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetGroupArgs {
+  /** The group's uid (one GET). */
+  uid?: string;
+  /** Exact group name. */
+  name?: string;
+  /** uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent. */
+  parentUid?: string;
+}

@@ -12,7 +12,7 @@ import type { ClaimMatch as ApiClaimMatch, ApiIdentity } from "../../client/type
 import { isUnknown, nameProblem, optionalStringProblem, re2Problem, uidpProblem, type Failures } from "../../validation";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent } from "../../engine/declare";
-import { adoptUidArg, createTime, descriptionArg, nameArg, named, stringMap, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, descriptionArg, lookupsByName, nameArg, named, stringMap, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
 export type { ClaimMatchArgs, ClaimMatch, StaticKeysArgs, StaticKeys, AwsIdentityArgs, AwsIdentity, IdentityArgs, IdentityInputs, IdentityOutputs, IdentityOutputProperties } from "./types";
@@ -175,6 +175,11 @@ export const identityKind = declareResource<IdentityInputs, IdentityOutputs, Api
   description: "A workload identity under a group, trusted through OIDC claim matching (`claimMatch`), inline keys (`staticKeys`), an AWS principal (`awsIdentity`) or a service principal.",
   collection: (c) => c.identities,
   blocksGroupDelete: true,
+  lookups: lookupsByName("Identities", {
+    listName: "Exact identity name. Default: any name.",
+    name: "Exact identity name.",
+    parentUid: "uid of the group the identity is in (`uidp.children_of`). Default: any group.",
+  }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group the identity lives in. Changing it replaces the identity.") }),
     name: mutable({ check: nameProblem, type: nameArg("Identity") }),

@@ -2,15 +2,11 @@
  * Identity lookups: `getIdentities`, `getIdentity` and their `...Output` twins (see `core.ts`).
  */
 import type { ApiIdentity as Identity } from "../../client/types";
-import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput } from "../../lookups/core";
+import type { GetIdentitiesArgs, GetIdentityArgs } from "./types";
+export type { GetIdentitiesArgs, GetIdentityArgs } from "./types";
 
 const lookups = namedLookups<Identity, GetIdentitiesArgs, GetIdentityArgs>(["getIdentities", "getIdentity"], ["identity", "identities"], (c) => c.identities);
-
-/** Arguments of {@link getIdentities}: the List parameters of `/iam/v2/identities` plus `limit`. */
-export interface GetIdentitiesArgs extends PagingArgs, UidpFilterArgs {
-  /** Exact identity name. Default: any name. */
-  name?: string;
-}
 
 /**
  * Lists identities the caller can see, walking pages lazily. Identities in a group are its children
@@ -23,16 +19,6 @@ export const getIdentities: ListLookup<GetIdentitiesArgs, Identity> = lookups.li
 
 /** {@link getIdentities} with `Input` arguments and an `Output` result. */
 export const getIdentitiesOutput: ListLookupOutput<GetIdentitiesArgs, Identity> = lookups.listOutput;
-
-/** Arguments of {@link getIdentity}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
-export interface GetIdentityArgs {
-  /** The identity's uid (one GET). */
-  uid?: string;
-  /** Exact identity name. */
-  name?: string;
-  /** uid of the group the identity is in (`uidp.children_of`). Default: any group. */
-  parentUid?: string;
-}
 
 /**
  * Gets one identity: by `uid`, or by filters that must match exactly one identity.

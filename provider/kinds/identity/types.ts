@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties, Plain } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /**
  * The OIDC claims a token must carry to act as this identity. Exactly one of claimMatch, staticKeys, awsIdentity,
@@ -131,3 +132,19 @@ export interface IdentityOutputs extends IdentityInputs {
 export type IdentityOutputProperties = OutputProperties<IdentityOutputs, "uid" | "parentUid" | "name" |
   "description" | "claimMatch" | "staticKeys" | "awsIdentity" | "servicePrincipal" | "createTime" | "updateTime" |
   "lastSeenTime">;
+
+/** Arguments of `getIdentities`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetIdentitiesArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact identity name. Default: any name. */
+  name?: string;
+}
+
+/** Arguments of `getIdentity`: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetIdentityArgs {
+  /** The identity's uid (one GET). */
+  uid?: string;
+  /** Exact identity name. */
+  name?: string;
+  /** uid of the group the identity is in (`uidp.children_of`). Default: any group. */
+  parentUid?: string;
+}

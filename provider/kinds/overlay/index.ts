@@ -21,7 +21,7 @@ import { isUnknown, nameProblem, uidpProblem, type Failures } from "../../valida
 import { betaOnly, canonical, refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "../../engine/declare";
-import { adoptUidArg, createTime, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, lookupsByName, nameArg, named, uidArg, updateTime } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayArgs, OverlayInputs, OverlayOutputs, OverlayOutputProperties } from "./types";
@@ -68,6 +68,11 @@ export const overlayKind = declareResource<OverlayInputs, OverlayOutputs, ApiOve
   ownership: { proof: "window", matching, same: "the same name" },
   listing: { betaOnly: true },
   blocksGroupDelete: true,
+  lookups: lookupsByName("Overlays", {
+    listName: "Exact overlay name. Default: any name.",
+    name: "Exact overlay name (unique within a group, not across groups).",
+    parentUid: "uid of the group holding the overlay (`uidp.children_of`). Default: any group.",
+  }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group that holds the overlay. Changing it replaces the overlay.") }),
     name: replace({ check: nameProblem, type: nameArg("Overlay", "Unique among the group's overlays.") }),

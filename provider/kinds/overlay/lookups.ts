@@ -3,15 +3,11 @@
  * children of a group, looked up by name and parent like groups and repos.
  */
 import type { ApiOverlay as Overlay } from "../../client/types";
-import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
+import { namedLookups, type ListLookup, type ListLookupOutput, type OneLookup, type OneLookupOutput } from "../../lookups/core";
+import type { GetOverlaysArgs, GetOverlayArgs } from "./types";
+export type { GetOverlaysArgs, GetOverlayArgs } from "./types";
 
 const lookups = namedLookups<Overlay, GetOverlaysArgs, GetOverlayArgs>(["getOverlays", "getOverlay"], ["overlay", "overlays"], (c) => c.overlays);
-
-/** Arguments of {@link getOverlays}: the List parameters of `/registry/v2beta1/overlays` plus `limit`. Overlays are children of a group. */
-export interface GetOverlaysArgs extends PagingArgs, UidpFilterArgs {
-  /** Exact overlay name. Default: any name. */
-  name?: string;
-}
 
 /**
  * Lists package overlays, walking pages lazily (beta API versions only: the GA description keeps overlays beta).
@@ -23,16 +19,6 @@ export const getOverlays: ListLookup<GetOverlaysArgs, Overlay> = lookups.list;
 
 /** {@link getOverlays} with `Input` arguments and an `Output` result. */
 export const getOverlaysOutput: ListLookupOutput<GetOverlaysArgs, Overlay> = lookups.listOutput;
-
-/** Arguments of {@link getOverlay}: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
-export interface GetOverlayArgs {
-  /** The overlay's uid (one GET). */
-  uid?: string;
-  /** Exact overlay name (unique within a group, not across groups). */
-  name?: string;
-  /** uid of the group holding the overlay (`uidp.children_of`). Default: any group. */
-  parentUid?: string;
-}
 
 /**
  * Gets one package overlay: by `uid`, or by filters that must match exactly one overlay.

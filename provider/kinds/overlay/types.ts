@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties, Plain } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** `{ contents: { packages: [...] } }`, at least one package. */
 export interface OverlayConfigArgs {
@@ -55,3 +56,19 @@ export interface OverlayOutputs extends OverlayInputs {
 /** The typed outputs of an Overlay resource (merged into the class by an interface of the same name). */
 export type OverlayOutputProperties = OutputProperties<OverlayOutputs, "uid" | "parentUid" | "name" | "config" |
   "createTime" | "updateTime">;
+
+/** Arguments of `getOverlays`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetOverlaysArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact overlay name. Default: any name. */
+  name?: string;
+}
+
+/** Arguments of `getOverlay`: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetOverlayArgs {
+  /** The overlay's uid (one GET). */
+  uid?: string;
+  /** Exact overlay name (unique within a group, not across groups). */
+  name?: string;
+  /** uid of the group holding the overlay (`uidp.children_of`). Default: any group. */
+  parentUid?: string;
+}

@@ -18,7 +18,7 @@ import { isUnknown, uidpProblem } from "../../validation";
 import { betaOnly, canonical, refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, output, parent, replace } from "../../engine/declare";
-import { adoptUidArg, createTime, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, lookupFilter, uidArg, updateTime } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { OverlayBindingArgs, OverlayBindingInputs, OverlayBindingOutputs, OverlayBindingOutputProperties } from "./types";
@@ -47,6 +47,14 @@ export const overlayBindingKind = declareResource<OverlayBindingInputs, OverlayB
   collection: (c) => c.overlayBindings,
   ownership: { proof: "window", matching, same: "the same overlay and tags" },
   listing: { betaOnly: true, label: (x) => `${x.overlay?.name ?? x.overlay?.uid ?? "?"} → ${x.tags.join(", ")}` },
+  lookups: {
+    plural: "OverlayBindings",
+    listFilters: {
+      repoUid: lookupFilter("Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`)."),
+      overlayUid: lookupFilter("Only bindings of this overlay, by uid (the List's `overlay` filter)."),
+    },
+    oneFilters: { repoUid: lookupFilter("uid of the binding's repo."), overlayUid: lookupFilter("uid of the bound overlay.") },
+  },
   fields: {
     repoUid: parent({ type: uidArg("uid of the repo the overlay applies to. Changing it replaces the binding.") }),
     overlay: replace({

@@ -7,18 +7,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { Paginator } from "../../client/pagination";
 import type { ApiOverlayBinding as OverlayBinding } from "../../client/types";
-import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
-
-/**
- * Arguments of {@link getOverlayBindings}: the List parameters of `/registry/v2beta1/overlayBindings` plus
- * `repoUid`, `overlayUid` (the List's `overlay` filter) and `limit`.
- */
-export interface GetOverlayBindingsArgs extends PagingArgs, UidpFilterArgs {
-  /** Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`). */
-  repoUid?: string;
-  /** Only bindings of this overlay, by uid (the List's `overlay` filter). */
-  overlayUid?: string;
-}
+import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs } from "../../lookups/core";
+import type { GetOverlayBindingsArgs, GetOverlayBindingArgs } from "./types";
+export type { GetOverlayBindingsArgs, GetOverlayBindingArgs } from "./types";
 
 const BINDINGS_OF_OVERLAYS_SPEC: ArgSpec = { repoUid: "string", overlayUid: "string", ...UIDP, ...PAGING };
 
@@ -43,16 +34,6 @@ export async function getOverlayBindings(args: GetOverlayBindingsArgs = {}, clie
 /** {@link getOverlayBindings} with `Input` arguments and an `Output` result. */
 export function getOverlayBindingsOutput(args: pulumi.Input<InputArgs<GetOverlayBindingsArgs>> = {}, client?: PlatformClient): pulumi.Output<OverlayBinding[]> {
   return outputOf<GetOverlayBindingsArgs, OverlayBinding[]>(args, (a) => getOverlayBindings(a, client));
-}
-
-/** Arguments of {@link getOverlayBinding}: `uid`, or filters (`repoUid`, `overlayUid`); exactly one of the two. */
-export interface GetOverlayBindingArgs {
-  /** The binding's uid (one GET). */
-  uid?: string;
-  /** uid of the binding's repo. */
-  repoUid?: string;
-  /** uid of the bound overlay. */
-  overlayUid?: string;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** Arguments of an {@link OverlayBinding}. */
 export interface OverlayBindingArgs {
@@ -39,3 +40,21 @@ export interface OverlayBindingOutputs extends OverlayBindingInputs {
 /** The typed outputs of an OverlayBinding resource (merged into the class by an interface of the same name). */
 export type OverlayBindingOutputProperties = OutputProperties<OverlayBindingOutputs, "uid" | "repoUid" | "overlay" |
   "tags" | "overlayUid" | "createTime" | "updateTime">;
+
+/** Arguments of `getOverlayBindings`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetOverlayBindingsArgs extends PagingArgs, UidpFilterArgs {
+  /** Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`). */
+  repoUid?: string;
+  /** Only bindings of this overlay, by uid (the List's `overlay` filter). */
+  overlayUid?: string;
+}
+
+/** Arguments of `getOverlayBinding`: `uid`, or filters (`repoUid`, `overlayUid`); exactly one of the two. */
+export interface GetOverlayBindingArgs {
+  /** The overlay binding's uid (one GET). */
+  uid?: string;
+  /** uid of the binding's repo. */
+  repoUid?: string;
+  /** uid of the bound overlay. */
+  overlayUid?: string;
+}

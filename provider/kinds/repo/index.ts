@@ -19,7 +19,7 @@ import { isUnknown, optionalStringProblem, repoNameProblem, uidpProblem, type Fa
 import { canonical, logInfo } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent, stateOnly } from "../../engine/declare";
-import { adoptUidArg, createTime, CustomOverlay, descriptionArg, named, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, CustomOverlay, descriptionArg, lookupsByName, named, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
 export type { CustomOverlayArgs, CustomOverlay, OverlayContentsArgs, OverlayContents, OverlayFileArgs, OverlayFile, OverlayAccountsArgs, OverlayAccounts, OverlayUserArgs, OverlayUser, OverlayGroupArgs, OverlayGroup, OverlayCertificatesArgs, OverlayCertificates, SyncConfigArgs, SyncConfig, SyncState, RepoArgs, RepoInputs, RepoOutputs, RepoOutputProperties } from "./types";
@@ -136,6 +136,11 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
   collection: (c) => c.repos,
   listing: { path: true },
   blocksGroupDelete: true,
+  lookups: lookupsByName("Repos", {
+    listName: "Exact repo name, e.g. `nginx`. Default: any name.",
+    name: "Exact repo name, e.g. `nginx`.",
+    parentUid: "uid of the group holding the repo (`uidp.children_of`). Default: any group.",
+  }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group that holds the repo. Changing it replaces the repo.") }),
     name: mutable({

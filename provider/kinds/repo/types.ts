@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties, Plain } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** apko customizations applied when the repo's images are rebuilt. */
 export interface CustomOverlayArgs {
@@ -198,3 +199,19 @@ export interface RepoOutputs extends RepoInputs {
 export type RepoOutputProperties = OutputProperties<RepoOutputs, "uid" | "parentUid" | "name" | "description" |
   "aliases" | "activeTags" | "bundles" | "catalogTier" | "customOverlay" | "syncConfig" | "readme" | "createTime" |
   "updateTime" | "syncState">;
+
+/** Arguments of `getRepos`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetReposArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact repo name, e.g. `nginx`. Default: any name. */
+  name?: string;
+}
+
+/** Arguments of `getRepo`: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetRepoArgs {
+  /** The repo's uid (one GET). */
+  uid?: string;
+  /** Exact repo name, e.g. `nginx`. */
+  name?: string;
+  /** uid of the group holding the repo (`uidp.children_of`). Default: any group. */
+  parentUid?: string;
+}

@@ -12,7 +12,7 @@ import type { ApiRole } from "../../client/types";
 import { isUnknown, nameProblem, optionalStringProblem, uidpProblem } from "../../validation";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, parent } from "../../engine/declare";
-import { adoptUidArg, createTime, descriptionArg, nameArg, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, descriptionArg, lookupsByName, nameArg, uidArg, updateTime } from "../../engine/fieldTypes";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
 export type { RoleArgs, RoleInputs, RoleOutputs, RoleOutputProperties } from "./types";
@@ -31,6 +31,11 @@ export const roleKind = declareResource<RoleInputs, RoleOutputs, ApiRole>({
   description: "A custom IAM role under a group, granting capabilities. Built-in roles (`viewer`, `editor`, `owner`, …) are not resources: find them with `getRole`.",
   module: "iam",
   collection: (c) => c.roles,
+  lookups: lookupsByName("Roles", {
+    listName: "Exact role name, e.g. `viewer`, `editor`, `owner`, `registry.pull`. Default: every role.",
+    name: "Exact role name, e.g. `editor`.",
+    parentUid: "uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).",
+  }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group the role belongs to (usable there and below). Changing it replaces the role.") }),
     name: mutable({ check: nameProblem, type: nameArg("Role") }),

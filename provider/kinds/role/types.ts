@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -42,3 +43,19 @@ export interface RoleOutputs extends RoleInputs {
 /** The typed outputs of a Role resource (merged into the class by an interface of the same name). */
 export type RoleOutputProperties = OutputProperties<RoleOutputs, "uid" | "parentUid" | "name" | "description" |
   "capabilities" | "createTime" | "updateTime">;
+
+/** Arguments of `getRoles`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetRolesArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact role name, e.g. `viewer`, `editor`, `owner`, `registry.pull`. Default: every role. */
+  name?: string;
+}
+
+/** Arguments of `getRole`: `uid`, or filters (`name`, `parentUid`); exactly one of the two. */
+export interface GetRoleArgs {
+  /** The role's uid (one GET). */
+  uid?: string;
+  /** Exact role name, e.g. `editor`. */
+  name?: string;
+  /** uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included). */
+  parentUid?: string;
+}

@@ -13,7 +13,7 @@ import { uidpProblem } from "../../validation";
 import { logInfo } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, mutable, output, parent } from "../../engine/declare";
-import { adoptUidArg, named, uidArg } from "../../engine/fieldTypes";
+import { adoptUidArg, lookupFilter, named, uidArg } from "../../engine/fieldTypes";
 import { adoptOnlyCandidate, candidatesInWindow, createSafely } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
@@ -71,6 +71,19 @@ export const roleBindingKind = declareResource<RoleBindingInputs, RoleBindingOut
   ownership: { proof: "window", matching, same: "the same identity and role" },
   listing: { label: (x) => `${x.identity?.name ?? x.identityUid} → ${x.role?.name ?? x.roleUid}` },
   blocksGroupDelete: true,
+  lookups: {
+    plural: "RoleBindings",
+    listFilters: {
+      identityUid: lookupFilter("Only bindings of this identity (filtered in this process)."),
+      roleUid: lookupFilter("Only bindings to this role (filtered in this process)."),
+      groupUid: lookupFilter("Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`."),
+    },
+    oneFilters: {
+      groupUid: lookupFilter("uid of the group the binding is in (`uidp.children_of`). Default: any group."),
+      identityUid: lookupFilter("uid of the bound identity (filtered in this process)."),
+      roleUid: lookupFilter("uid of the bound role (filtered in this process)."),
+    },
+  },
   fields: {
     groupUid: parent({ type: uidArg("uid of the group the role applies at (and below). Changing it replaces the binding.") }),
     // A grant to someone the export does not declare (the org's owners, people) is exported protected, so a

@@ -5,21 +5,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiRoleBinding as RoleBinding } from "../../client/types";
-import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
-
-/**
- * Arguments of {@link getRoleBindings}: the List parameters of `/iam/v2/roleBindings` plus `limit`, and
- * `identityUid` / `roleUid`, which the List does not take and are applied in this process (every page in the
- * other filters' scope may be read; narrow with `childrenOf: groupUid`).
- */
-export interface GetRoleBindingsArgs extends PagingArgs, UidpFilterArgs {
-  /** Only bindings of this identity (filtered in this process). */
-  identityUid?: string;
-  /** Only bindings to this role (filtered in this process). */
-  roleUid?: string;
-  /** Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`. */
-  groupUid?: string;
-}
+import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type ArgSpec, type InputArgs } from "../../lookups/core";
+import type { GetRoleBindingsArgs, GetRoleBindingArgs } from "./types";
+export type { GetRoleBindingsArgs, GetRoleBindingArgs } from "./types";
 
 const BINDINGS_SPEC: ArgSpec = { identityUid: "string", roleUid: "string", groupUid: "string", ...UIDP, ...PAGING };
 
@@ -46,18 +34,6 @@ export async function getRoleBindings(args: GetRoleBindingsArgs = {}, client: Pl
 /** {@link getRoleBindings} with `Input` arguments and an `Output` result. */
 export function getRoleBindingsOutput(args: pulumi.Input<InputArgs<GetRoleBindingsArgs>> = {}, client?: PlatformClient): pulumi.Output<RoleBinding[]> {
   return outputOf<GetRoleBindingsArgs, RoleBinding[]>(args, (a) => getRoleBindings(a, client));
-}
-
-/** Arguments of {@link getRoleBinding}: `uid`, or filters (`groupUid`, `identityUid`, `roleUid`); exactly one of the two. */
-export interface GetRoleBindingArgs {
-  /** The binding's uid (one GET). */
-  uid?: string;
-  /** uid of the group the binding is in (`uidp.children_of`). Default: any group. */
-  groupUid?: string;
-  /** uid of the bound identity (filtered in this process). */
-  identityUid?: string;
-  /** uid of the bound role (filtered in this process). */
-  roleUid?: string;
 }
 
 /**

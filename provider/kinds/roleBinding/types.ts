@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** The identity that receives the role, as the server describes it. */
 export interface BindingIdentityRef {
@@ -67,3 +68,25 @@ export interface RoleBindingOutputs extends RoleBindingInputs {
 /** The typed outputs of a RoleBinding resource (merged into the class by an interface of the same name). */
 export type RoleBindingOutputProperties = OutputProperties<RoleBindingOutputs, "uid" | "groupUid" | "identityUid" |
   "roleUid" | "createTime" | "identity" | "group" | "role">;
+
+/** Arguments of `getRoleBindings`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetRoleBindingsArgs extends PagingArgs, UidpFilterArgs {
+  /** Only bindings of this identity (filtered in this process). */
+  identityUid?: string;
+  /** Only bindings to this role (filtered in this process). */
+  roleUid?: string;
+  /** Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`. */
+  groupUid?: string;
+}
+
+/** Arguments of `getRoleBinding`: `uid`, or filters (`groupUid`, `identityUid`, `roleUid`); exactly one of the two. */
+export interface GetRoleBindingArgs {
+  /** The role binding's uid (one GET). */
+  uid?: string;
+  /** uid of the group the binding is in (`uidp.children_of`). Default: any group. */
+  groupUid?: string;
+  /** uid of the bound identity (filtered in this process). */
+  identityUid?: string;
+  /** uid of the bound role (filtered in this process). */
+  roleUid?: string;
+}

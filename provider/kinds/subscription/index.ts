@@ -16,7 +16,7 @@ import { sinkProblem, uidpProblem } from "../../validation";
 import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace, type DeclaredResource } from "../../engine/declare";
-import { adoptUidArg, createTime, uidArg } from "../../engine/fieldTypes";
+import { adoptUidArg, createTime, lookupFilter, uidArg } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
@@ -40,6 +40,14 @@ export const subscriptionKind: DeclaredResource<SubscriptionInputs, Subscription
   ownership: { proof: "window", matching, same: "the same sink" },
   listing: { label: "sink" },
   blocksGroupDelete: true,
+  lookups: {
+    plural: "Subscriptions",
+    listFilters: { sink: lookupFilter("Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter).") },
+    oneFilters: {
+      parentUid: lookupFilter("uid of the group (`uidp.children_of`)."),
+      sink: lookupFilter("The exact sink URL (filtered in this process: the List has no sink filter)."),
+    },
+  },
   fields: {
     parentUid: parent({ type: uidArg("uid of the group whose events are delivered. Changing it replaces the subscription.") }),
     sink: replace({ check: sinkProblem, type: z.string().describe('The https URL events are delivered to (OpenAPI `Subscription.sink`: "Must use the https scheme"). Changing it replaces the subscription.') }),

@@ -7,13 +7,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import { subscriptionKind } from "./index";
 import type { SubscriptionWire as Subscription } from "./types";
-import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type InputArgs, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
-
-/** Arguments of {@link getSubscriptions}: the List parameters of `/events/v2beta1/subscriptions` plus `limit`. */
-export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {
-  /** Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter). */
-  sink?: string;
-}
+import { checkArgs, emptySet, listParams, outputOf, PAGING, programClientFromConfig, single, take, UIDP, type InputArgs } from "../../lookups/core";
+import type { GetSubscriptionsArgs, GetSubscriptionArgs } from "./types";
+export type { GetSubscriptionsArgs, GetSubscriptionArgs } from "./types";
 
 /**
  * Lists event subscriptions, walking pages lazily. A group's subscriptions are its children: `childrenOf: groupUid`.
@@ -31,16 +27,6 @@ export async function getSubscriptions(args: GetSubscriptionsArgs = {}, client: 
 /** {@link getSubscriptions} with `Input` arguments and an `Output` result. */
 export function getSubscriptionsOutput(args: pulumi.Input<InputArgs<GetSubscriptionsArgs>> = {}, client?: PlatformClient): pulumi.Output<Subscription[]> {
   return outputOf<GetSubscriptionsArgs, Subscription[]>(args, (a) => getSubscriptions(a, client));
-}
-
-/** Arguments of {@link getSubscription}: `uid`, or filters (`parentUid`, `sink`); exactly one of the two. */
-export interface GetSubscriptionArgs {
-  /** The subscription's uid (one GET). */
-  uid?: string;
-  /** uid of the group (`uidp.children_of`). */
-  parentUid?: string;
-  /** The exact sink URL (filtered in this process: the List has no sink filter). */
-  sink?: string;
 }
 
 /**

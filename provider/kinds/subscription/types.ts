@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** Arguments of a {@link Subscription}. */
 export interface SubscriptionArgs {
@@ -36,6 +37,22 @@ export interface SubscriptionOutputs extends SubscriptionInputs {
 /** The typed outputs of a Subscription resource (merged into the class by an interface of the same name). */
 export type SubscriptionOutputProperties = OutputProperties<SubscriptionOutputs, "uid" | "parentUid" | "sink" |
   "createTime">;
+
+/** Arguments of `getSubscriptions`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetSubscriptionsArgs extends PagingArgs, UidpFilterArgs {
+  /** Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter). */
+  sink?: string;
+}
+
+/** Arguments of `getSubscription`: `uid`, or filters (`parentUid`, `sink`); exactly one of the two. */
+export interface GetSubscriptionArgs {
+  /** The subscription's uid (one GET). */
+  uid?: string;
+  /** uid of the group (`uidp.children_of`). */
+  parentUid?: string;
+  /** The exact sink URL (filtered in this process: the List has no sink filter). */
+  sink?: string;
+}
 
 /**
  * A subscription as the API returns it (`/events/<version>/subscriptions`), from the wire schema derived

@@ -19,7 +19,7 @@ import { digestProblem, isUnknown, tagNameProblem, uidpProblem } from "../../val
 import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace } from "../../engine/declare";
-import { adoptUidArg, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
+import { adoptUidArg, lookupFilter, stringList, uidArg, updateTime } from "../../engine/fieldTypes";
 import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { TagArgs, TagInputs, TagOutputs, TagOutputProperties } from "./types";
@@ -53,6 +53,19 @@ export const tagKind = declareResource<TagInputs, TagOutputs, ApiTag>({
   collection: (c) => c.tags,
   // Tags carry no createTime: their updateTime dates them.
   ownership: { proof: "window", matching, time: (t) => t.updateTime, same: "the same name and digest" },
+  lookups: {
+    plural: "Tags",
+    listFilters: {
+      name: lookupFilter("Exact tag name, e.g. `latest`. Default: any name."),
+      repoUid: lookupFilter("Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`)."),
+      digest: lookupFilter("Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter)."),
+    },
+    oneFilters: {
+      name: lookupFilter("Exact tag name, e.g. `latest`."),
+      repoUid: lookupFilter("uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: \"latest\" }` alone is usually ambiguous."),
+      digest: lookupFilter("The digest the tag points at."),
+    },
+  },
   fields: {
     repoUid: parent({ type: uidArg("uid of the repo the tag belongs to. Changing it replaces the tag.") }),
     name: replace({ check: tagNameProblem, type: z.string().describe("Tag name, an OCI tag: `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`, e.g. `latest`, `1.2.3`.") }),

@@ -6,17 +6,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { Paginator } from "../../client/pagination";
 import type { ApiTag as Tag } from "../../client/types";
-import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs, type PagingArgs, type UidpFilterArgs } from "../../lookups/core";
-
-/** Arguments of {@link getTags}: the List parameters of `/registry/v2/tags` plus `repoUid`, `digest` and `limit`. */
-export interface GetTagsArgs extends PagingArgs, UidpFilterArgs {
-  /** Exact tag name, e.g. `latest`. Default: any name. */
-  name?: string;
-  /** Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`). */
-  repoUid?: string;
-  /** Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter). */
-  digest?: string;
-}
+import { checkArgs, emptySet, outputOf, PAGING, pick, programClientFromConfig, single, take, UIDP, underRepo, type ArgSpec, type InputArgs } from "../../lookups/core";
+import type { GetTagsArgs, GetTagArgs } from "./types";
+export type { GetTagsArgs, GetTagArgs } from "./types";
 
 const TAGS_SPEC: ArgSpec = { name: "string", repoUid: "string", digest: "string", ...UIDP, ...PAGING };
 
@@ -41,18 +33,6 @@ export async function getTags(args: GetTagsArgs = {}, client: PlatformClient = p
 /** {@link getTags} with `Input` arguments and an `Output` result. */
 export function getTagsOutput(args: pulumi.Input<InputArgs<GetTagsArgs>> = {}, client?: PlatformClient): pulumi.Output<Tag[]> {
   return outputOf<GetTagsArgs, Tag[]>(args, (a) => getTags(a, client));
-}
-
-/** Arguments of {@link getTag}: `uid`, or filters (`name`, `repoUid`, `digest`); exactly one of the two. */
-export interface GetTagArgs {
-  /** The tag's uid (one GET). */
-  uid?: string;
-  /** Exact tag name, e.g. `latest`. */
-  name?: string;
-  /** uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually ambiguous. */
-  repoUid?: string;
-  /** The digest the tag points at. */
-  digest?: string;
 }
 
 /**

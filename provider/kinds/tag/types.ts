@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Checked, OutputProperties } from "../../engine/shim";
+import type { PagingArgs, UidpFilterArgs } from "../../lookups/core";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
@@ -39,3 +40,28 @@ export interface TagOutputs extends TagInputs {
 /** The typed outputs of a Tag resource (merged into the class by an interface of the same name). */
 export type TagOutputProperties = OutputProperties<TagOutputs, "uid" | "repoUid" | "name" | "digest" | "bundles" |
   "deprecated" | "updateTime">;
+
+/** Arguments of `getTags`: its filters, the `uidp` filters and paging (`provider/lookups/core.ts`). */
+export interface GetTagsArgs extends PagingArgs, UidpFilterArgs {
+  /** Exact tag name, e.g. `latest`. Default: any name. */
+  name?: string;
+  /** Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`). */
+  repoUid?: string;
+  /** Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter). */
+  digest?: string;
+}
+
+/** Arguments of `getTag`: `uid`, or filters (`name`, `repoUid`, `digest`); exactly one of the two. */
+export interface GetTagArgs {
+  /** The tag's uid (one GET). */
+  uid?: string;
+  /** Exact tag name, e.g. `latest`. */
+  name?: string;
+  /**
+   * uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually
+   * ambiguous.
+   */
+  repoUid?: string;
+  /** The digest the tag points at. */
+  digest?: string;
+}

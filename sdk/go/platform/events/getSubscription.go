@@ -23,9 +23,9 @@ func LookupSubscription(ctx *pulumi.Context, args *LookupSubscriptionArgs, opts 
 }
 
 type LookupSubscriptionArgs struct {
-	// The group whose events are delivered.
+	// uid of the group (`uidp.children_of`).
 	ParentUid *string `pulumi:"parentUid"`
-	// The URL events are delivered to.
+	// The exact sink URL (filtered in this process: the List has no sink filter).
 	Sink *string `pulumi:"sink"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -46,9 +46,9 @@ func LookupSubscriptionOutput(ctx *pulumi.Context, args LookupSubscriptionOutput
 }
 
 type LookupSubscriptionOutputArgs struct {
-	// The group whose events are delivered.
+	// uid of the group (`uidp.children_of`).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
-	// The URL events are delivered to.
+	// The exact sink URL (filtered in this process: the List has no sink filter).
 	Sink pulumi.StringPtrInput `pulumi:"sink"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -41,7 +41,7 @@ type GetSubscriptionsArgs struct {
 	PageSize *int `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid *string `pulumi:"parentUid"`
-	// Only subscriptions delivering to this URL.
+	// Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter).
 	Sink *string `pulumi:"sink"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip *int `pulumi:"skip"`
@@ -80,7 +80,7 @@ type GetSubscriptionsOutputArgs struct {
 	PageSize pulumi.IntPtrInput `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
-	// Only subscriptions delivering to this URL.
+	// Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter).
 	Sink pulumi.StringPtrInput `pulumi:"sink"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip pulumi.IntPtrInput `pulumi:"skip"`

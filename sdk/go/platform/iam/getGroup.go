@@ -25,7 +25,7 @@ func LookupGroup(ctx *pulumi.Context, args *LookupGroupArgs, opts ...pulumi.Invo
 type LookupGroupArgs struct {
 	// Exact group name.
 	Name *string `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.
 	ParentUid *string `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -48,7 +48,7 @@ func LookupGroupOutput(ctx *pulumi.Context, args LookupGroupOutputArgs, opts ...
 type LookupGroupOutputArgs struct {
 	// Exact group name.
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -25,7 +25,7 @@ func LookupIdentity(ctx *pulumi.Context, args *LookupIdentityArgs, opts ...pulum
 type LookupIdentityArgs struct {
 	// Exact identity name.
 	Name *string `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group the identity is in (`uidp.children_of`). Default: any group.
 	ParentUid *string `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -48,7 +48,7 @@ func LookupIdentityOutput(ctx *pulumi.Context, args LookupIdentityOutputArgs, op
 type LookupIdentityOutputArgs struct {
 	// Exact identity name.
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group the identity is in (`uidp.children_of`). Default: any group.
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -23,9 +23,9 @@ func LookupRole(ctx *pulumi.Context, args *LookupRoleArgs, opts ...pulumi.Invoke
 }
 
 type LookupRoleArgs struct {
-	// Exact role name.
+	// Exact role name, e.g. `editor`.
 	Name *string `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).
 	ParentUid *string `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -46,9 +46,9 @@ func LookupRoleOutput(ctx *pulumi.Context, args LookupRoleOutputArgs, opts ...pu
 }
 
 type LookupRoleOutputArgs struct {
-	// Exact role name.
+	// Exact role name, e.g. `editor`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -23,11 +23,11 @@ func LookupRoleBinding(ctx *pulumi.Context, args *LookupRoleBindingArgs, opts ..
 }
 
 type LookupRoleBindingArgs struct {
-	// The group the binding is at.
+	// uid of the group the binding is in (`uidp.children_of`). Default: any group.
 	GroupUid *string `pulumi:"groupUid"`
-	// The bound identity.
+	// uid of the bound identity (filtered in this process).
 	IdentityUid *string `pulumi:"identityUid"`
-	// The bound role.
+	// uid of the bound role (filtered in this process).
 	RoleUid *string `pulumi:"roleUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -48,11 +48,11 @@ func LookupRoleBindingOutput(ctx *pulumi.Context, args LookupRoleBindingOutputAr
 }
 
 type LookupRoleBindingOutputArgs struct {
-	// The group the binding is at.
+	// uid of the group the binding is in (`uidp.children_of`). Default: any group.
 	GroupUid pulumi.StringPtrInput `pulumi:"groupUid"`
-	// The bound identity.
+	// uid of the bound identity (filtered in this process).
 	IdentityUid pulumi.StringPtrInput `pulumi:"identityUid"`
-	// The bound role.
+	// uid of the bound role (filtered in this process).
 	RoleUid pulumi.StringPtrInput `pulumi:"roleUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -29,9 +29,9 @@ type GetRoleBindingsArgs struct {
 	ChildrenOf *string `pulumi:"childrenOf"`
 	// Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
 	DescendantsOf *string `pulumi:"descendantsOf"`
-	// Only bindings at this group.
+	// Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`.
 	GroupUid *string `pulumi:"groupUid"`
-	// Only bindings of this identity.
+	// Only bindings of this identity (filtered in this process).
 	IdentityUid *string `pulumi:"identityUid"`
 	// Only these uids (`uidp.ids`). An empty list matches nothing.
 	Ids []string `pulumi:"ids"`
@@ -45,7 +45,7 @@ type GetRoleBindingsArgs struct {
 	PageSize *int `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid *string `pulumi:"parentUid"`
-	// Only bindings of this role.
+	// Only bindings to this role (filtered in this process).
 	RoleUid *string `pulumi:"roleUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip *int `pulumi:"skip"`
@@ -72,9 +72,9 @@ type GetRoleBindingsOutputArgs struct {
 	ChildrenOf pulumi.StringPtrInput `pulumi:"childrenOf"`
 	// Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
 	DescendantsOf pulumi.StringPtrInput `pulumi:"descendantsOf"`
-	// Only bindings at this group.
+	// Only bindings on this group (`uidp.children_of`), the name `getRoleBinding` uses; same as `childrenOf`.
 	GroupUid pulumi.StringPtrInput `pulumi:"groupUid"`
-	// Only bindings of this identity.
+	// Only bindings of this identity (filtered in this process).
 	IdentityUid pulumi.StringPtrInput `pulumi:"identityUid"`
 	// Only these uids (`uidp.ids`). An empty list matches nothing.
 	Ids pulumi.StringArrayInput `pulumi:"ids"`
@@ -88,7 +88,7 @@ type GetRoleBindingsOutputArgs struct {
 	PageSize pulumi.IntPtrInput `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
-	// Only bindings of this role.
+	// Only bindings to this role (filtered in this process).
 	RoleUid pulumi.StringPtrInput `pulumi:"roleUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip pulumi.IntPtrInput `pulumi:"skip"`

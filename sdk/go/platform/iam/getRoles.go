@@ -35,7 +35,7 @@ type GetRolesArgs struct {
 	InRoot *bool `pulumi:"inRoot"`
 	// Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
 	Limit *int `pulumi:"limit"`
-	// Exact role name.
+	// Exact role name, e.g. `viewer`, `editor`, `owner`, `registry.pull`. Default: every role.
 	Name *string `pulumi:"name"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy *string `pulumi:"orderBy"`
@@ -74,7 +74,7 @@ type GetRolesOutputArgs struct {
 	InRoot pulumi.BoolPtrInput `pulumi:"inRoot"`
 	// Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
 	Limit pulumi.IntPtrInput `pulumi:"limit"`
-	// Exact role name.
+	// Exact role name, e.g. `viewer`, `editor`, `owner`, `registry.pull`. Default: every role.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy pulumi.StringPtrInput `pulumi:"orderBy"`

@@ -23,9 +23,9 @@ func LookupOverlay(ctx *pulumi.Context, args *LookupOverlayArgs, opts ...pulumi.
 }
 
 type LookupOverlayArgs struct {
-	// Exact overlay name.
+	// Exact overlay name (unique within a group, not across groups).
 	Name *string `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group holding the overlay (`uidp.children_of`). Default: any group.
 	ParentUid *string `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -46,9 +46,9 @@ func LookupOverlayOutput(ctx *pulumi.Context, args LookupOverlayOutputArgs, opts
 }
 
 type LookupOverlayOutputArgs struct {
-	// Exact overlay name.
+	// Exact overlay name (unique within a group, not across groups).
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group holding the overlay (`uidp.children_of`). Default: any group.
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -23,9 +23,9 @@ func LookupOverlayBinding(ctx *pulumi.Context, args *LookupOverlayBindingArgs, o
 }
 
 type LookupOverlayBindingArgs struct {
-	// The bound overlay.
+	// uid of the bound overlay.
 	OverlayUid *string `pulumi:"overlayUid"`
-	// The repo the binding is on.
+	// uid of the binding's repo.
 	RepoUid *string `pulumi:"repoUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -46,9 +46,9 @@ func LookupOverlayBindingOutput(ctx *pulumi.Context, args LookupOverlayBindingOu
 }
 
 type LookupOverlayBindingOutputArgs struct {
-	// The bound overlay.
+	// uid of the bound overlay.
 	OverlayUid pulumi.StringPtrInput `pulumi:"overlayUid"`
-	// The repo the binding is on.
+	// uid of the binding's repo.
 	RepoUid pulumi.StringPtrInput `pulumi:"repoUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -37,13 +37,13 @@ type GetOverlayBindingsArgs struct {
 	Limit *int `pulumi:"limit"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy *string `pulumi:"orderBy"`
-	// Only bindings of this overlay.
+	// Only bindings of this overlay, by uid (the List's `overlay` filter).
 	OverlayUid *string `pulumi:"overlayUid"`
 	// Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
 	PageSize *int `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid *string `pulumi:"parentUid"`
-	// Only bindings of this repo.
+	// Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
 	RepoUid *string `pulumi:"repoUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip *int `pulumi:"skip"`
@@ -78,13 +78,13 @@ type GetOverlayBindingsOutputArgs struct {
 	Limit pulumi.IntPtrInput `pulumi:"limit"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy pulumi.StringPtrInput `pulumi:"orderBy"`
-	// Only bindings of this overlay.
+	// Only bindings of this overlay, by uid (the List's `overlay` filter).
 	OverlayUid pulumi.StringPtrInput `pulumi:"overlayUid"`
 	// Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
 	PageSize pulumi.IntPtrInput `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
-	// Only bindings of this repo.
+	// Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
 	RepoUid pulumi.StringPtrInput `pulumi:"repoUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip pulumi.IntPtrInput `pulumi:"skip"`

@@ -23,9 +23,9 @@ func LookupRepo(ctx *pulumi.Context, args *LookupRepoArgs, opts ...pulumi.Invoke
 }
 
 type LookupRepoArgs struct {
-	// Exact repo name.
+	// Exact repo name, e.g. `nginx`.
 	Name *string `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group holding the repo (`uidp.children_of`). Default: any group.
 	ParentUid *string `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -46,9 +46,9 @@ func LookupRepoOutput(ctx *pulumi.Context, args LookupRepoOutputArgs, opts ...pu
 }
 
 type LookupRepoOutputArgs struct {
-	// Exact repo name.
+	// Exact repo name, e.g. `nginx`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// uid of the parent: only its direct children match (`uidp.children_of`).
+	// uid of the group holding the repo (`uidp.children_of`). Default: any group.
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

@@ -25,9 +25,9 @@ func LookupTag(ctx *pulumi.Context, args *LookupTagArgs, opts ...pulumi.InvokeOp
 type LookupTagArgs struct {
 	// The digest the tag points at.
 	Digest *string `pulumi:"digest"`
-	// Exact tag name.
+	// Exact tag name, e.g. `latest`.
 	Name *string `pulumi:"name"`
-	// The repo the tag is in.
+	// uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually ambiguous.
 	RepoUid *string `pulumi:"repoUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid *string `pulumi:"uid"`
@@ -50,9 +50,9 @@ func LookupTagOutput(ctx *pulumi.Context, args LookupTagOutputArgs, opts ...pulu
 type LookupTagOutputArgs struct {
 	// The digest the tag points at.
 	Digest pulumi.StringPtrInput `pulumi:"digest"`
-	// Exact tag name.
+	// Exact tag name, e.g. `latest`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
-	// The repo the tag is in.
+	// uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually ambiguous.
 	RepoUid pulumi.StringPtrInput `pulumi:"repoUid"`
 	// The object's uid (one GET). Give either `uid` or the filters.
 	Uid pulumi.StringPtrInput `pulumi:"uid"`

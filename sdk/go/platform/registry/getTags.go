@@ -29,7 +29,7 @@ type GetTagsArgs struct {
 	ChildrenOf *string `pulumi:"childrenOf"`
 	// Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
 	DescendantsOf *string `pulumi:"descendantsOf"`
-	// Only tags pointing at this digest.
+	// Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter).
 	Digest *string `pulumi:"digest"`
 	// Only these uids (`uidp.ids`). An empty list matches nothing.
 	Ids []string `pulumi:"ids"`
@@ -37,7 +37,7 @@ type GetTagsArgs struct {
 	InRoot *bool `pulumi:"inRoot"`
 	// Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
 	Limit *int `pulumi:"limit"`
-	// Exact tag name.
+	// Exact tag name, e.g. `latest`. Default: any name.
 	Name *string `pulumi:"name"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy *string `pulumi:"orderBy"`
@@ -45,7 +45,7 @@ type GetTagsArgs struct {
 	PageSize *int `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid *string `pulumi:"parentUid"`
-	// Only tags of this repo.
+	// Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
 	RepoUid *string `pulumi:"repoUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip *int `pulumi:"skip"`
@@ -72,7 +72,7 @@ type GetTagsOutputArgs struct {
 	ChildrenOf pulumi.StringPtrInput `pulumi:"childrenOf"`
 	// Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
 	DescendantsOf pulumi.StringPtrInput `pulumi:"descendantsOf"`
-	// Only tags pointing at this digest.
+	// Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter).
 	Digest pulumi.StringPtrInput `pulumi:"digest"`
 	// Only these uids (`uidp.ids`). An empty list matches nothing.
 	Ids pulumi.StringArrayInput `pulumi:"ids"`
@@ -80,7 +80,7 @@ type GetTagsOutputArgs struct {
 	InRoot pulumi.BoolPtrInput `pulumi:"inRoot"`
 	// Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
 	Limit pulumi.IntPtrInput `pulumi:"limit"`
-	// Exact tag name.
+	// Exact tag name, e.g. `latest`. Default: any name.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 	// `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
 	OrderBy pulumi.StringPtrInput `pulumi:"orderBy"`
@@ -88,7 +88,7 @@ type GetTagsOutputArgs struct {
 	PageSize pulumi.IntPtrInput `pulumi:"pageSize"`
 	// Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
 	ParentUid pulumi.StringPtrInput `pulumi:"parentUid"`
-	// Only tags of this repo.
+	// Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
 	RepoUid pulumi.StringPtrInput `pulumi:"repoUid"`
 	// Matching items to skip before the first one returned. Default 0.
 	Skip pulumi.IntPtrInput `pulumi:"skip"`

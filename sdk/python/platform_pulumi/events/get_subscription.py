@@ -54,8 +54,8 @@ def get_subscription(parent_uid: Optional[_builtins.str] = None,
     """
     Gets one subscription: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str parent_uid: The group whose events are delivered.
-    :param _builtins.str sink: The URL events are delivered to.
+    :param _builtins.str parent_uid: uid of the group (`uidp.children_of`).
+    :param _builtins.str sink: The exact sink URL (filtered in this process: the List has no sink filter).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -74,8 +74,8 @@ def get_subscription_output(parent_uid: pulumi.Input[Optional[Optional[_builtins
     """
     Gets one subscription: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str parent_uid: The group whose events are delivered.
-    :param _builtins.str sink: The URL events are delivered to.
+    :param _builtins.str parent_uid: uid of the group (`uidp.children_of`).
+    :param _builtins.str sink: The exact sink URL (filtered in this process: the List has no sink filter).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

@@ -71,7 +71,7 @@ def get_subscriptions(ancestors_of: Optional[_builtins.str] = None,
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str sink: Only subscriptions delivering to this URL.
+    :param _builtins.str sink: Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()
@@ -115,7 +115,7 @@ def get_subscriptions_output(ancestors_of: pulumi.Input[Optional[Optional[_built
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str sink: Only subscriptions delivering to this URL.
+    :param _builtins.str sink: Only subscriptions with this exact sink URL (filtered in this process: the List has no sink filter).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()

@@ -55,7 +55,7 @@ def get_group(name: Optional[_builtins.str] = None,
     Gets one group: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str name: Exact group name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str parent_uid: uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -75,7 +75,7 @@ def get_group_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] = Non
     Gets one group: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str name: Exact group name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str parent_uid: uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

@@ -68,7 +68,7 @@ def get_groups(ancestors_of: Optional[_builtins.str] = None,
     :param Sequence[_builtins.str] ids: Only these uids (`uidp.ids`). An empty list matches nothing.
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
-    :param _builtins.str name: Exact group name.
+    :param _builtins.str name: Exact group name. Default: any name.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
@@ -112,7 +112,7 @@ def get_groups_output(ancestors_of: pulumi.Input[Optional[Optional[_builtins.str
     :param Sequence[_builtins.str] ids: Only these uids (`uidp.ids`). An empty list matches nothing.
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
-    :param _builtins.str name: Exact group name.
+    :param _builtins.str name: Exact group name. Default: any name.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).

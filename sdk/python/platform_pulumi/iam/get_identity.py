@@ -56,7 +56,7 @@ def get_identity(name: Optional[_builtins.str] = None,
     Gets one identity: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str name: Exact identity name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str parent_uid: uid of the group the identity is in (`uidp.children_of`). Default: any group.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -76,7 +76,7 @@ def get_identity_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] = 
     Gets one identity: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str name: Exact identity name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str parent_uid: uid of the group the identity is in (`uidp.children_of`). Default: any group.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

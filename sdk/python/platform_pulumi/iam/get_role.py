@@ -54,8 +54,8 @@ def get_role(name: Optional[_builtins.str] = None,
     """
     Gets one role: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str name: Exact role name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str name: Exact role name, e.g. `editor`.
+    :param _builtins.str parent_uid: uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -74,8 +74,8 @@ def get_role_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] = None
     """
     Gets one role: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str name: Exact role name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str name: Exact role name, e.g. `editor`.
+    :param _builtins.str parent_uid: uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

@@ -55,9 +55,9 @@ def get_role_binding(group_uid: Optional[_builtins.str] = None,
     """
     Gets one role binding: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str group_uid: The group the binding is at.
-    :param _builtins.str identity_uid: The bound identity.
-    :param _builtins.str role_uid: The bound role.
+    :param _builtins.str group_uid: uid of the group the binding is in (`uidp.children_of`). Default: any group.
+    :param _builtins.str identity_uid: uid of the bound identity (filtered in this process).
+    :param _builtins.str role_uid: uid of the bound role (filtered in this process).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -78,9 +78,9 @@ def get_role_binding_output(group_uid: pulumi.Input[Optional[Optional[_builtins.
     """
     Gets one role binding: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str group_uid: The group the binding is at.
-    :param _builtins.str identity_uid: The bound identity.
-    :param _builtins.str role_uid: The bound role.
+    :param _builtins.str group_uid: uid of the group the binding is in (`uidp.children_of`). Default: any group.
+    :param _builtins.str identity_uid: uid of the bound identity (filtered in this process).
+    :param _builtins.str role_uid: uid of the bound role (filtered in this process).
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

@@ -54,8 +54,8 @@ def get_overlay_binding(overlay_uid: Optional[_builtins.str] = None,
     """
     Gets one overlay binding: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str overlay_uid: The bound overlay.
-    :param _builtins.str repo_uid: The repo the binding is on.
+    :param _builtins.str overlay_uid: uid of the bound overlay.
+    :param _builtins.str repo_uid: uid of the binding's repo.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -74,8 +74,8 @@ def get_overlay_binding_output(overlay_uid: pulumi.Input[Optional[Optional[_buil
     """
     Gets one overlay binding: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str overlay_uid: The bound overlay.
-    :param _builtins.str repo_uid: The repo the binding is on.
+    :param _builtins.str overlay_uid: uid of the bound overlay.
+    :param _builtins.str repo_uid: uid of the binding's repo.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

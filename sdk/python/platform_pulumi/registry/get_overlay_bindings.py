@@ -70,10 +70,10 @@ def get_overlay_bindings(ancestors_of: Optional[_builtins.str] = None,
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
-    :param _builtins.str overlay_uid: Only bindings of this overlay.
+    :param _builtins.str overlay_uid: Only bindings of this overlay, by uid (the List's `overlay` filter).
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str repo_uid: Only bindings of this repo.
+    :param _builtins.str repo_uid: Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()
@@ -117,10 +117,10 @@ def get_overlay_bindings_output(ancestors_of: pulumi.Input[Optional[Optional[_bu
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
-    :param _builtins.str overlay_uid: Only bindings of this overlay.
+    :param _builtins.str overlay_uid: Only bindings of this overlay, by uid (the List's `overlay` filter).
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str repo_uid: Only bindings of this repo.
+    :param _builtins.str repo_uid: Only bindings of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()

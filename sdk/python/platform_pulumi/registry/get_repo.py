@@ -55,8 +55,8 @@ def get_repo(name: Optional[_builtins.str] = None,
     """
     Gets one repo: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str name: Exact repo name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str name: Exact repo name, e.g. `nginx`.
+    :param _builtins.str parent_uid: uid of the group holding the repo (`uidp.children_of`). Default: any group.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -75,8 +75,8 @@ def get_repo_output(name: pulumi.Input[Optional[Optional[_builtins.str]]] = None
     """
     Gets one repo: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
-    :param _builtins.str name: Exact repo name.
-    :param _builtins.str parent_uid: uid of the parent: only its direct children match (`uidp.children_of`).
+    :param _builtins.str name: Exact repo name, e.g. `nginx`.
+    :param _builtins.str parent_uid: uid of the group holding the repo (`uidp.children_of`). Default: any group.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

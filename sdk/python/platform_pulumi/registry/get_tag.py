@@ -56,8 +56,8 @@ def get_tag(digest: Optional[_builtins.str] = None,
     Gets one tag: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str digest: The digest the tag points at.
-    :param _builtins.str name: Exact tag name.
-    :param _builtins.str repo_uid: The repo the tag is in.
+    :param _builtins.str name: Exact tag name, e.g. `latest`.
+    :param _builtins.str repo_uid: uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually ambiguous.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()
@@ -79,8 +79,8 @@ def get_tag_output(digest: pulumi.Input[Optional[Optional[_builtins.str]]] = Non
     Gets one tag: by `uid`, or by filters that must match exactly one (none or several is an error that lists the matching uids).
 
     :param _builtins.str digest: The digest the tag points at.
-    :param _builtins.str name: Exact tag name.
-    :param _builtins.str repo_uid: The repo the tag is in.
+    :param _builtins.str name: Exact tag name, e.g. `latest`.
+    :param _builtins.str repo_uid: uid of the tag's repo (`uidp.children_of`). Default: any repo, so `{ name: "latest" }` alone is usually ambiguous.
     :param _builtins.str uid: The object's uid (one GET). Give either `uid` or the filters.
     """
     __args__ = dict()

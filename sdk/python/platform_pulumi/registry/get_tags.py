@@ -67,15 +67,15 @@ def get_tags(ancestors_of: Optional[_builtins.str] = None,
     :param _builtins.str ancestors_of: Only ancestors of this uid (`uidp.ancestors_of`).
     :param _builtins.str children_of: Only direct children of this uid (`uidp.children_of`).
     :param _builtins.str descendants_of: Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
-    :param _builtins.str digest: Only tags pointing at this digest.
+    :param _builtins.str digest: Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter).
     :param Sequence[_builtins.str] ids: Only these uids (`uidp.ids`). An empty list matches nothing.
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
-    :param _builtins.str name: Exact tag name.
+    :param _builtins.str name: Exact tag name, e.g. `latest`. Default: any name.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str repo_uid: Only tags of this repo.
+    :param _builtins.str repo_uid: Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()
@@ -117,15 +117,15 @@ def get_tags_output(ancestors_of: pulumi.Input[Optional[Optional[_builtins.str]]
     :param _builtins.str ancestors_of: Only ancestors of this uid (`uidp.ancestors_of`).
     :param _builtins.str children_of: Only direct children of this uid (`uidp.children_of`).
     :param _builtins.str descendants_of: Only strict descendants of this uid, at any depth (`uidp.descendants_of`).
-    :param _builtins.str digest: Only tags pointing at this digest.
+    :param _builtins.str digest: Only tags pointing at this digest, e.g. `sha256:…` (the List's `digest` filter).
     :param Sequence[_builtins.str] ids: Only these uids (`uidp.ids`). An empty list matches nothing.
     :param _builtins.bool in_root: `true`: only root-level objects; `false`: only non-root ones (`uidp.in_root`).
     :param _builtins.int limit: Stop after this many items; further pages are not requested. `0` returns none without a request. Default: all.
-    :param _builtins.str name: Exact tag name.
+    :param _builtins.str name: Exact tag name, e.g. `latest`. Default: any name.
     :param _builtins.str order_by: `field [asc|desc]`, e.g. `name`, `created_at desc`; the fields allowed depend on the collection. Default: `uid asc`.
     :param _builtins.int page_size: Items per request (the API caps it at 200). Default: `limit` when given (capped at 200), else 200.
     :param _builtins.str parent_uid: Only direct children of this uid (the same filter as `childrenOf`, by the singular lookups' name).
-    :param _builtins.str repo_uid: Only tags of this repo.
+    :param _builtins.str repo_uid: Only tags of this repo (sent as `uidp.children_of`; do not also give a different `childrenOf`).
     :param _builtins.int skip: Matching items to skip before the first one returned. Default 0.
     """
     __args__ = dict()
