@@ -117,6 +117,16 @@ describe("groups", () => {
     dups = [await client.groups.create(dupParent.uid, { name: "twin" }), await client.groups.create(dupParent.uid, { name: "twin" })];
   });
 
+  it("a named lookup checks its arguments before it asks the client for the collection", async () => {
+    const untouchable = new Proxy({} as PlatformClient, {
+      get: () => {
+        throw new Error("the lookup touched the client");
+      },
+    });
+    await expect(getGroups({ bogus: 1 } as never, untouchable)).rejects.toThrow(TypeError);
+    await expect(getGroup({ bogus: 1 } as never, untouchable)).rejects.toBeInstanceOf(TypeError);
+  });
+
   it("getGroups filters by parent and name, in the requested order", async () => {
     const all = await getGroups({ childrenOf: parent.uid, orderBy: "name" }, client);
     expect(all.map((g) => g.name)).toEqual(["kid-a", "kid-b", "kid-c"]);

@@ -372,13 +372,14 @@ export const NAMED_SPEC: ArgSpec = { name: "string", ...UIDP, ...PAGING };
 /**
  * The plural lookup of a named kind (`getGroups`, `getIdentities`, `getRoles`, `getRepos`, `getOverlays`): checks
  * `args`, then walks pages lazily up to `limit` (prefetching the next page when reading everything). An empty
- * `ids` returns `[]` without a request.
+ * `ids` returns `[]` without a request. `collection` is asked for only after the arguments pass, so a bad argument
+ * is a TypeError whatever the client.
  * @throws TypeError for bad arguments; ApiError from the API.
  */
-export async function namedList<T>(fn: string, args: object | undefined, collection: ReadableCollection<T>): Promise<T[]> {
+export async function namedList<T>(fn: string, args: object | undefined, collection: () => ReadableCollection<T>): Promise<T[]> {
   const a = checkArgs(fn, args as (PagingArgs & UidpFilterArgs & { name?: string }) | undefined, NAMED_SPEC);
   if (emptySet(a.ids)) return [];
-  return take(collection.list(listParams(a, true, fn)).pages(a.limit === undefined), a.limit);
+  return take(collection().list(listParams(a, true, fn)).pages(a.limit === undefined), a.limit);
 }
 
 /**
@@ -390,11 +391,11 @@ export async function namedLookup<T extends { uid: string }>(
   fn: string,
   what: readonly [singular: string, plural: string],
   args: { uid?: string; name?: string; parentUid?: string },
-  collection: ReadableCollection<T>,
+  collection: () => ReadableCollection<T>,
 ): Promise<T> {
   const a = checkArgs(fn, args, { uid: "string", name: "string", parentUid: "string" });
-  return single(fn, what, a, ["name", "parentUid"], (uid) => collection.get(uid), () => ({
-    pages: collection.list(listParams({ ...pick(a, ["name"]), ...(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {}) })).pages(),
+  return single(fn, what, a, ["name", "parentUid"], (uid) => collection().get(uid), () => ({
+    pages: collection().list(listParams({ ...pick(a, ["name"]), ...(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {}) })).pages(),
   }));
 }
 
@@ -420,8 +421,8 @@ export function namedLookups<T extends { uid: string }, PA extends object, SA ex
   collection: (client: PlatformClient) => ReadableCollection<T>,
 ): { list: ListLookup<PA, T>; listOutput: ListLookupOutput<PA, T>; one: OneLookup<SA, T>; oneOutput: OneLookupOutput<SA, T> } {
   // async: a failure (bad arguments, no settings) is a rejected promise, never a synchronous throw.
-  const list: ListLookup<PA, T> = async (args = {} as PA, client = programClientFromConfig()) => namedList(names[0], args, collection(client));
-  const one: OneLookup<SA, T> = async (args, client = programClientFromConfig()) => namedLookup(names[1], what, args, collection(client));
+  const list: ListLookup<PA, T> = async (args = {} as PA, client = programClientFromConfig()) => namedList(names[0], args, () => collection(client));
+  const one: OneLookup<SA, T> = async (args, client = programClientFromConfig()) => namedLookup(names[1], what, args, () => collection(client));
   return {
     list,
     listOutput: (args = {} as pulumi.Input<InputArgs<PA>>, client) => outputOf<PA, T[]>(args, (a) => list(a, client)),
