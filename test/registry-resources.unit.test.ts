@@ -16,6 +16,9 @@ import { repoKind, type RepoInputs, type RepoOutputs } from "../provider/kinds/r
 import { subscriptionKind, type SubscriptionInputs } from "../provider/kinds/subscription";
 import { tagKind, type TagInputs } from "../provider/kinds/tag";
 import { getClient } from "../provider/state";
+import { z } from "zod";
+import { declareResource, parent, replace } from "../provider/engine/declare";
+import { createTime } from "../provider/engine/fieldTypes";
 import { FAST_RETRIES, useProviderEmulator } from "./harness/provider";
 
 let emu: Emulator;
@@ -263,6 +266,33 @@ describe("Overlay and OverlayBinding", () => {
 });
 
 describe("Subscription", () => {
+  it("a window-proved kind without a create hook POSTs its wire body: a field added to its declaration reaches it", async () => {
+    const posted: Array<{ parent: string; body: object }> = [];
+    const recording = {
+      create: async (parent: string, body: object) => {
+        posted.push({ parent, body });
+        return { uid: `${parent}/0123456789abcdef`, createTime: new Date().toISOString(), ...body };
+      },
+    };
+    const kind = declareResource<{ parentUid: string; sink: string; colour?: string }, { parentUid: string; sink: string; colour?: string }, { uid: string }>({
+      kind: "WindowTestKind",
+      what: "window test object",
+      module: "events",
+      description: "A test kind, proved by the window like a subscription.",
+      collection: () => recording as never,
+      ownership: { proof: "window", matching: async () => [], same: "the same sink and colour" },
+      fields: {
+        parentUid: parent({ type: z.string().describe("The group.") }),
+        sink: replace({ type: z.string().describe("A URL.") }),
+        colour: replace({ default: "blue", type: z.string().optional().describe("The field added.") }),
+      },
+      server: { createTime },
+    });
+    const made = await kind.provider.create({ parentUid: group, sink: "https://hooks.example.com/w", colour: "green" });
+    expect(posted).toEqual([{ parent: group, body: { sink: "https://hooks.example.com/w", colour: "green" } }]);
+    expect(made.id).toBe(`${group}/0123456789abcdef`);
+  });
+
   it("requires an https sink, naming the value", async () => {
     const r = await checked(subscriptionKind.provider, { parentUid: group, sink: "http://hooks.example.com/x" });
     expect(r.failures).toEqual([{ property: "sink", reason: '"http://hooks.example.com/x" must use the https scheme, not http' }]);

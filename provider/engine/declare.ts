@@ -25,9 +25,10 @@
  *    may leave it out; named object types carry `.meta({ id: "<module>:<Name>" })` (`fieldTypes.ts`, `named`).
  *    A kind with `name` and `description` fields gets the marked create (`createNamedSafely`, lifecycle.ts:
  *    ownership marker, recovery after an ambiguous failure) and its ownership rule with no more code. A kind
- *    without them gives `hooks.create` (e.g. `createSafely` with a window-based `recover`, as role bindings do)
- *    and `ownership: { proof: "window", matching }`, the `matching` its create's recovery uses too, so that
- *    `platform-pulumi recover` proves a pending create of it by the same rule.
+ *    without them gives `ownership: { proof: "window", matching }`, the `matching` its create's recovery uses
+ *    too, so that `platform-pulumi recover` proves a pending create of it by the same rule; its create is then one
+ *    POST of its wire body proved in the window (`createProvedInWindow`), or its own `hooks.create` where the
+ *    body or the checks before it are special (a tag's name clash, an overlay's nested body).
  *    Beside the fields: `listing` (how `unmanaged` and a group's delete name its objects; `false` when a List
  *    under a group does not find them) and `blocksGroupDelete`.
  *    Every kind also has the built-in field `createToken` ({@link CREATE_TOKEN_FIELD}), never declared by hand.
@@ -77,7 +78,7 @@ import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import type { ListParams } from "../client/pagination";
 import { tsString } from "../escape";
-import { CREATE_TOKEN, createNamedSafely, createTokenOf, newCreateToken } from "./lifecycle";
+import { CREATE_TOKEN, createNamedSafely, createProvedInWindow, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import type { KindName, ResourceShape } from "./shim";
 import type { BadRow, ObjectRow } from "./rows";
@@ -460,15 +461,18 @@ function tokenIn(...sources: Maybe[]): string | undefined {
 
 /**
  * Turns a declaration into the kind's provider (and the class's helpers).
- * @throws Error at module load when a kind has no `parent` field, or neither `name`+`description` nor
- *   `hooks.create` (so a create could not be made), or gives both or neither of `collection` and `wire`.
+ * @throws Error at module load when a kind has no `parent` field, or neither `name`+`description` nor a window
+ *   ownership nor `hooks.create` (so a create could not be made), or gives both or neither of `collection` and
+ *   `wire`.
  */
 export function declareResource<I extends object, O extends I, A extends { uid: string }>(d: ResourceDeclaration<I, O, A>): DeclaredResource<I, O, A> {
   const entries = Object.entries(d.fields) as Array<[string, Field]>;
   const parentKey = entries.find(([, f]) => f.kind === "parent")?.[0];
   if (!parentKey) throw new Error(`declareResource(${d.kind}): no parent field`);
   const named = "name" in d.fields && "description" in d.fields;
-  if (!named && !d.hooks?.create) throw new Error(`declareResource(${d.kind}): give hooks.create (no name and description to mark)`);
+  if (!named && !d.hooks?.create && d.ownership?.proof !== "window") {
+    throw new Error(`declareResource(${d.kind}): give hooks.create or a window ownership (no name and description to mark)`);
+  }
   if ((d.collection === undefined) === (d.wire === undefined)) throw new Error(`declareResource(${d.kind}): give exactly one of collection and wire`);
   const wireSchema = d.wire ? (wireSchemaOf(d.kind, d.fields as Record<string, Field>, d.server ?? {}) as unknown as Parser<A>) : undefined;
   const wireAt = d.wire;
@@ -540,6 +544,23 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
   const providerFor = (ctx: ProviderContext): ProviderImpl<I, O> => {
     const client = () => ctx.client();
     const coll = () => collectionOf(client());
+    /**
+     * The create of a window-proved kind that gives no `hooks.create`: one POST of its wire body (every field it
+     * sends, so a field added to the declaration reaches it), proved after an ambiguous failure by its ownership's
+     * `matching`; identical creates of one program run one at a time (their key is the kind, parent and body).
+     */
+    const createInWindow = (inputs: I, c: PlatformClient, collection: CreatableCollection<A, object> | Collection<A, object>, parentUid: string): Promise<A> => {
+      const body = wire(inputs);
+      const fields = Object.entries(body).map(([k, v]) => `${k} ${tsString(typeof v === "string" ? v : JSON.stringify(v))}`);
+      return createProvedInWindow(ctx, {
+        what: `${d.what} (${fields.join(", ")}) under ${parentUid}`,
+        parentUid,
+        key: JSON.stringify([d.kind, parentUid, body]),
+        post: () => collection.create(parentUid, body),
+        matching: () => ownership.matching(c, inputs),
+        ...(ownership.time ? { time: (x: A) => ownership.time!(x) } : {}),
+      });
+    };
     return {
       /** Validates every field before any API call; reports all failures at once, each naming the field. */
       async check(olds, news) {
@@ -596,7 +617,9 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
         }
         const made = d.hooks?.create
           ? await d.hooks.create(inputs, ctx)
-          : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), ctx.creates, logInfo);
+          : ownership.proof === "window"
+            ? await createInWindow(inputs, c, collection, parentUid)
+            : await createNamedSafely(patchable(collection), d.what, parentUid, (inputs as Props)["name"] as string, wire(inputs), createTokenOf(inputs), ctx.creates, logInfo);
         d.hooks?.afterCreate?.(made, ctx);
         return { id: made.uid, outs: withToken(outputs(made, inputs as unknown as Partial<O>), inputs) };
       },

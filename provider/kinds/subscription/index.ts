@@ -17,7 +17,6 @@ import { refuseDifferingAdoption } from "../../engine/common";
 import { z } from "zod";
 import { createOnly, declareResource, parent, replace, type DeclaredResource } from "../../engine/declare";
 import { adoptUidArg, createTime, lookupFilter, uidArg } from "../../engine/fieldTypes";
-import { createProvedInWindow } from "../../engine/lifecycle";
 import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
 export type { SubscriptionArgs, SubscriptionInputs, SubscriptionOutputs, SubscriptionOutputProperties, SubscriptionWire } from "./types";
@@ -56,18 +55,6 @@ export const subscriptionKind: DeclaredResource<SubscriptionInputs, Subscription
   server: { createTime },
   hooks: {
     checkAdopted: (existing, inputs) => refuseDifferingAdoption("subscription", existing, inputs, ["sink"]),
-    async create(inputs, ctx) {
-      const client = ctx.client();
-      const what = `subscription of group ${inputs.parentUid} to ${inputs.sink}`;
-      return createProvedInWindow(ctx, {
-        what,
-        parentUid: inputs.parentUid,
-        // Identical subscriptions of one program are told apart by running their attempts one at a time (lifecycle.ts).
-        key: JSON.stringify(["Subscription", inputs.parentUid, inputs.sink]),
-        post: () => subscriptionKind.collection(client).create(inputs.parentUid, { sink: inputs.sink }),
-        matching: () => matching(client, inputs),
-      });
-    },
   },
 });
 
