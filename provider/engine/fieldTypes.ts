@@ -48,15 +48,21 @@ export function lookupFilter(doc: string): z.ZodOptional<z.ZodString> {
 
 /**
  * The lookups of a kind found by name under a parent (groups, identities, roles, repos, overlays): the List takes
- * `name`, the single lookup `name` and `parentUid` (its direct children, `uidp.children_of`).
+ * `name`, the single lookup `name` and `parentUid` (its direct children, `uidp.children_of`); the kind's
+ * `lookups.ts` is generated from this (`provider/schema/typescript.ts`, `kindLookupsModule`).
  * @param plural the List lookup's plural, e.g. `Groups`.
- * @param doc each filter's documentation: `listName` (the List's `name`), `name` and `parentUid` (the single one's).
+ * @param doc each filter's documentation (`listName`: the List's `name`; `name` and `parentUid`: the single
+ *   one's) and the functions' (`list`, `listExample`, `oneExample`, `oneNote`; {@link LookupDeclaration.byName}).
  */
-export function lookupsByName(plural: string, doc: { listName: string; name: string; parentUid: string }): LookupDeclaration {
+export function lookupsByName(
+  plural: string,
+  doc: { listName: string; name: string; parentUid: string; list: string; listExample: string; oneExample: string; oneNote?: string },
+): LookupDeclaration {
   return {
     plural,
     listFilters: { name: lookupFilter(doc.listName) },
     oneFilters: { name: lookupFilter(doc.name), parentUid: lookupFilter(doc.parentUid) },
+    byName: { list: doc.list, listExample: doc.listExample, oneExample: doc.oneExample, oneNote: doc.oneNote },
   };
 }
 

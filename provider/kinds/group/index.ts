@@ -32,6 +32,9 @@ export const groupKind = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
     listName: "Exact group name. Default: any name.",
     name: "Exact group name.",
     parentUid: "uid of the parent group: only its direct children match (`uidp.children_of`). Default: any parent.",
+    list: "Lists groups the caller can see, walking pages lazily.",
+    listExample: "const teams = await getGroups({ childrenOf: orgUid, orderBy: \"name\" });",
+    oneExample: "const team = await getGroup({ name: \"platform\", parentUid: orgUid });",
   }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the parent group (the org's root group or any group under it). Changing it replaces the group.") }),

@@ -179,6 +179,9 @@ export const identityKind = declareResource<IdentityInputs, IdentityOutputs, Api
     listName: "Exact identity name. Default: any name.",
     name: "Exact identity name.",
     parentUid: "uid of the group the identity is in (`uidp.children_of`). Default: any group.",
+    list: "Lists identities the caller can see, walking pages lazily. Identities in a group are its children (`childrenOf: groupUid`); user identities are root-level (`inRoot: true`).",
+    listExample: "const ci = await getIdentities({ childrenOf: teamUid, name: \"github-actions\" });",
+    oneExample: "const ci = await getIdentity({ name: \"github-actions\", parentUid: teamUid });",
   }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group the identity lives in. Changing it replaces the identity.") }),

@@ -72,6 +72,9 @@ export const overlayKind = declareResource<OverlayInputs, OverlayOutputs, ApiOve
     listName: "Exact overlay name. Default: any name.",
     name: "Exact overlay name (unique within a group, not across groups).",
     parentUid: "uid of the group holding the overlay (`uidp.children_of`). Default: any group.",
+    list: "Lists package overlays, walking pages lazily (beta API versions only: the GA description keeps overlays beta).",
+    listExample: "const overlays = await getOverlays({ childrenOf: teamUid });",
+    oneExample: "const tools = await getOverlay({ name: \"debug-tools\", parentUid: teamUid });",
   }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group that holds the overlay. Changing it replaces the overlay.") }),

@@ -140,6 +140,9 @@ const decl = declareResource<RepoInputs, RepoOutputs, ApiRepo>({
     listName: "Exact repo name, e.g. `nginx`. Default: any name.",
     name: "Exact repo name, e.g. `nginx`.",
     parentUid: "uid of the group holding the repo (`uidp.children_of`). Default: any group.",
+    list: "Lists registry repos, walking pages lazily.",
+    listExample: "const repos = await getRepos({ childrenOf: orgUid, orderBy: \"name\" });",
+    oneExample: "const nginx = await getRepo({ name: \"nginx\", parentUid: orgUid });",
   }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group that holds the repo. Changing it replaces the repo.") }),

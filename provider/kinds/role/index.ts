@@ -35,6 +35,10 @@ export const roleKind = declareResource<RoleInputs, RoleOutputs, ApiRole>({
     listName: "Exact role name, e.g. `viewer`, `editor`, `owner`, `registry.pull`. Default: every role.",
     name: "Exact role name, e.g. `editor`.",
     parentUid: "uid of the group owning a custom role (`uidp.children_of`). Default: any (built-in roles included).",
+    list: "Lists roles (built-in and custom), walking pages lazily.",
+    listExample: "const [editor] = await getRoles({ name: \"editor\" });",
+    oneExample: "const editor = await getRole({ name: \"editor\" });",
+    oneNote: "A custom role named like a built-in one makes `{ name }` alone ambiguous: add `parentUid`, or use the uid.",
   }),
   fields: {
     parentUid: parent({ type: uidArg("uid of the group the role belongs to (usable there and below). Changing it replaces the role.") }),
