@@ -164,7 +164,6 @@ export const accountAssociationKind = declareResource<AccountAssociationInputs, 
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface AccountAssociation extends AccountAssociationOutputProperties {}
 

@@ -70,7 +70,6 @@ export const groupKind = declareResource<GroupInputs, GroupOutputs, ApiGroup>({
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Group extends GroupOutputProperties {}
 

@@ -129,7 +129,6 @@ export const groupInviteKind = declareResource<GroupInviteInputs, GroupInviteOut
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface GroupInvite extends GroupInviteOutputProperties {}
 

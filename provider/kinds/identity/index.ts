@@ -229,7 +229,6 @@ export const identityKind = declareResource<IdentityInputs, IdentityOutputs, Api
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Identity extends IdentityOutputProperties {}
 

@@ -86,7 +86,6 @@ export const identityProviderKind = declareResource<IdentityProviderInputs, Iden
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface IdentityProvider extends IdentityProviderOutputProperties {}
 

@@ -116,7 +116,6 @@ export const overlayKind = declareResource<OverlayInputs, OverlayOutputs, ApiOve
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Overlay extends OverlayOutputProperties {}
 

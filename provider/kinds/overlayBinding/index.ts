@@ -94,7 +94,6 @@ export const overlayBindingKind = declareResource<OverlayBindingInputs, OverlayB
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface OverlayBinding extends OverlayBindingOutputProperties {}
 

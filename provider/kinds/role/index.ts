@@ -63,7 +63,6 @@ export const roleKind = declareResource<RoleInputs, RoleOutputs, ApiRole>({
   server: { createTime, updateTime },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Role extends RoleOutputProperties {}
 

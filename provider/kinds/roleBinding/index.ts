@@ -19,7 +19,6 @@ import { PlatformResource, type ResourceShape } from "../../engine/shim";
 import type { RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
 export type { BindingIdentityRef, BindingRef, RoleBindingArgs, RoleBindingInputs, RoleBindingOutputs, RoleBindingOutputProperties } from "./types";
 
-
 /** A hydrated reference's uid (`identity.uid`, `role.uid`), for servers that send only the hydrated form. */
 function refUid(ref: unknown): unknown {
   return (ref as { uid?: unknown } | undefined)?.uid;
@@ -124,7 +123,6 @@ export const roleBindingKind = declareResource<RoleBindingInputs, RoleBindingOut
     },
   },
 });
-
 
 /** The typed outputs of the class (generated from the declaration). */
 export interface RoleBinding extends RoleBindingOutputProperties {}

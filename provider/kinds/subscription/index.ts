@@ -58,7 +58,6 @@ export const subscriptionKind: DeclaredResource<SubscriptionInputs, Subscription
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Subscription extends SubscriptionOutputProperties {}
 

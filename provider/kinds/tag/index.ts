@@ -107,7 +107,6 @@ export const tagKind = declareResource<TagInputs, TagOutputs, ApiTag>({
   },
 });
 
-
 /** The typed outputs of the class (generated from the declaration). */
 export interface Tag extends TagOutputProperties {}
 
