@@ -1,13 +1,75 @@
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
-// Engine tests drive the real Pulumi CLI (tens of seconds per file); everything else is fast.
+// One config, three projects (docs/testing.md, "Tiers"), run in this order by `npm test`:
+//   unit     *.unit.test.ts: neither the Pulumi CLI nor the build (dist/); `npm run test:fast` runs it alone.
+//   engine   every other test/*.test.ts: the real Pulumi CLI and the built bin; each engine run is counted against
+//            test/engine-budget.json (test/harness/engine-runs.ts).
+//   consumer test/consumer/: the packed package installed into new Pulumi projects on two toolchains.
+// The root globalSetup installs the counting CLI for the whole run; the engine and consumer projects' globalSetup
+// refuses a build older than its sources (vitest runs it only when that project has files in the run).
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const DIST = path.join(ROOT, "dist") + path.sep;
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The consumer tier has its own config and script (npm run test:consumer; .ci/run runs both).
-    exclude: [...configDefaults.exclude, "test/consumer/**"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    globalSetup: ["./test/harness/global-setup.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
+    projects: [
+      {
+        plugins: [
+          {
+            // A unit file must not need the build: an ES import of dist/ fails here, saying so (the setup file
+            // test/harness/unit-guard.ts stops require() of dist/ and starting the CLI).
+            name: "unit-tier-guard",
+            enforce: "pre",
+            load(id: string) {
+              if (path.resolve(id.split("?")[0]).startsWith(DIST)) {
+                throw new Error(
+                  `unit tier: this test reached ${id} (a module of the build), which needs the build (dist/) or the Pulumi CLI; ` +
+                    `a *.unit.test.ts file must need neither: name it *.test.ts (run by npm test) or stop using it (docs/testing.md, "Tiers")`,
+                );
+              }
+              return null;
+            },
+          },
+        ],
+        test: {
+          name: "unit",
+          include: ["test/**/*.unit.test.ts"],
+          setupFiles: ["./test/harness/unit-guard.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+          maxWorkers: 1,
+        },
+      },
+      {
+        test: {
+          name: "engine",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/**/*.unit.test.ts", "test/consumer/**"],
+          globalSetup: ["./test/harness/build-setup.ts"],
+          setupFiles: ["./test/harness/engine-file.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
+        },
+      },
+      {
+        test: {
+          name: "consumer",
+          include: ["test/consumer/**/*.test.ts"],
+          globalSetup: ["./test/harness/build-setup.ts"],
+          setupFiles: ["./test/harness/engine-file.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          sequence: { groupOrder: 2 },
+          maxWorkers: 1,
+        },
+      },
+    ],
   },
 });

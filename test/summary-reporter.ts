@@ -7,9 +7,16 @@
  * tests that passed (a test named `<id>: …` covers rule `<id>` of `test/conformance/seed-rules.ts`). A rule with
  * no test at all and no reason counts as one failure (and fails the run), so nobody forgets one; a rule whose
  * test failed shows as uncovered and its test is already counted.
+ *
+ * When any test file of the run started the Pulumi engine, the lines before it are the engine-run budget
+ * (test/harness/engine-runs.ts): `engine runs: N (budget B)`, the ten files with the most runs, and one line per
+ * file over its budget in test/engine-budget.json (or the total over its own), each of which counts as one failure.
  */
+import * as path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { coverageLine, namesRule, seedCoverage } from "./conformance/seed-rules";
+import { judgeEngineRuns, readBudget, readEngineRuns } from "./harness/engine-runs";
 
 /** Prints the seed coverage line (when the seed suite ran) and then `N passed, N failed` as the run's last line. */
 export default class SummaryReporter implements Reporter {
@@ -43,6 +50,15 @@ export default class SummaryReporter implements Reporter {
       failed += untested.length;
       if (untested.length > 0) process.exitCode = 1;
     }
-    process.stdout.write(`${coverage}\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+    let engine = "";
+    const runs = readEngineRuns();
+    if (runs.size > 0) {
+      const ran = testModules.map((m) => path.relative(REPO_ROOT, m.moduleId));
+      const verdict = judgeEngineRuns(runs, readBudget(), ran);
+      engine = `\n${verdict.lines.join("\n")}`;
+      failed += verdict.over.length;
+      if (verdict.over.length > 0) process.exitCode = 1;
+    }
+    process.stdout.write(`${coverage}${engine}\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
   }
 }

@@ -22,10 +22,25 @@ function findRepoRoot(from: string): string {
 }
 
 /**
- * The folder holding `pulumi`, `pulumi-language-nodejs` and `pulumi-resource-pulumi-nodejs`.
+ * The folder holding `pulumi`, `pulumi-language-nodejs` and `pulumi-resource-pulumi-nodejs`: the one
+ * `PLATFORM_PULUMI_BIN_DIR` names when set (the test suite's counting wrapper, test/harness/engine-runs.ts), else
+ * the one `scripts/ensure-pulumi` recorded.
  * @throws Error naming `scripts/ensure-pulumi` when it has not run, or the recorded folder has no `pulumi`.
  */
 export function cliBinDir(): string {
+  const override = process.env["PLATFORM_PULUMI_BIN_DIR"];
+  if (override) {
+    if (!existsSync(path.join(override, "pulumi"))) throw new Error(`PLATFORM_PULUMI_BIN_DIR (${override}) has no pulumi`);
+    return override;
+  }
+  return recordedCliBinDir();
+}
+
+/**
+ * The folder `scripts/ensure-pulumi` recorded in `.pulumi-work/cli-bin`, whatever `PLATFORM_PULUMI_BIN_DIR` says.
+ * @throws Error naming `scripts/ensure-pulumi` when it has not run, or the recorded folder has no `pulumi`.
+ */
+export function recordedCliBinDir(): string {
   const marker = path.join(REPO_ROOT, ".pulumi-work", "cli-bin");
   if (!existsSync(marker)) {
     throw new Error(`no Pulumi CLI recorded in ${marker}: run \`bash scripts/ensure-pulumi\` first (npm start and npm test do)`);

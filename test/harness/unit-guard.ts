@@ -1,5 +1,5 @@
 /**
- * The unit tier's guard (setup file of `vitest.unit.config.mts`; docs/testing.md, "Tiers"): a `*.unit.test.ts`
+ * The unit tier's guard (setup file of the unit project in `vitest.config.mts`; docs/testing.md, "Tiers"): a `*.unit.test.ts`
  * file must need neither the build in `dist/` nor the Pulumi CLI. In that tier this module makes the two ways a
  * test reaches them throw, whether or not a build or a CLI is there:
  *
