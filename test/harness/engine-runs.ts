@@ -2,7 +2,7 @@
  * The engine-run budget (docs/testing.md, "The engine-run budget"): every `pulumi up|preview|refresh|destroy|
  * import|watch` a test starts is one engine run, 2–7 s of the suite's time on this project's 2-core machines.
  *
- * - {@link installCountingCli} (from the run's globalSetup) writes a folder whose `pulumi` is a small shell
+ * - {@link installCountingCli} (from the run's globalSetup) writes a folder of its own (one per vitest run) whose `pulumi` is a small shell
  *   wrapper that appends `<test file>\t<command>` to {@link ENGINE_LOG} and then execs the real CLI; every other
  *   file of the CLI's folder is linked beside it. `scripts/lib/pulumi.ts`'s `cliBinDir()` returns that folder while
  *   `PLATFORM_PULUMI_BIN_DIR` names it, so every engine test, and every command of the bin a test runs with that
@@ -17,10 +17,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sy
 import * as path from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
 
-/** The folder of the counting wrapper (recreated by each run's globalSetup). */
-export const COUNTING_BIN = path.join(REPO_ROOT, ".pulumi-work", "counting-bin");
+/**
+ * The folder of this vitest run's counting wrapper and its log: one per run (by the main process's pid), so two
+ * runs at once on one checkout count apart. A run's globalSetup removes the folders of runs whose process is gone.
+ */
+export const COUNTING_DIR = path.join(REPO_ROOT, ".pulumi-work", `engine-runs-${process.pid}`);
+/** The folder of the counting wrapper. */
+export const COUNTING_BIN = path.join(COUNTING_DIR, "bin");
 /** One line per engine run: `<test file, relative to the repository>\t<command>`. */
-export const ENGINE_LOG = path.join(REPO_ROOT, ".pulumi-work", "engine-runs.log");
+export const ENGINE_LOG = path.join(COUNTING_DIR, "runs.log");
+/** The environment variable that names this run's log, for the reporter (set by the globalSetup). */
+export const LOG_VAR = "PLATFORM_ENGINE_LOG";
 /** The reviewed budgets: `{ "total": N, "files": { "<test file>": N } }`. */
 export const BUDGET_FILE = path.join(REPO_ROOT, "test", "engine-budget.json");
 /** The environment variable that names the test file an engine run belongs to. */
@@ -29,11 +36,15 @@ export const FILE_VAR = "PLATFORM_ENGINE_FILE";
 export const ENGINE_COMMANDS = ["up", "update", "preview", "refresh", "destroy", "import", "watch"] as const;
 
 /**
- * Writes {@link COUNTING_BIN} in front of the real CLI's folder `realBin` and empties {@link ENGINE_LOG}.
+ * Writes the folder `dir` (default {@link COUNTING_BIN}) in front of the real CLI's folder `realBin` and empties
+ * the log `log` (default {@link ENGINE_LOG}) its wrapper appends to.
  * @returns the wrapper's folder. @throws when `realBin` has no `pulumi`.
  */
-export function installCountingCli(realBin: string): string {
+export function installCountingCli(realBin: string, dir = COUNTING_BIN, log = ENGINE_LOG): string {
+  const COUNTING_BIN = dir;
+  const ENGINE_LOG = log;
   if (!existsSync(path.join(realBin, "pulumi"))) throw new Error(`no pulumi in ${realBin}: run \`bash scripts/ensure-pulumi\``);
+  removeDeadRuns();
   rmSync(COUNTING_BIN, { recursive: true, force: true });
   mkdirSync(COUNTING_BIN, { recursive: true });
   for (const name of readdirSync(realBin)) {
@@ -64,8 +75,23 @@ exec ${JSON.stringify(path.join(realBin, "pulumi"))} "$@"
   return COUNTING_BIN;
 }
 
-/** Engine runs per test file (relative paths), read from {@link ENGINE_LOG}; empty when there is none. */
-export function readEngineRuns(log = ENGINE_LOG): Map<string, { total: number; byCommand: Record<string, number> }> {
+/** Removes the counting folders of earlier runs whose vitest process is gone. */
+function removeDeadRuns(): void {
+  const work = path.join(REPO_ROOT, ".pulumi-work");
+  if (!existsSync(work)) return;
+  for (const name of readdirSync(work)) {
+    const pid = /^engine-runs-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      rmSync(path.join(work, name), { recursive: true, force: true });
+    }
+  }
+}
+
+/** Engine runs per test file (relative paths), read from `log` (default: this run's); empty when there is none. */
+export function readEngineRuns(log = process.env[LOG_VAR] ?? ENGINE_LOG): Map<string, { total: number; byCommand: Record<string, number> }> {
   const out = new Map<string, { total: number; byCommand: Record<string, number> }>();
   if (!existsSync(log)) return out;
   for (const line of readFileSync(log, "utf8").split("\n")) {

@@ -14,7 +14,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT, recordedCliBinDir } from "../../scripts/lib/pulumi";
-import { installCountingCli } from "./engine-runs";
+import { ENGINE_LOG, LOG_VAR, installCountingCli } from "./engine-runs";
 
 /** The folders whose TypeScript `npm run build` compiles into dist/ (tsconfig.json's sources). */
 const SOURCES = ["provider", "cli", "emulator", "policies", "scripts", "bench", "examples"];
@@ -61,7 +61,9 @@ export default function setup(): void {
   } catch {
     real = undefined; // engine files then fail with ensure-pulumi's hint from cliBinDir()
   }
-  if (real !== undefined) process.env["PLATFORM_PULUMI_BIN_DIR"] = installCountingCli(real);
+  if (real === undefined) return;
+  process.env["PLATFORM_PULUMI_BIN_DIR"] = installCountingCli(real);
+  process.env[LOG_VAR] = ENGINE_LOG;
 }
 
 /** The engine and consumer projects' globalSetup. @throws Error from {@link staleBuild} before any file runs. */
