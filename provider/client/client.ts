@@ -321,9 +321,15 @@ export class Transport {
     return Number.isNaN(server) ? undefined : server + 500 - this.lastDate.localMs;
   }
 
-  /** Closes the keep-alive connections if this transport created them. */
+  /**
+   * Closes the keep-alive connections if this transport created them. Idempotent: a dispatcher already closed or
+   * destroyed (undici rejects a second close with `ClientDestroyedError`) is left as it is.
+   */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (!this.ownsDispatcher) return;
+    const d = this.dispatcher as { closed?: boolean; destroyed?: boolean };
+    if (d.closed === true || d.destroyed === true) return;
+    await this.dispatcher.close();
   }
 }
 

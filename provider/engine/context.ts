@@ -88,7 +88,9 @@ export class ProviderContext {
     this.keySettings = s;
     const next = JSON.stringify([s.apiUrl, s.apiVersion, s.authUrl, s.token, s.identity, s.identityToken, s.identityTokenFile, s.retry]);
     if (!this.current || next !== this.key) {
-      void this.current?.close();
+      // The old client's connections are closed in the background; a failure to close them is no failure of
+      // the operation that asked for the new client (and must not be an unhandled rejection in the plugin).
+      void this.current?.close().catch(() => undefined);
       this.current = clientFromSettings(s);
       this.key = next;
     }
