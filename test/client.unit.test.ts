@@ -37,6 +37,15 @@ async function stub(status: number, body: string): Promise<{ url: string; server
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+describe("close", () => {
+  it("is idempotent: a second close, and a close after a request, resolve (undici rejects a second close of its agent with ClientDestroyedError)", async () => {
+    const c = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+    await c.groups.get(emu.orgUid);
+    await c.close();
+    await expect(c.close()).resolves.toBeUndefined();
+  });
+});
+
 describe("requests", () => {
   it("puts uids into paths with their slashes, never percent-encoded", async () => {
     const g = await client.groups.create(emu.orgUid, { name: "path-test" });
