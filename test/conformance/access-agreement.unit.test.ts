@@ -24,10 +24,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OrgIndex, effectiveAccess, holds, type EscalationStep, type Grant } from "../../provider/access/model";
 import { EXECUTABLE, PROBES, PROBE_CAPS, allowed, build, carryOut, next, ok, orgSpec, tokenFor, translateStep, translator } from "./access-org";
+import { scaled } from "../harness/scale";
 import { api, base, builtinRole, listAll, type Res } from "./helpers";
 
 const SEED = 2424;
-const ORGS = 8;
+const ORGS = scaled(8, 2);
 const OUT_OF_REACH_PER_ORG = 40;
 
 describe("effective access agrees with the API's enforcement", () => {

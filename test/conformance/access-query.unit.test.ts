@@ -15,10 +15,11 @@ import { describe, expect, it } from "vitest";
 import { dottedName } from "../../provider/capabilities";
 import { accessQuery, canDo, whoCan } from "../../provider/access/query";
 import { EXECUTABLE, PROBES, PROBE_CAPS, allowed, build, carryOut, ok, orgSpec, tokenFor, translateStep, translator, type Built } from "./access-org";
+import { scaled } from "../harness/scale";
 import { api, base, builtinRole } from "./helpers";
 
 const SEED = 3434;
-const ORGS = 8;
+const ORGS = scaled(8, 2);
 const TRIPLES = 10;
 const ESCALATED_PER_ORG = 3;
 

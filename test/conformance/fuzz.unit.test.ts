@@ -15,10 +15,11 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
 import { api, base, builtinRole, create, mkGroup, type CollectionName, type Json } from "./helpers";
 import { isStatusBody, rawRequest, type RawRes } from "./raw";
+import { scaled } from "../harness/scale";
 
 /** Fixed seed (override with FUZZ_SEED to explore; a failure prints the seed that replays it) and size. */
 const SEED = Number(process.env["FUZZ_SEED"] ?? 20_260_901);
-const RUNS = 2_500;
+const RUNS = scaled(2_500, 500);
 /** No single answer may take longer than this (a stall or a super-linear path shows up here). */
 const MAX_ANSWER_MS = 3_000;
 /** RSS may grow by at most this much over the whole run. */
@@ -343,7 +344,7 @@ async function run(what: string, req: Req): Promise<void> {
   check(what, req, res, ms);
 }
 
-it("fuzz: 2,500+ seeded hostile requests get no 5xx, only google.rpc.Status errors, no stall, bounded memory; the server still answers", async () => {
+it(`fuzz: ${RUNS.toLocaleString("en-US")}+ seeded hostile requests get no 5xx, only google.rpc.Status errors, no stall, bounded memory; the server still answers`, async () => {
   const started = Date.now();
   const rssBefore = process.memoryUsage().rss;
   const g = known["groups"]![0]!;
