@@ -23,7 +23,7 @@ const README = readDocs();
 const ARCHITECTURE = readFileSync(path.join(REPO_ROOT, "docs", "architecture.md"), "utf8");
 const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { description: string };
 // Every kind of the registry, so a kind added there is held to these claims too.
-const KINDS: ResourceKind[] = KIND_ENTRIES.map((k) => k.kind);
+const KINDS = KIND_ENTRIES.map((k) => k.kind as ResourceKind);
 
 describe("README claims", () => {
   it("every policy option the policy table says to configure is in policies/config.example.json", () => {
