@@ -1,7 +1,7 @@
 /**
  * Engine tests: the real Pulumi CLI (built or found by scripts/ensure-pulumi) runs test/programs/basic against
  * an emulator on a loopback port, with a file backend in a temporary folder, as steps of the harness
- * (test/harness/steps.ts: every `up` is followed by a refresh and a preview that must find no changes, and the
+ * (test/harness/steps.ts: every `up` is followed by a `preview --refresh` that must find no changes, and the
  * destroy at the end must leave the API as it was). Nothing here imitates the engine. If the CLI cannot be had,
  * these tests fail with the reason (PulumiCli's constructor throws); they never skip.
  */
@@ -49,7 +49,9 @@ stepTest("a program through the real Pulumi CLI (token from the environment)", {
     {
       name: "a description change reaches the API as one PATCH with updateMask=description, and nothing else",
       config: { description: "second" },
-      preview: { summary: { update: 1, create: 0, replace: 0, delete: 0 }, changes: ["update team description"] },
+      // Checked on the up's own steps (a scalar edit: the plan a preview would show, no unknowns to differ).
+      summary: { update: 1, create: 0, replace: 0, delete: 0 },
+      changes: ["update team description"],
       writes: ({ outputs }) => [`PATCH /iam/v2beta1/groups/${outputs["teamUid"]}?updateMask=description`],
       check: async ({ emu, outputs }) => {
         expect((await raw(emu, "GET", `/iam/v2beta1/groups/${outputs["teamUid"]}`)).body.description).toBe("second");
