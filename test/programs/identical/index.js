@@ -1,12 +1,13 @@
-// `count` identical objects of one kind (config `kind`: invites, bindings or identities) under one group: the
-// group "team" this stack makes, or the existing group of config `groupUid` (two stacks sharing one group).
+// `count` identical objects of each kind of config `kind` (invites, bindings or identities, or several joined by
+// commas) under one group: the group "team" this stack makes, or the existing group of config `groupUid` (two
+// stacks sharing one group).
 const pulumi = require("@pulumi/pulumi");
 const { Group, GroupInvite, Identity, RoleBinding, getRoles } = require("platform-pulumi");
 
 module.exports = async () => {
   const cfg = new pulumi.Config();
   const orgUid = process.env.PLATFORM_ORG_UID;
-  const kind = cfg.require("kind");
+  const kinds = cfg.require("kind").split(",");
   const n = cfg.getNumber("count") ?? 5;
   const [viewer] = await getRoles({ name: "viewer" });
   const groupUid = cfg.get("groupUid") ?? new Group("team", { parentUid: orgUid, name: "team", description: "identical children" }).uid;
@@ -16,8 +17,13 @@ module.exports = async () => {
     claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/my-repo:ref:refs/heads/main" },
   }).uid;
   const made = [];
-  for (let i = 0; i < n; i++) {
-    if (kind === "invites") made.push(new GroupInvite(`invite-${i}`, { parentUid: groupUid, roleUid: viewer.uid, ttl: "72h" }));
+  const invites = [];
+  for (const kind of kinds) for (let i = 0; i < n; i++) {
+    if (kind === "invites") {
+      const invite = new GroupInvite(`invite-${i}`, { parentUid: groupUid, roleUid: viewer.uid, ttl: "72h" });
+      invites.push(invite);
+      made.push(invite);
+    }
     else if (kind === "bindings") made.push(new RoleBinding(`binding-${i}`, { groupUid, identityUid: bot, roleUid: viewer.uid }));
     else if (kind === "identities") {
       made.push(new Identity(`twin-${i}`, {
@@ -32,6 +38,6 @@ module.exports = async () => {
     groupUid,
     botUid: bot,
     uids: made.map((r) => r.uid),
-    ...(kind === "invites" ? { codes: pulumi.secret(made.map((r) => r.code)) } : {}),
+    ...(kinds.includes("invites") ? { codes: pulumi.secret(invites.map((r) => r.code)) } : {}),
   };
 };
