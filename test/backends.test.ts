@@ -104,19 +104,14 @@ for (const b of BACKENDS) {
       expect(unmanaged.code, unmanaged.out + unmanaged.err).toBe(1);
       expect(unmanaged.out).toContain(`adoptUid: "${handmade.uid}"`);
 
-      const gate = await bin(cli, ["gate", "--stack", cli.opts.stack, "--format", "json"]);
-      expect(gate.code, gate.out + gate.err).toBe(0);
+      // One gate run reads the stack from this backend; its verdicts on a clean config are the file backend's tests'.
       const gitlabOnly = path.join(mkdtempSync(path.join(tmpdir(), "gate-config-")), "config.json");
       writeFileSync(gitlabOnly, JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
       const strict = await bin(cli, ["gate", "--stack", cli.opts.stack, "--config", gitlabOnly, "--all"]); // the finding is already present: --all judges the whole stack
       expect(strict.code, strict.out + strict.err).toBe(1);
       expect(strict.out).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::deployer/);
-
-      await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
-      await client.groups.delete(handmade.uid);
-      const clean = await bin(cli, ["drift", "--stack", cli.opts.stack, "--unmanaged"]);
-      expect(clean.code, clean.out + clean.err).toBe(0);
-      await cli.ok(["destroy", "--yes", "--skip-preview"]);
+      // Converging and destroying are the engine's own work on any backend (drift's exit 0 after converging is
+      // test/workflows.test.ts's); the stack goes with the backend in afterAll.
     }, LONG);
 
     it("a killed up: the lock's message, pulumi cancel, recover --yes, then up with no duplicate", async (ctx) => {
@@ -157,8 +152,6 @@ for (const b of BACKENDS) {
       expect(unmanaged.code, unmanaged.out + unmanaged.err).toBe(0);
       const groups = await client.groups.list({ descendantsOf: emu.orgUid }).collect();
       expect(groups.length - before).toBe(5);
-      await cli.ok(["destroy", "--yes", "--skip-preview"]);
-      expect((await client.groups.list({ descendantsOf: emu.orgUid }).collect()).length).toBe(before);
     }, LONG);
   });
 }
