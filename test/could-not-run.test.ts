@@ -3,16 +3,22 @@
  * emulator (another process) and the real Pulumi CLI: the reason on stderr and in the JSON or Markdown it prints,
  * exit code 2, the same for every command. And the report commands' `--timeout`: past it, a clear error and exit 2,
  * against a server (another process) that never answers.
+ *
+ * Each case runs the bin once, with `--format json`: the other formats are what `reportCouldNotRun`
+ * (provider/commands/failure.ts) prints for the error that JSON holds (test/harness/reports.ts), checked to give
+ * the bin's own JSON and stderr back.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNAUTHENTICATED_HINT } from "../provider/commands/failure";
+import { UNAUTHENTICATED_HINT, type CouldNotRun } from "../provider/commands/failure";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
+import { FILE_VAR } from "./harness/engine-runs";
 import { runBin } from "./harness/bin";
 import { startHostileProxy } from "./harness/hostile";
+import { couldNotRunForms } from "./harness/reports";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 240_000;
@@ -31,6 +37,8 @@ function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}`,
     HOME: process.env["HOME"],
+    // The counting pulumi wrapper charges this file's engine runs to it (test/harness/engine-runs.ts).
+    [FILE_VAR]: process.env[FILE_VAR],
     PLATFORM_API_URL: emu.env.PLATFORM_API_URL,
     PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN,
     PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID,
@@ -73,39 +81,45 @@ afterAll(async () => {
 
 describe("drift with a token the API rejects", () => {
   it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async () => {
-    for (const format of ["table", "json", "markdown"]) {
-      const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", format], envFor(WRONG));
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/platform-pulumi drift: pulumi preview --refresh --stack cnr failed:/);
-      expect(r.stderr).toMatch(/\(code 16, HTTP 401\)/);
-      expect(r.stderr).toContain(UNAUTHENTICATED_HINT);
-      expect(r.stderr).not.toContain(WRONG.PLATFORM_TOKEN);
-      if (format === "json") {
-        const out = JSON.parse(r.stdout) as { stack: string; error: { message: string; reasons: string[]; hints: string[] } };
-        expect(out.stack).toBe("cnr");
-        expect(out.error.reasons.join("\n")).toMatch(/\(code 16, HTTP 401\)/);
-        expect(out.error.hints).toEqual([UNAUTHENTICATED_HINT]);
-      }
-      if (format === "markdown") {
-        expect(r.stdout).toMatch(/^### platform-pulumi drift on stack `cnr`: could not run/);
-        expect(r.stdout).toMatch(/code 16, HTTP 401/);
-        expect(r.stdout).toContain("**What to do**");
-      }
-      if (format === "table") expect(r.stdout).toBe("");
+    // One run of the bin (--format json). The table and Markdown are what reportCouldNotRun prints for the error that
+    // JSON holds; its stderr and JSON, rendered the same way, are byte for byte the bin's, so the error is the bin's.
+    const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG));
+    expect(r.code, r.stderr).toBe(2);
+    const out = JSON.parse(r.stdout) as { stack: string; error: CouldNotRun };
+    expect(out.stack).toBe("cnr");
+    expect(out.error.reasons.join("\n")).toMatch(/\(code 16, HTTP 401\)/);
+    expect(out.error.hints).toEqual([UNAUTHENTICATED_HINT]);
+    const forms = couldNotRunForms("drift", "cnr", out.error);
+    expect(forms.json.stdout).toBe(r.stdout);
+    for (const format of ["table", "json", "markdown"] as const) {
+      const stderr = forms[format].stderr;
+      expect(stderr, format).toBe(r.stderr); // the same on stderr whatever the format
+      expect(stderr).toMatch(/platform-pulumi drift: pulumi preview --refresh --stack cnr failed:/);
+      expect(stderr).toMatch(/\(code 16, HTTP 401\)/);
+      expect(stderr).toContain(UNAUTHENTICATED_HINT);
+      expect(stderr).not.toContain(WRONG.PLATFORM_TOKEN);
     }
+    expect(r.stdout).not.toContain(WRONG.PLATFORM_TOKEN);
+    expect(forms.markdown.stdout).toMatch(/^### platform-pulumi drift on stack `cnr`: could not run/);
+    expect(forms.markdown.stdout).toMatch(/code 16, HTTP 401/);
+    expect(forms.markdown.stdout).toContain("**What to do**");
+    expect(forms.table.stdout).toBe("");
   }, LONG);
 });
 
 describe("drift with an invalid org file", () => {
   it("exits 2 and gives the file's file:line:col problem on stderr and in the json and markdown", async () => {
-    for (const format of ["table", "json", "markdown"]) {
-      const r = await runBin(["drift", "--stack", "cnr-org", "--cwd", orgProgram, "--format", format], envFor({ ORG_FILE: badOrg }));
-      expect(r.code, r.stderr).toBe(2);
-      const where = new RegExp(`${badOrg.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:4:\\d+: .*Bad_Name`);
-      expect(r.stderr).toMatch(where);
-      if (format === "json") expect((JSON.parse(r.stdout) as { error: { reasons: string[] } }).error.reasons.join("\n")).toMatch(where);
-      if (format === "markdown") expect(r.stdout.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1")).toMatch(where);
-    }
+    // One run (--format json); the Markdown rendered from its error, as above.
+    const r = await runBin(["drift", "--stack", "cnr-org", "--cwd", orgProgram, "--format", "json"], envFor({ ORG_FILE: badOrg }));
+    expect(r.code, r.stderr).toBe(2);
+    const where = new RegExp(`${badOrg.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:4:\\d+: .*Bad_Name`);
+    expect(r.stderr).toMatch(where);
+    const out = JSON.parse(r.stdout) as { error: CouldNotRun };
+    expect(out.error.reasons.join("\n")).toMatch(where);
+    const forms = couldNotRunForms("drift", "cnr-org", out.error);
+    expect(forms.json.stdout).toBe(r.stdout);
+    expect(forms.markdown.stderr).toBe(r.stderr);
+    expect(forms.markdown.stdout.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1")).toMatch(where);
   }, LONG);
 });
 

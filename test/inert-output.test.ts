@@ -14,15 +14,23 @@
  * refused by the client's uid check, an API error), `drift` (table, `--format json`, `--format markdown`, with
  * `--unmanaged`: drifted values, names, the unreadable row, and a preview that could not run on a rejected token),
  * and `access --current` (table and markdown; and json, table and markdown of a rejected token).
+ *
+ * `drift` runs the engine (a preview): it runs once per case, with `--format json`, and its table and Markdown are
+ * rendered from that JSON by the command's own functions (`formatDrift`; `reportCouldNotRun` through
+ * test/harness/reports.ts), the very text the bin prints for that report.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CouldNotRun } from "../provider/commands/failure";
+import { driftExitCode, formatDrift, type DriftReport } from "../provider/commands/drift";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { FILE_VAR } from "./harness/engine-runs";
 import { runBin, type BinResult } from "./harness/bin";
 import { startHostileProxy } from "./harness/hostile";
+import { couldNotRunForms } from "./harness/reports";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
 import { stackEnv } from "./harness/stack";
 
@@ -57,7 +65,7 @@ const orgProgram = path.join(REPO_ROOT, "test", "programs", "org");
 /** The environment of a command pointed at `api` (a proxy), with the stack's file backend and the CLI on PATH. */
 function envFor(api: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const platform = { PLATFORM_API_URL: api, PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN, PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID };
-  return { ...stackEnv(backend, { HOME: process.env["HOME"], ...platform }), PULUMI_SKIP_UPDATE_CHECK: "true", NO_COLOR: "1", ...extra };
+  return { ...stackEnv(backend, { HOME: process.env["HOME"], [FILE_VAR]: process.env[FILE_VAR], ...platform }), PULUMI_SKIP_UPDATE_CHECK: "true", NO_COLOR: "1", ...extra };
 }
 
 beforeAll(async () => {
@@ -122,24 +130,26 @@ describe("every output path of the bin is inert against a hostile server", () =>
   }, LONG);
 
   it("drift --unmanaged: table, json and markdown", async () => {
-    for (const format of ["table", "json", "markdown"]) {
-      const r = await runBin(["drift", ...stackArgs, "--unmanaged", "--format", format], envFor(rows));
-      expectInert(r, `drift --format ${format}`);
-      expect(r.code, r.stderr).toBe(1);
-      if (format === "json") {
-        const report = JSON.parse(r.stdout) as { drifted: Array<{ fields: Array<{ live: unknown }> }> };
-        expect(JSON.stringify(report.drifted)).toContain("::error title=x::owned"); // the value itself, escaped only in print
-      }
-    }
+    // One run of the bin (--format json): its report, rendered in every format by formatDrift (what the bin prints).
+    const r = await runBin(["drift", ...stackArgs, "--unmanaged", "--format", "json"], envFor(rows));
+    expectInert(r, "drift --format json");
+    expect(r.code, r.stderr).toBe(1);
+    const report = JSON.parse(r.stdout) as DriftReport;
+    expect(JSON.stringify(report.drifted)).toContain("::error title=x::owned"); // the value itself, escaped only in print
+    expect(formatDrift(report, "json", true)).toBe(r.stdout); // the report read back is the one the bin printed
+    expect(driftExitCode(report)).toBe(r.code);
+    for (const format of ["table", "markdown"] as const) expectInert({ ...r, stdout: formatDrift(report, format, true) }, `drift --format ${format}`);
   }, LONG);
 
   it("drift, unmanaged and export on a server that rejects the token: the message escaped, exit 2", async () => {
-    for (const format of ["table", "json", "markdown"]) {
-      const r = await runBin(["drift", ...stackArgs, "--format", format], envFor(deny));
-      expectInert(r, `drift --format ${format} (rejected)`);
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain("token rejected: evil\\u001b[2J\\u000d\\u000a::error title=x::owned\\u000a\\u009b31m\\u202edcba");
-    }
+    // drift: one run (--format json); the table and Markdown are what reportCouldNotRun prints for its error.
+    const r = await runBin(["drift", ...stackArgs, "--format", "json"], envFor(deny));
+    expectInert(r, "drift --format json (rejected)");
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("token rejected: evil\\u001b[2J\\u000d\\u000a::error title=x::owned\\u000a\\u009b31m\\u202edcba");
+    const forms = couldNotRunForms("drift", "inert", (JSON.parse(r.stdout) as { error: CouldNotRun }).error);
+    expect(forms.json).toEqual({ stdout: r.stdout, stderr: r.stderr }); // the error read back is the bin's
+    for (const format of ["table", "markdown"] as const) expectInert({ ...r, ...forms[format] }, `drift --format ${format} (rejected)`);
     const u = await runBin(["unmanaged", ...stackArgs, "--json"], envFor(deny));
     expectInert(u, "unmanaged (rejected)");
     expect(u.code, u.stderr).toBe(2);

@@ -3,6 +3,9 @@
  * policy gate (clean, mandatory and advisory cases), `platform-pulumi drift` (drift, pending and unmanaged apart;
  * every format; exit codes), and workload identity.
  * (The org-setup workflow is the main job, run by commands.test.ts.)
+ *
+ * `drift` runs the engine (a preview): each state of the stack is checked by one run of the bin (`--format json`),
+ * and the table and Markdown of that state are `formatDrift` (what the bin prints) over that report.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +13,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
+import { driftExitCode, formatDrift, type DriftReport } from "../provider/commands/drift";
 import { runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 import { runDist } from "./harness/bin";
@@ -222,15 +226,19 @@ describe("platform-pulumi drift", () => {
     expect((await cli.ok(["stack", "export"])).stdout).toBe(stateBefore);
     expect(emu.requests.slice(seen).filter((q) => q.method !== "GET")).toEqual([]);
 
-    const table = await drift([]);
-    expect(table.code, table.out).toBe(1);
-    expect(table.out).toContain("stack drift: 2 drifted, 3 pending\n");
-    expect(table.out).toMatch(/Group\s+apps\s+\S+\s+changed\s+description\s+"Application teams"\s+"Edited in the console"/);
-    const md = await drift(["--format", "markdown", "--unmanaged"]);
-    expect(md.code, md.out).toBe(1);
-    expect(md.out).toContain(`| Identity | deployer | ${deployer} | deleted |  |  |  |`);
-    expect(md.out).toContain("| Group | data | update | description |");
-    expect(md.out).toContain(`| Group | handmade | ${handmade} | ${apps} |`);
+    // The table and the Markdown of the same check: formatDrift (what the bin prints) over the report above. The
+    // table is the run without --unmanaged: the same drift and pending, no unmanaged part (exit 1: drift).
+    const report = r.report as unknown as DriftReport;
+    expect(formatDrift(report, "json", true).trimEnd()).toBe(r.out.slice(r.out.indexOf("{"), r.out.lastIndexOf("}") + 1)); // the report read back is the one the bin printed
+    const withoutUnmanaged: DriftReport = { ...report, unmanaged: [] };
+    expect(driftExitCode(withoutUnmanaged)).toBe(1);
+    const table = formatDrift(withoutUnmanaged, "table", false);
+    expect(table).toContain("stack drift: 2 drifted, 3 pending\n");
+    expect(table).toMatch(/Group\s+apps\s+\S+\s+changed\s+description\s+"Application teams"\s+"Edited in the console"/);
+    const md = formatDrift(report, "markdown", true);
+    expect(md).toContain(`| Identity | deployer | ${deployer} | deleted |  |  |  |`);
+    expect(md).toContain("| Group | data | update | description |");
+    expect(md).toContain(`| Group | handmade | ${handmade} | ${apps} |`);
 
     // Converge: the drift is undone, the edit applied, the hand-made group removed.
     await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
