@@ -129,6 +129,7 @@ export function run(cmd: string, args: readonly string[], opts: { cwd: string; e
 /**
  * Packs the package (`npm pack`) into `dest` and returns the tarball's path. Its prepack builds first, unless
  * `ignoreScripts` (for a caller that runs after `npm run build`, as `npm test` does, and wants the time back).
+ * A test wants `packedTarball()` of test/harness/tarball.ts instead: the same pack (scripts off), once per build.
  * @throws Error with npm's output when the pack fails.
  */
 export async function packTarball(dest: string, opts: { ignoreScripts?: boolean } = {}): Promise<string> {
