@@ -1,27 +1,29 @@
 /**
  * The consumer tier (`npm run test:consumer`, run by `.ci/run` after `npm test`): the package as a new user gets
- * it. `npm pack` (its prepack builds), then, on each toolchain of {@link TOOLCHAINS}, a new Pulumi TypeScript
- * project in a temporary folder, laid out as `pulumi new typescript` writes one (its tsconfig: strict, CommonJS,
- * node resolution, no esModuleInterop, no skipLibCheck), with the tarball, @pulumi/pulumi and @pulumi/policy as
- * its dependencies and `project/index.ts` as its program (every resource kind, `X.get`, both lookup forms).
+ * it. The tarball (`test/harness/tarball.ts`: packed once per build, scripts off), then, on each toolchain of
+ * {@link TOOLCHAINS}, a new Pulumi TypeScript project in a temporary folder, laid out as `pulumi new typescript`
+ * writes one (its tsconfig: strict, CommonJS, node resolution, no esModuleInterop, no skipLibCheck), with the
+ * tarball, @pulumi/pulumi and @pulumi/policy as its dependencies and `project/index.ts` as its program (every
+ * resource kind of the kind registry, `X.get`, both lookup forms).
  *
  * Steps, in order; a step after a failed one is skipped:
  * install (no EBADENGINE or peer warnings; the versions each toolchain must get; no fastify, and the installed bin's
- * `emulator` names the npm command that adds the emulator's server, which is then run), `tsc --noEmit`, every
- * TypeScript block of README.md and docs/ compiled in that project, the standalone emulator started from the installed
- * package's bin, then through the real CLI: preview, up, `preview --expect-no-changes`, the policy pack from
+ * `emulator` names the npm command that adds the emulator's server, which is then run), the installed native plugin's
+ * launcher started on the toolchain's node, `tsc --noEmit`, every TypeScript block of README.md and docs/ compiled in
+ * that project, the standalone emulator started from the installed package's bin, then through the real CLI:
+ * preview (every kind of the registry planned), up, `preview --expect-no-changes`, the policy pack from
  * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
  * the installed bin's `unmanaged` and `recover`; its `drift` (an out-of-band edit and delete, a hand-made group and
  * an unapplied program edit told apart, then converged) and `gate` (advisories only, then a mandatory violation);
  * the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
  * from a file in a second project and destroying it; destroy, and an API check that nothing is left.
  *
- * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md): the YAML program
- * (test/programs/native-yaml) on each toolchain and the Python program (test/programs/native-python) on the oldest,
- * each in a new folder with only `npm install <tarball>`, through the same steps as test/native-yaml.test.ts and
- * test/native-python.test.ts; on the oldest, the installed launcher is executable and starts. The language hosts
- * come from scripts/ensure-language-hosts (`npm run test:consumer` runs it); where one cannot be made (no Go or
- * python3) its program's steps skip, saying so.
+ * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md), each language once: the
+ * Python (test/programs/native-python) and Go (test/programs/native-go) programs on the oldest toolchain, sharing
+ * one plain `npm install <tarball>`, and the YAML program (test/programs/native-yaml) on the newest, linking that
+ * toolchain's project's install; the steps of test/harness/nativeOrg.ts. The language hosts come from
+ * scripts/ensure-language-hosts (`npm run test:consumer` runs it); where one cannot be made (no Go or python3) its
+ * program's steps skip, saying so.
  *
  * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
@@ -35,8 +37,10 @@ import { PlatformClient } from "../../provider/client/client";
 import { changes, engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
+import { KIND_NAMES, KINDS } from "../../provider/kinds/registry";
 import { GO_PROGRAM, PYTHON_PROGRAM, YAML_PROGRAM } from "../harness/nativeOrg";
-import { describeNativeProgram } from "./languages";
+import { packedTarball } from "../harness/tarball";
+import { checkLauncher, describeNativePrograms, installTarball } from "./languages";
 import {
   PKG,
   TOOLCHAINS,
@@ -46,7 +50,6 @@ import {
   cleanEnv,
   lowEnd,
   mapReadmeDiagnostics,
-  packTarball,
   run,
   startEmulatorBin,
   tail,
@@ -57,36 +60,26 @@ import {
 } from "./toolchain";
 
 const TEMPLATE = path.join(__dirname, "project");
-const KINDS = [
-  "Group", "Identity", "Role", "RoleBinding", "IdentityProvider", "AccountAssociation", "GroupInvite",
-  "Repo", "Tag", "Overlay", "OverlayBinding", "Subscription",
-] as const;
-/** What `project/index.ts` declares, by kind (plus `Group.get` of the root group, which it only reads). */
-const DECLARED: Record<(typeof KINDS)[number], number> = {
-  Group: 2,
-  Identity: 1,
-  Role: 1,
-  RoleBinding: 2,
-  IdentityProvider: 1,
-  AccountAssociation: 1,
-  GroupInvite: 1,
-  Repo: 1,
-  Tag: 1,
-  Overlay: 1,
-  OverlayBinding: 1,
-  Subscription: 1,
-};
-const COLLECTIONS = [
-  "groups", "identities", "roles", "roleBindings", "identityProviders", "accountAssociations", "groupInvites",
-  "repos", "tags", "overlays", "overlayBindings", "subscriptions",
-] as const;
+/**
+ * What `project/index.ts` declares, by kind: its `new <Kind>(` calls, for every kind of the kind registry (a kind the
+ * program does not declare counts 0, which the first test reports by name). `Group.get` of the root group is only read.
+ */
+const PROGRAM_TEXT = readFileSync(path.join(TEMPLATE, "index.ts"), "utf8");
+const DECLARED: Record<string, number> = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, PROGRAM_TEXT.match(new RegExp(`\\bnew ${kind}\\(`, "g"))?.length ?? 0]),
+);
 
-// Made while the file is collected: the native programs' folders in it are named when their tests are registered.
+it("the consumer program (project/index.ts) declares every kind of the kind registry (provider/kinds/registry.ts)", () => {
+  expect(KIND_NAMES.length).toBeGreaterThan(0);
+  expect(KIND_NAMES.filter((kind) => DECLARED[kind] === 0), "kinds of the registry the consumer program does not declare (add one to test/consumer/project/index.ts)").toEqual([]);
+});
+
+// Made while the file is collected: the projects' and native programs' folders in it are named when their tests are registered.
 const work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
 let tarball: string;
 
 beforeAll(async () => {
-  tarball = await packTarball(work);
+  tarball = await packedTarball();
 }, 300_000);
 
 const kept: string[] = [];
@@ -152,30 +145,52 @@ function resourcesSummary(out: string): string {
   return lines.slice(0, end < 0 ? undefined : end).filter(Boolean).join("; ");
 }
 
-for (const tc of TOOLCHAINS) describeToolchain(tc);
+const projects = TOOLCHAINS.map((tc) => describeToolchain(tc));
 
-// The native provider plugin from the tarball (docs/native.md): the YAML program on every toolchain, the Python
-// program on the oldest, which is also where the launcher itself is checked.
-for (const [i, tc] of TOOLCHAINS.entries()) {
-  const programs = i === 0 ? [YAML_PROGRAM, PYTHON_PROGRAM, GO_PROGRAM] : [YAML_PROGRAM];
-  for (const program of programs) {
-    describeNativeProgram({
-      tc,
-      program,
-      dir: path.join(work, `${program.program}-node${tc.nodeMajor}`),
-      tarball: () => tarball,
-      checkLauncher: i === 0 && program === YAML_PROGRAM,
-      onFail: (dir) => kept.push(dir),
-    });
-  }
+// The native provider plugin from the tarball (docs/native.md), each language's program once. The oldest toolchain
+// runs Python and Go on one plain `npm install <tarball>` (what docs/native.md tells a user of another language);
+// the newest runs YAML on its TypeScript project's install of the same tarball (the newest @pulumi/pulumi, as a plain
+// install resolves it), so the plugin serves a whole program on both Node.js majors. Each project checked the
+// launcher on its node.
+const [oldest, newest] = TOOLCHAINS as readonly [Toolchain, Toolchain];
+describeNativePrograms({
+  tc: oldest,
+  programs: [PYTHON_PROGRAM, GO_PROGRAM],
+  work,
+  install: "one npm install <tarball>",
+  nodeModules: async () => {
+    const dir = path.join(work, `native-node${oldest.nodeMajor}`);
+    try {
+      return await installTarball(oldest, dir, tarball);
+    } catch (err) {
+      kept.push(dir);
+      throw err;
+    }
+  },
+  onFail: (dir) => kept.push(dir),
+});
+describeNativePrograms({
+  tc: newest,
+  programs: [YAML_PROGRAM],
+  work,
+  install: `the TypeScript project's install, linked`,
+  nodeModules: () => Promise.resolve({ nodeModules: projects[1]!.nodeModules(), ms: 0 }),
+  onFail: (dir) => kept.push(dir),
+});
+
+/** A toolchain's TypeScript project, once registered. */
+interface ConsumerProject {
+  /** The project's `node_modules` once its install step passed. @throws Error when it did not. */
+  nodeModules(): string;
 }
 
-function describeToolchain(tc: Toolchain): void {
+function describeToolchain(tc: Toolchain): ConsumerProject {
+  const dir = path.join(work, `node${tc.nodeMajor}`);
+  let installOk = false;
   describe(`consumer project on ${tc.name}`, () => {
     let allPassed = true;
     const step = stepper(() => (allPassed = false));
     let started = 0;
-    let dir = "";
     let nodeBin = "";
     let emulator: StartedEmulator | undefined;
     let client: PlatformClient | undefined;
@@ -189,7 +204,7 @@ function describeToolchain(tc: Toolchain): void {
       emulator?.child.kill("SIGTERM");
       await client?.close();
       process.stderr.write(`consumer tier: ${tc.name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-      if (!allPassed && dir) kept.push(dir);
+      if (!allPassed) kept.push(dir);
     });
 
     /**
@@ -206,13 +221,12 @@ function describeToolchain(tc: Toolchain): void {
       return at;
     };
 
+    /** Every object's uid, by kind of the kind registry (each kind's own collection on the client). */
     const uidsByCollection = async (): Promise<Record<string, string[]>> => {
       const out: Record<string, string[]> = {};
-      for (const c of COLLECTIONS) {
-        // A kind declared with `wire:` has no property on the client: its collection is the kind's.
-        const coll = c === "subscriptions" ? subscriptionKind.collection(client!) : client![c];
-        const rows = (await coll.list({}).collect()) as Array<{ uid: string }>;
-        out[c] = rows.map((x) => x.uid).sort();
+      for (const k of KINDS) {
+        const rows = (await k.collection(client!).list({}).collect()) as Array<{ uid: string }>;
+        out[k.kind] = rows.map((x) => x.uid).sort();
       }
       return out;
     };
@@ -223,7 +237,7 @@ function describeToolchain(tc: Toolchain): void {
       const v = await run("node", ["-p", "process.version"], { cwd: REPO_ROOT, env });
       expect(v.stdout.trim()).toMatch(new RegExp(`^v${tc.nodeMajor}\\.`));
 
-      dir = mkdtempSync(path.join(work, `node${tc.nodeMajor}-`));
+      mkdirSync(dir);
       for (const f of ["Pulumi.yaml", "tsconfig.json", "index.ts"]) copyFileSync(path.join(TEMPLATE, f), path.join(dir, f));
       // package.json as `pulumi new typescript` writes it, plus the tarball and the pack's @pulumi/policy.
       const manifest = {
@@ -259,7 +273,12 @@ function describeToolchain(tc: Toolchain): void {
       expect(shipped["private"]).toBeUndefined();
       expect(Object.keys(shipped["scripts"] as object)).not.toContain("prepare");
       expect(shipped["bin"]).toEqual({ "platform-pulumi": "dist/cli/main.js" });
+      installOk = true;
     }, { timeoutMs: 600_000 });
+
+    step(`the installed native plugin's launcher is executable and starts on Node ${tc.nodeMajor}: it prints its port`, async () => {
+      await checkLauncher(dir, nodeBin);
+    }, { gates: false });
 
     step("a plain install has no fastify: the emulator names the npm command and exits non-zero; that command installs it", async () => {
       // The emulator's server is an optional peer dependency (README "Libraries"): not installed with the package.
@@ -343,7 +362,7 @@ function describeToolchain(tc: Toolchain): void {
     step("pulumi preview plans every resource kind", async () => {
       const r = await engineOk(cli, "preview");
       const created = new Set(changes(r).filter((s) => s.op === "create").map((s) => s.type));
-      for (const kind of KINDS) expect(created).toContain(`pulumi-nodejs:dynamic/platform:${kind}`);
+      expect(KIND_NAMES.filter((kind) => !created.has(`pulumi-nodejs:dynamic/platform:${kind}`)), "kinds of the registry the preview does not plan").toEqual([]);
     });
 
     step("a preview failing on a wrong token is told as fast as the same program succeeds (<= 1.5x), as one message", async () => {
@@ -590,4 +609,10 @@ function describeToolchain(tc: Toolchain): void {
       expect(await uidsByCollection()).toEqual(baseline);
     });
   });
+  return {
+    nodeModules: () => {
+      if (!installOk) throw new Error(`the consumer project on ${tc.name} did not install the tarball (see its first step): no node_modules to link`);
+      return path.join(dir, "node_modules");
+    },
+  };
 }

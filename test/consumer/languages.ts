@@ -1,16 +1,18 @@
 /**
  * The consumer tier's runs of the native provider plugin from the packed package (docs/native.md "YAML",
- * "Python" and "Go", the Python and Go programs on the SDKs the package carries), as a new user makes them: `npm install <tarball>` in a new folder on the toolchain's node and npm, the
- * program beside it whose Pulumi.yaml loads the plugin by `path: node_modules/platform-pulumi/plugin`, then the same
- * steps as the in-repo tests (test/harness/nativeOrg.ts: up of a small org, one masked PATCH, an edit made outside
- * Pulumi seen by `preview --refresh`, `pulumi import`, destroy with nothing left), through the real Pulumi CLI,
- * the language host made by scripts/ensure-language-hosts and the emulator in the test's process (the plugin is
- * another process: the emulator counts the requests it sends).
+ * "Python" and "Go", the Python and Go programs on the SDKs the package carries): each language's program once, in
+ * a new folder beside the package installed from the tarball (its `node_modules` linked to an install made once for
+ * the toolchain), its Pulumi.yaml loading the plugin by `path: node_modules/platform-pulumi/plugin`, then the
+ * language's steps (test/harness/nativeOrg.ts: up of a small org, one masked PATCH, an edit made outside Pulumi
+ * seen by `preview --refresh`, `pulumi import`, destroy with nothing left), through the real Pulumi CLI, the
+ * language host made by scripts/ensure-language-hosts and the emulator in the test's process (the plugin is
+ * another process: the emulator counts the requests it sends). These are the only runs of the languages' steps:
+ * the repository has no copy of them.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 import { parseDocument } from "yaml";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
 import { ensureHost, languageTest, type LanguageProgram } from "../harness/nativeOrg";
@@ -22,30 +24,101 @@ export const PLUGIN_PATH = `node_modules/${PKG.name}/plugin`;
 /** Where a Python run installs the tarball's `sdk/python` (`pip install --target`), inside the project's folder. */
 const PYTHON_SDK_TARGET = ".platform-sdk";
 
-/** Options of {@link describeNativeProgram}. */
-export interface NativeProgramRun {
+/**
+ * `npm install <tarball>` alone in `dir` (made if missing) with the toolchain's npm, as docs/native.md tells a
+ * user of another language (the peer @pulumi/pulumi comes with it).
+ * @returns the install's `node_modules` and its time in ms. @throws Error with npm's output when it fails.
+ */
+export async function installTarball(tc: Toolchain, dir: string, tarball: string): Promise<{ nodeModules: string; ms: number }> {
+  mkdirSync(dir, { recursive: true });
+  const env = cleanEnv(await toolchainNodeBin(tc));
+  const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund", tarball], { cwd: dir, env, timeoutMs: 600_000 });
+  if (install.code !== 0) throw new Error(`npm install ${tarball} failed on ${tc.name}:\n${tail(install)}`);
+  const nodeModules = path.join(dir, "node_modules");
+  expect(existsSync(path.join(nodeModules, PKG.name, "plugin", "pulumi-resource-platform")), `${tc.name}: the plugin is in the install`).toBe(true);
+  return { nodeModules, ms: install.ms };
+}
+
+/**
+ * The installed plugin's launcher (`<dir>/node_modules/platform-pulumi/plugin/pulumi-resource-platform`) is
+ * executable, and started with `nodeBin` first on PATH it prints its port (one positive integer line), runs as that
+ * node (the launcher execs `node`) and writes nothing to stderr.
+ */
+export async function checkLauncher(dir: string, nodeBin: string): Promise<void> {
+  const launcher = path.join(dir, PLUGIN_PATH, "pulumi-resource-platform");
+  expect(statSync(launcher).mode & 0o111, `${launcher} is not executable`).toBe(0o111);
+  const child = spawn(launcher, [], { cwd: dir, env: cleanEnv(nodeBin), stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no port within 30 s; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`)), 30_000);
+      child.stdout.on("data", () => {
+        if (out.includes("\n")) {
+          clearTimeout(timer);
+          resolve(out);
+        }
+      });
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${launcher} exited ${code}; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
+      });
+    });
+    expect(line).toMatch(/^[1-9]\d*\n$/);
+    // The launcher execs node: the process is the toolchain's node.
+    expect(realpathSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(path.join(nodeBin, "node")));
+    expect(err).toBe("");
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+/** Options of {@link describeNativePrograms}. */
+export interface NativeProgramsRun {
   tc: Toolchain;
-  program: LanguageProgram;
-  /** The new project's folder (it must not exist yet; made by the run's `beforeAll`). */
-  dir: string;
-  /** The packed package's path (known once the file's `beforeAll` has packed it). */
-  tarball: () => string;
-  /** Also check that the installed launcher is executable and starts on the toolchain's node. */
-  checkLauncher: boolean;
-  /** Told the project's folder when a test of the run failed (to keep it for inspection). */
+  /** The languages' programs, run one after the other. */
+  programs: readonly LanguageProgram[];
+  /** The folder under which each program gets its own new folder, `<program>-node<major>`. */
+  work: string;
+  /** How the package was installed, for the title (e.g. `one npm install <tarball>`). */
+  install: string;
+  /**
+   * The `node_modules` of an install of the tarball on this toolchain, which every program's folder links; called
+   * in the run's `beforeAll` (it may install there and then). It throws when there is none (e.g. its install failed).
+   */
+  nodeModules: () => Promise<{ nodeModules: string; ms: number }>;
+  /** Told a program's folder when a test of its run failed (to keep it for inspection). */
   onFail: (dir: string) => void;
 }
 
 /**
- * Registers one language's run from the tarball (see the module comment) as a `describe`; its time (the install,
- * then the steps) is written to stderr as `consumer tier: <toolchain>: <language> program from the tarball: …`.
+ * Registers the programs' runs on one toolchain (see the module comment) as a `describe`; each run's time is
+ * written to stderr as `consumer tier: <toolchain>: <language> program from the tarball: …`, and the install's as
+ * `consumer tier: <toolchain>: <install> for the native programs: … s`.
  */
-export function describeNativeProgram(o: NativeProgramRun): void {
-  const { tc, program, dir } = o;
-  describe(`the ${program.language} program from the tarball on ${tc.name}`, () => {
+export function describeNativePrograms(o: NativeProgramsRun): void {
+  const { tc } = o;
+  describe(`the ${o.programs.map((p) => p.language).join(", ")} programs from the tarball on ${tc.name} (${o.install})`, () => {
     let nodeBin = "";
+    let nodeModules = "";
+    beforeAll(async () => {
+      nodeBin = await toolchainNodeBin(tc);
+      const installed = await o.nodeModules();
+      nodeModules = installed.nodeModules;
+      process.stderr.write(`consumer tier: ${tc.name}: ${o.install} for the native programs: ${(installed.ms / 1000).toFixed(0)} s\n`);
+    }, 600_000);
+    for (const program of o.programs) {
+      describeProgram(tc, program, path.join(o.work, `${program.program}-node${tc.nodeMajor}`), () => nodeBin, () => nodeModules, o.onFail);
+    }
+  });
+}
+
+/** One program's run in `dir`, linking `nodeModules()` (see {@link describeNativePrograms}). */
+function describeProgram(tc: Toolchain, program: LanguageProgram, dir: string, nodeBin: () => string, nodeModules: () => string, onFail: (dir: string) => void): void {
+  describe(`the ${program.language} program`, () => {
     let started = 0;
-    let installMs = 0;
     let failed = false;
     beforeEach((ctx) => {
       ctx.onTestFailed(() => {
@@ -55,15 +128,8 @@ export function describeNativeProgram(o: NativeProgramRun): void {
 
     beforeAll(async () => {
       started = Date.now();
-      nodeBin = await toolchainNodeBin(tc);
       mkdirSync(dir, { recursive: true });
-      const env = cleanEnv(nodeBin);
-      const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund", o.tarball()], { cwd: dir, env, timeoutMs: 600_000 });
-      installMs = install.ms;
-      if (install.code !== 0) {
-        failed = true;
-        throw new Error(`npm install ${o.tarball()} failed on ${tc.name}:\n${tail(install)}`);
-      }
+      symlinkSync(nodeModules(), path.join(dir, "node_modules"), "dir");
       // The program, its Pulumi.yaml loading the plugin from node_modules (no stack files of an in-repo run).
       const from = path.join(REPO_ROOT, "test", "programs", program.program);
       for (const f of readdirSync(from).filter((f) => !/^Pulumi\..+\.yaml$/.test(f))) copyFileSync(path.join(from, f), path.join(dir, f));
@@ -95,46 +161,11 @@ export function describeNativeProgram(o: NativeProgramRun): void {
     }, 600_000);
 
     afterAll(() => {
-      const total = Date.now() - started;
       process.stderr.write(
-        `consumer tier: ${tc.name}: ${program.language} program from the tarball: ${(total / 1000).toFixed(0)} s ` +
-          `(npm install ${(installMs / 1000).toFixed(0)} s, the steps ${((total - installMs) / 1000).toFixed(0)} s)${failed ? ", FAILED" : ""}\n`,
+        `consumer tier: ${tc.name}: ${program.language} program from the tarball: ${((Date.now() - started) / 1000).toFixed(0)} s${failed ? ", FAILED" : ""}\n`,
       );
-      if (failed) o.onFail(dir);
+      if (failed) onFail(dir);
     });
-
-    if (o.checkLauncher) {
-      it(`the installed plugin launcher is executable and starts on Node ${tc.nodeMajor}: it prints its port`, async () => {
-        const launcher = path.join(dir, PLUGIN_PATH, "pulumi-resource-platform");
-        expect(statSync(launcher).mode & 0o111, `${launcher} is not executable`).toBe(0o111);
-        const child = spawn(launcher, [], { cwd: dir, env: cleanEnv(nodeBin), stdio: ["ignore", "pipe", "pipe"] });
-        try {
-          let out = "";
-          let err = "";
-          child.stdout.on("data", (d: Buffer) => (out += d));
-          child.stderr.on("data", (d: Buffer) => (err += d));
-          const line = await new Promise<string>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no port within 30 s; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`)), 30_000);
-            child.stdout.on("data", () => {
-              if (out.includes("\n")) {
-                clearTimeout(timer);
-                resolve(out);
-              }
-            });
-            child.on("exit", (code) => {
-              clearTimeout(timer);
-              reject(new Error(`${launcher} exited ${code}; stdout ${JSON.stringify(out)}, stderr ${JSON.stringify(err)}`));
-            });
-          });
-          expect(line).toMatch(/^[1-9]\d*\n$/);
-          // The launcher execs node: the process is the toolchain's node.
-          expect(realpathSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(path.join(nodeBin, "node")));
-          expect(err).toBe("");
-        } finally {
-          child.kill("SIGTERM");
-        }
-      });
-    }
 
     languageTest({
       ...program,
@@ -146,7 +177,7 @@ export function describeNativeProgram(o: NativeProgramRun): void {
       title: `${program.language}: the org's steps through the plugin installed from the tarball`,
       cwd: dir,
       stack: program.program,
-      pathDirs: () => [nodeBin],
+      pathDirs: () => [nodeBin()],
     });
   });
 }

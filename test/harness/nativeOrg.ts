@@ -1,6 +1,6 @@
 /**
- * The steps the native provider plugin's tests in other languages share (test/native-yaml.test.ts,
- * test/native-python.test.ts, and the same programs from the packed package in test/consumer/consumer.test.ts):
+ * The steps of the native provider plugin's tests in other languages, which the consumer tier runs once per
+ * language from the packed package (test/consumer/languages.ts; the repository has no other copy of them):
  * {@link YAML_PROGRAM}, {@link PYTHON_PROGRAM} and {@link GO_PROGRAM}. Their programs (test/programs/native-<language>) declare the same small org by type
  * token, `team` (a group under the org, its description from config `desc`), `sub` (a group under it), `ci` (an
  * identity with `claimMatch`) and `ciViewer` (a role binding of `ci` at `sub` to the built-in viewer role found

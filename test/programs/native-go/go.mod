@@ -1,4 +1,4 @@
-// The Go test program of the native provider plugin (test/native-go.test.ts), on the in-repository Go SDK.
+// The Go program of the native provider plugin's consumer-tier run (test/consumer/languages.ts, which points the replace below at the installed package's sdk/go/platform).
 module platform-pulumi/test/programs/native-go
 
 go 1.25.11
