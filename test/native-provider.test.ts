@@ -2,9 +2,11 @@
  * The native provider plugin (`plugin/pulumi-resource-platform`, `provider/native/`) through the real Pulumi CLI:
  * a program that names only type tokens (`platform:iam:Group`, as a Python, Go or YAML program's SDK does) goes up
  * on the emulator, settles, edits one field with exactly one masked PATCH while the child wired to its parent's
- * uid previews no replace, sees an edit made outside Pulumi in a refreshing preview, imports an object made outside
- * Pulumi by its uid, keeps declared secrets (an input, and a server-set output) out of the plain state, runs a
- * lookup through Invoke, and destroys, leaving the API as it was.
+ * uid previews no replace, sees an edit made outside Pulumi in a refreshing preview, keeps declared secrets (an
+ * input, and a server-set output) out of the plain state, runs a lookup through Invoke, serves the package's
+ * commands (drift, unmanaged, access, gate, recover) on its stack, and destroys, leaving the API as it was.
+ * `pulumi import` through the plugin is test/native-import.test.ts (every kind) and the consumer tier's Python and
+ * Go programs (test/harness/nativeOrg.ts).
  */
 import { expect } from "vitest";
 import { runBin } from "./harness/bin";
@@ -54,25 +56,6 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
     },
     PUT_BACK,
     {
-      name: "pulumi import adopts a group made outside Pulumi by its uid, with no write",
-      command: null,
-      check: async ({ emu, cli, keep, writes }) => {
-        const legacy = await mkGroup(emu, emu.orgUid, "native-legacy", "made outside");
-        keep(legacy.uid);
-        const since = emu.requests.length;
-        const r = await cli.run(["import", "platform:iam:Group", "legacy", legacy.uid, "--yes", "--generate-code=false"]);
-        expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-        expect(writes(since)).toEqual([]);
-        const state = await cli.exportState();
-        const imported = (state.deployment.resources ?? []).find((x) => x["id"] === legacy.uid);
-        expect(imported?.["type"]).toBe("platform:iam:Group");
-        expect((imported?.["outputs"] as Record<string, unknown>)["name"]).toBe("native-legacy");
-        const urn = imported?.["urn"] as string;
-        const del = await cli.run(["state", "delete", urn, "--yes", "--force"]);
-        expect(del.code, del.stderr).toBe(0);
-      },
-    },
-    {
       name: "unmanaged reads the native stack: a group made outside Pulumi under the stack's team is unmanaged, the stack's own groups are not",
       command: null,
       check: async (t) => {
@@ -88,21 +71,18 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
       },
     },
     {
-      name: "a declared secret (an identity provider's clientSecret) stays out of the plain state",
+      // Three additions in one up (one settle instead of three): each is checked on its own below.
+      name: "a declared secret (an identity provider's clientSecret) stays out of the plain state; a server-set secret output (an invite's one-time code) is a secret in state; a lookup runs through the plugin's Invoke; access reads the native stack: the bound workload identity's effective access at its group",
       before: async ({ cli }) => {
         await cli.ok(["config", "set", "--secret", "clientSecret", SECRET]);
       },
-      config: { idp: "true" },
-      check: async ({ cli, outputs }) => {
+      config: { idp: "true", invite: "true", access: "true" },
+      check: async (t) => {
+        const { cli, outputs, client } = t;
+        // The identity provider's declared secret.
         expect(outputs["idpUid"]).toBeTruthy();
-        const state = await cli.exportState();
-        expect(JSON.stringify(state)).not.toContain(SECRET);
-      },
-    },
-    {
-      name: "a server-set secret output (an invite's one-time code) is a secret in state; a lookup runs through the plugin's Invoke",
-      config: { invite: "true" },
-      check: async ({ cli, outputs, client }) => {
+        expect(JSON.stringify(await cli.exportState())).not.toContain(SECRET);
+        // The invite's server-set secret, and the lookup through Invoke.
         expect(outputs["viewerUid"]).toBe((await client.roles.list({ name: "viewer" }).collect())[0]?.uid);
         const shown = await cli.run(["stack", "output", "inviteCode", "--show-secrets"]);
         const code = shown.stdout.trim();
@@ -111,17 +91,12 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
         expect(state).not.toContain(code);
         const invite = (await cli.exportState()).deployment.resources?.find((r) => r["type"] === "platform:iam:GroupInvite");
         expect(JSON.stringify((invite?.["outputs"] as Record<string, unknown>)["code"])).toContain("4dabf18193072939515e22adb298388d");
-      },
-    },
-    {
-      name: "access reads the native stack: the bound workload identity's effective access at its group",
-      config: { access: "true" },
-      check: async (t) => {
-        expect(t.outputs["botUid"]).toBeTruthy();
+        // access on the native stack.
+        expect(outputs["botUid"]).toBeTruthy();
         const r = await job(t, "access", ["--current", "--format", "json"]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toContain("native-bot");
-        expect(r.stdout).toContain(t.outputs["teamUid"] as string);
+        expect(r.stdout).toContain(outputs["teamUid"] as string);
       },
     },
     {
