@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { KIND_NAMES } from "../provider/kinds/registry";
 
 const REPO = path.resolve(__dirname, "..");
 const TSC = require.resolve("typescript/bin/tsc", { paths: [REPO] });
@@ -65,8 +66,8 @@ function tsc(dir: string): Promise<string[]> {
 }
 
 describe("the public types under Pulumi's template tsconfig (strict, no esModuleInterop, no skipLibCheck)", () => {
-  it("a program using resources, lookups, errors and the client compiles with zero errors; lookup fields lift to typed Outputs", async () => {
-    const dir = consumer(`
+  it("a program using resources (a class of every kind of the kind registry), lookups, errors and the client compiles with zero errors; lookup fields lift to typed Outputs", async () => {
+    const source = `
 import * as pulumi from "@pulumi/pulumi";
 import {
   Group, Identity, Role, RoleBinding, IdentityProvider, AccountAssociation, GroupInvite,
@@ -89,6 +90,10 @@ export const lastSeen: pulumi.Output<string> = bot.lastSeenTime;
 export const bindingRole: pulumi.Output<string> = getRoleBindingOutput({ uid: "x" }).apply((b) => b.role?.name ?? "");
 const existing: Group = Group.get("existing", orgUid);
 export const same: boolean = Group.isInstance(existing) && !Identity.isInstance(existing);
+const auditor = new Role("auditor", { parentUid: team.uid, name: "auditor", capabilities: ["groups.list"] });
+new IdentityProvider("okta", { parentUid: team.uid, name: "okta", oidc: { issuer: "https://example.okta.com", clientId: "c" }, clientSecret: pulumi.secret("s") });
+new AccountAssociation("aws", { groupUid: team.uid, name: "aws", amazon: { account: "123456789012" } });
+export const inviteCode: pulumi.Output<string> = new GroupInvite("invite", { parentUid: team.uid, roleUid: auditor.uid, ttl: "72h" }).code;
 const gets = [Role.get, RoleBinding.get, IdentityProvider.get, AccountAssociation.get, GroupInvite.get, Repo.get, Tag.get, Overlay.get, OverlayBinding.get, Subscription.get];
 const app = new Repo("app", { parentUid: team.uid, name: "app", catalogTier: "CATALOG_TIER_BASE", customOverlay: { environment: { A: "1" } }, readme: "# app" });
 const mirror = new Repo("mirror", { parentUid: team.uid, name: "mirror", syncConfig: { source: app.uid } });
@@ -113,7 +118,10 @@ async function typed(): Promise<string> {
   return i.lastSeenTime + String(role) + String(gets.length) + String(r) + typeof runtime.provider;
 }
 void typed;
-`);
+`;
+    // Every kind of the registry is declared (new) here, or the test names the kinds it misses.
+    expect(KIND_NAMES.filter((kind) => !new RegExp(`\\bnew ${kind}\\(`).test(source)), "kinds of the registry this program does not declare").toEqual([]);
+    const dir = consumer(source);
     expect(await tsc(dir)).toEqual([]);
   }, 120_000);
 
