@@ -178,6 +178,9 @@ function describeProgram(tc: Toolchain, program: LanguageProgram, dir: string, n
       cwd: dir,
       stack: program.program,
       pathDirs: () => [nodeBin()],
+      // Go: the host builds the program at each command; the first build with Go's module cache cold (a fresh CI
+      // machine) fetches and compiles sdk/v3 and took over 240 s (stepTest's default) here.
+      ...(program.language === "Go" ? { timeoutMs: 900_000 } : {}),
     });
   });
 }
