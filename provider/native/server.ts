@@ -219,7 +219,11 @@ export async function serveNativeProvider(version: string, schemaText: string): 
       if (res.id) {
         const outs = (res.props ?? {}) as Props;
         r["setProperties"]!(structOf(wrapSecrets(outs, k.secrets)));
-        r["setInputs"]!(structOf(wrapSecrets(k.inputsOf(outs as never) as Props, k.secrets)));
+        // The read's own inputs when it gives them (a kind's read keeps the built-in createToken there, as the
+        // dynamic provider's does): recomputed from the outputs, they lost it, and every refresh of a native stack
+        // showed createToken as changed outside Pulumi (docs/drift.md).
+        const inputs = ((res as { inputs?: Props }).inputs ?? k.inputsOf(outs as never)) as Props;
+        r["setInputs"]!(structOf(wrapSecrets(inputs, k.secrets)));
       }
       return r;
     }),
