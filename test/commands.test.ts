@@ -3,7 +3,7 @@
  * `npm start` (compiled, through the real Pulumi CLI, on the example org).
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,11 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
         mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
         copyFileSync(path.join(REPO_ROOT, f), path.join(clone, f));
       }
+      // The tour on the example org is the embedded run's (above); here what is under test is the state folder
+      // against an API in another process, so both runs declare a one-group org (ORG_FILE): the same seven steps
+      // and engine runs, each on 1 resource instead of 23 (docs/testing.md, "The engine-run budget").
+      const small = path.join(clone, "small-org.yaml");
+      writeFileSync(small, "groups:\n  - name: engineering\n    description: Engineering department\n");
       cpSync(path.join(REPO_ROOT, "dist"), path.join(clone, "dist"), { recursive: true });
       symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(clone, "node_modules"), "dir");
       mkdirSync(path.join(clone, ".pulumi-work"));
@@ -110,7 +115,7 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
       const run = async () => {
         const child = spawn(process.execPath, [path.join(clone, "dist", "scripts", "main-job.js")], {
           cwd: clone,
-          env: { ...process.env, ...api.env },
+          env: { ...process.env, ...api.env, ORG_FILE: small },
           stdio: ["ignore", "pipe", "pipe"],
         });
         let out = "";
