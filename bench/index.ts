@@ -35,6 +35,9 @@
  * The native provider plugin against this provider and the floor (bench/native.ts: the same org by type token, the
  * three interleaved in rotation, on an emulator in another process), after the toolchains, on the `node` on PATH:
  * `native.<size>` in the results, its own BENCH_NATIVE_* variables; BENCH_NATIVE=0 leaves it out.
+ * A failing `pulumi preview` (a wrong token, a misspelled `platform:orgUID`) against the same program succeeding
+ * (bench/failing-preview.ts, target ≤ 1.5), after the native plugin, on the same toolchains: its own BENCH_FAILING_*
+ * variables, results in bench/failing-preview-results.json; BENCH_FAILING=0 leaves it out.
  * BENCH_SPLIT=1 also runs bench/split.ts (the org as a set of stacks against one stack; its own BENCH_SPLIT_*
  * variables) after the rest, into bench/split-results.json.
  * Run it on an otherwise idle machine.
@@ -486,6 +489,8 @@ async function main(): Promise<void> {
   for (const [k, v, base, target] of rows) process.stdout.write(`| ${k} | ${v} | ${base} | ${target} |\n`);
   if (native) process.stdout.write(`\nthe native provider plugin against this provider's dynamic resources and the floor (median of the rounds, min–max):\n\n${nativeTable(native)}\n`);
   process.stdout.write(`\nwritten to ${path.relative(REPO_ROOT, resultsFile)} and ${path.relative(REPO_ROOT, svgOut)}\n`);
+  // A failing preview against a good one (bench/failing-preview.ts): a few minutes; BENCH_FAILING=0 leaves it out.
+  if (process.env["BENCH_FAILING"] !== "0") await (await import("./failing-preview")).failingPreviewBench();
   // The split layout (bench/split.ts) takes tens of minutes at 750 resources and more: only when asked.
   if (process.env["BENCH_SPLIT"] === "1") await (await import("./split")).splitBench();
 }
