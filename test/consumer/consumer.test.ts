@@ -11,12 +11,18 @@
  * `emulator` names the npm command that adds the emulator's server, which is then run), the installed native plugin's
  * launcher started on the toolchain's node, `tsc --noEmit`, every TypeScript block of README.md and docs/ compiled in
  * that project, the standalone emulator started from the installed package's bin, then through the real CLI:
- * preview (every kind of the registry planned), up, `preview --expect-no-changes`, the policy pack from
- * `node_modules/platform-pulumi/policies` (clean, then a configured violation), `refresh --expect-no-changes`,
- * the installed bin's `unmanaged` and `recover`; its `drift` (an out-of-band edit and delete, a hand-made group and
- * an unapplied program edit told apart, then converged) and `gate` (advisories only, then a mandatory violation);
- * the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written; the `Org` component declaring a nested org
- * from a file in a second project and destroying it; destroy, and an API check that nothing is left.
+ * a preview failing on a wrong token and one failing on a misspelled `platform:orgUID`, each told once (how long
+ * they take against a good preview is bench/failing-preview.ts's, not a test's), `up` (which previews first: every
+ * kind of the registry in the state), one `preview --refresh --expect-no-changes` with the policy pack from
+ * `node_modules/platform-pulumi/policies` (settled, and the pack passing), the installed bin's `drift` (an
+ * out-of-band edit and delete, a hand-made group and an unapplied program edit told apart, then converged by
+ * `up --refresh`), destroy, and an API check that nothing is left. What does not depend on the toolchain (the bin's
+ * other commands read the stack and the API alike on both) runs on the oldest toolchain only: the bin's `access`,
+ * `unmanaged` and `recover`, the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written, which
+ * also stand for drift's converged run and the gate's passing and already-present cases, the `gate` failing on a
+ * configured rule with --all (which also stands for the pack failing that rule), and the `Org` component declaring a
+ * nested org from a file in a second project and destroying it. The newest toolchain runs the pack's failing
+ * preview itself, and drift's converged run.
  *
  * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md), each language once: the
  * Python (test/programs/native-python) and Go (test/programs/native-go) programs on the oldest toolchain, sharing
@@ -34,7 +40,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
-import { changes, engineOk, runEngine } from "../../scripts/lib/engine";
+import { engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
 import { KIND_NAMES, KINDS } from "../../provider/kinds/registry";
@@ -108,25 +114,6 @@ function stepper(onFail: () => void) {
 }
 
 /** Resource counts by kind in a stack's state, without the stack, the providers and read-only (`get`) ones. */
-/**
- * A succeeding and a failing `pulumi preview` of one program, interleaved, two of each: the failing one's output,
- * both runs' times (ms) and the ratio of the smaller of each, so one slow run on a shared machine is not read as
- * the error's cost.
- */
-async function timeGoodAndBad(good: PulumiCli, bad: PulumiCli): Promise<{ ratio: number; failed: string; badMs: number[]; goodMs: number[] }> {
-  const goodMs: number[] = [];
-  const badMs: number[] = [];
-  let failed = "";
-  for (let i = 0; i < 2; i++) {
-    goodMs.push((await good.ok(["preview"])).ms);
-    const r = await bad.run(["preview"]);
-    expect(r.code, tail(r)).not.toBe(0);
-    badMs.push(r.ms);
-    failed = `${r.stdout}\n${r.stderr}`;
-  }
-  return { ratio: Math.min(...badMs) / Math.min(...goodMs), failed, badMs, goodMs };
-}
-
 function managedKinds(state: { deployment: { resources?: Array<Record<string, unknown>> } }): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const r of state.deployment.resources ?? []) {
@@ -186,6 +173,8 @@ interface ConsumerProject {
 
 function describeToolchain(tc: Toolchain): ConsumerProject {
   const dir = path.join(work, `node${tc.nodeMajor}`);
+  // The checks that do not depend on the toolchain run on the oldest one only (docs/testing.md, "The consumer tier").
+  const isOldest = tc === TOOLCHAINS[0];
   let installOk = false;
   describe(`consumer project on ${tc.name}`, () => {
     let allPassed = true;
@@ -359,13 +348,9 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
       await cli.ok(["config", "set", "--secret", "oktaClientSecret", "consumer-tier-client-secret"]);
     });
 
-    step("pulumi preview plans every resource kind", async () => {
-      const r = await engineOk(cli, "preview");
-      const created = new Set(changes(r).filter((s) => s.op === "create").map((s) => s.type));
-      expect(KIND_NAMES.filter((kind) => !created.has(`pulumi-nodejs:dynamic/platform:${kind}`)), "kinds of the registry the preview does not plan").toEqual([]);
-    });
-
-    step("a preview failing on a wrong token is told as fast as the same program succeeds (<= 1.5x), as one message", async () => {
+    // How long each failing preview takes against the same program succeeding (the 1.5x target) is measured by
+    // bench/failing-preview.ts (`npm run bench`), as a ratio against the good preview in the same run, not here.
+    step("a preview failing on a wrong token tells it once, with no stack into the package", async () => {
       // A small program of its own whose lookup runs inside an `apply` (as `getRoleOutput` does): that is where an
       // error's stack gets the frame on which Node 20's util.inspect loops (docs/configuration.md, "When a program fails").
       const errDir = errProgram("errprog", [
@@ -374,59 +359,44 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
         "export const teamUid = team.uid;",
         'export const viewerUid = getRoleOutput({ name: "viewer" }).uid;',
       ]);
-      const base = { cwd: errDir, backendDir: path.join(dir, ".state"), stack: "errprog" };
-      const good = new PulumiCli({ ...base, env: cli.env() });
-      const bad = new PulumiCli({ ...base, env: { ...cli.env(), PLATFORM_TOKEN: "not-a-token" } });
-      await good.initStack();
-      await good.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
-      const { ratio, failed, badMs, goodMs } = await timeGoodAndBad(good, bad);
-      process.stderr.write(`consumer tier: ${tc.name}: wrong-token preview ${badMs.join("/")} ms, good preview ${goodMs.join("/")} ms, ratio ${ratio.toFixed(2)}\n`);
+      const bad = new PulumiCli({ cwd: errDir, backendDir: path.join(dir, ".state"), stack: "errprog", env: { ...cli.env(), PLATFORM_TOKEN: "not-a-token" } });
+      await bad.initStack();
+      await bad.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+      const r = await bad.run(["preview"]);
+      expect(r.code, tail(r)).not.toBe(0);
+      const failed = `${r.stdout}\n${r.stderr}`;
       // Told once among the diagnostics (the progress line above them echoes it), with no stack into the package.
       const diagnostics = failed.slice(failed.indexOf("Diagnostics:"));
       expect(diagnostics.match(/Unauthenticated: token rejected/g) ?? [], failed).toHaveLength(1);
       expect(failed).not.toMatch(/platform-pulumi\/(dist\/)?provider\/\S+\.(ts|js):\d+/);
-      expect(ratio, `wrong-token preview ${badMs.join("/")} ms against good ${goodMs.join("/")} ms`).toBeLessThanOrEqual(1.5);
-    }, { gates: false, timeoutMs: 300_000 });
+    }, { gates: false });
 
-    step("a preview failing on a misspelled `platform:orgUID` is told as fast as the same program succeeds (<= 1.5x), with did you mean", async () => {
+    step("a preview failing on a misspelled `platform:orgUID` says what to set, once, with did you mean", async () => {
       // The README's way to the root group's uid: `orgUid()` of the package, at the top of the program.
-      const lines = (read: string) => [
+      const keyDir = errProgram("keyprog", [
         'import * as pulumi from "@pulumi/pulumi";',
         `import { Group, getRoleOutput, orgUid } from "${PKG.name}";`,
-        `const root: string = ${read};`,
+        "const root: string = orgUid();",
         'const team = new Group("team", { parentUid: root, name: "key-team", description: "x" });',
         "export const teamUid = team.uid;",
         'export const viewerUid = getRoleOutput({ name: "viewer" }).uid;',
         "export const configured = pulumi.getStack();",
-      ];
-      const keyDir = errProgram("keyprog", lines("orgUid()"));
-      const base = { cwd: keyDir, backendDir: path.join(dir, ".state") };
-      const good = new PulumiCli({ ...base, stack: "keyprog", env: cli.env() });
-      const bad = new PulumiCli({ ...base, stack: "keyprog-typo", env: cli.env() });
-      await good.initStack();
-      await good.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+      ]);
+      const bad = new PulumiCli({ cwd: keyDir, backendDir: path.join(dir, ".state"), stack: "keyprog-typo", env: cli.env() });
       await bad.initStack();
       await bad.ok(["config", "set", "platform:orgUID", emulator!.orgUid]);
-      const timeBoth = async (label: string) => {
-        const t = await timeGoodAndBad(good, bad);
-        process.stderr.write(`consumer tier: ${tc.name}: ${label}: misspelled-key preview ${t.badMs.join("/")} ms, good preview ${t.goodMs.join("/")} ms, ratio ${t.ratio.toFixed(2)}\n`);
-        return t;
-      };
-      if (process.env["CONSUMER_MEASURE_REQUIRE"] === "1") {
-        // The figures docs/performance.md gives for Pulumi's own `Config.require` (not asserted: Pulumi's and Node's to fix).
-        writeFileSync(path.join(keyDir, "index.ts"), [...lines('new pulumi.Config("platform").require("orgUid")'), ""].join("\n"));
-        await timeBoth("Config.require");
-        writeFileSync(path.join(keyDir, "index.ts"), [...lines("orgUid()"), ""].join("\n"));
-      }
-      const { ratio, failed, badMs, goodMs } = await timeBoth("orgUid()");
+      const r = await bad.run(["preview"]);
+      expect(r.code, tail(r)).not.toBe(0);
+      const failed = `${r.stdout}\n${r.stderr}`;
       const diagnostics = failed.slice(failed.indexOf("Diagnostics:"));
       expect(diagnostics, failed).toContain("the org's root group uid is not set: set stack config `platform:orgUid`");
       expect(diagnostics.match(/did you mean `platform:orgUid`\?/g) ?? [], failed).toHaveLength(1);
       expect(failed).not.toMatch(/platform-pulumi\/(dist\/)?provider\/\S+\.(ts|js):\d+/);
-      expect(ratio, `misspelled-key preview ${badMs.join("/")} ms against good ${goodMs.join("/")} ms`).toBeLessThanOrEqual(1.5);
-    }, { gates: false, timeoutMs: 600_000 });
+    }, { gates: false });
 
-    step(`pulumi up creates them all, the program runs on Node ${tc.nodeMajor}, and the env token stays out of state`, async () => {
+    // `up` without --skip-preview previews first: a program that cannot preview fails here, and the state holding
+    // every kind of the registry is what the preview planned (a kind missing is named by the toEqual's diff).
+    step(`pulumi up previews and creates every kind, the program runs on Node ${tc.nodeMajor}, and the env token stays out of state`, async () => {
       const r = await cli.ok(["up", "--yes"]);
       process.stderr.write(`consumer tier: ${tc.name}: up: ${resourcesSummary(r.stdout)} (${(r.ms / 1000).toFixed(1)} s)\n`);
       expect(managedKinds(await cli.exportState())).toEqual(DECLARED);
@@ -440,167 +410,189 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
       expect(secrets.stdout).not.toContain(emulator!.token);
     });
 
-    step("pulumi preview --expect-no-changes", async () => {
-      await cli.ok(["preview", "--expect-no-changes"]);
-    });
+    step(
+      isOldest
+        ? "settled after up (preview --refresh --expect-no-changes), the policy pack from node_modules/platform-pulumi/policies passing in that run"
+        : "settled after up (preview --refresh --expect-no-changes), the policy pack from node_modules/platform-pulumi/policies passing in that run; then it fails a configured rule",
+      async () => {
+        const pack = path.join("node_modules", PKG.name, "policies");
+        // The program binds ci-bot one group above its own, which the mandatory identity-bound-above-its-group
+        // reports (as it should; whoever may update identities in ci-cd could take ci-bot's editor role over).
+        // Lowered to advisory here, every other policy passes.
+        writeFileSync(path.join(dir, "policy-lenient.json"), JSON.stringify({ "identity-bound-above-its-group": { enforcementLevel: "advisory" } }));
+        // One run for what `preview --expect-no-changes`, `refresh --expect-no-changes` and the clean pack run were:
+        // --refresh reads every object back (a field edited, set or deleted behind the API, or a read that does not
+        // give back what was applied, is a change), --expect-no-changes fails on any step, and the pack's events are read.
+        const clean = await engineOk(cli, "preview", ["--refresh", "--expect-no-changes", "--policy-pack", pack, "--policy-pack-config", "policy-lenient.json"]);
+        expect(clean.policyPacks.map((p) => p.name)).toEqual(["platform"]);
+        expect(clean.policies.filter((p) => p.enforcementLevel === "mandatory")).toEqual([]);
+        expect(clean.policies.filter((p) => p.enforcementLevel === "advisory" && p.policyName === "identity-bound-above-its-group").map((p) => p.urn)).toEqual([
+          expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:RoleBinding::ci-bot-editor$/),
+        ]);
+        // On the oldest toolchain the gate's --all run below is this same preview of the shipped pack with a
+        // configured allowed-issuers, through the installed bin: it must fail there on ci-bot's issuer.
+        if (isOldest) return;
+        writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
+        const strict = await runEngine(cli, "preview", ["--policy-pack", pack, "--policy-pack-config", "policy-config.json"]);
+        expect(strict.code, tail(strict)).not.toBe(0);
+        expect(strict.policies.filter((p) => p.enforcementLevel === "mandatory" && p.policyName === "allowed-issuers").map((p) => p.urn)).toContainEqual(
+          expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:Identity::ci-bot$/),
+        );
+      },
+    );
 
-    step("the policy pack runs from node_modules/platform-pulumi/policies: passes, then fails a configured rule", async () => {
-      const pack = path.join("node_modules", PKG.name, "policies");
-      // The program binds ci-bot one group above its own, which the mandatory identity-bound-above-its-group
-      // reports (as it should; whoever may update identities in ci-cd could take ci-bot's editor role over).
-      // Lowered to advisory here, every other policy passes.
-      writeFileSync(path.join(dir, "policy-lenient.json"), JSON.stringify({ "identity-bound-above-its-group": { enforcementLevel: "advisory" } }));
-      const clean = await engineOk(cli, "preview", ["--policy-pack", pack, "--policy-pack-config", "policy-lenient.json"]);
-      expect(clean.policyPacks.map((p) => p.name)).toEqual(["platform"]);
-      expect(clean.policies.filter((p) => p.enforcementLevel === "mandatory")).toEqual([]);
-      expect(clean.policies.filter((p) => p.enforcementLevel === "advisory" && p.policyName === "identity-bound-above-its-group").map((p) => p.urn)).toEqual([
-        expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:RoleBinding::ci-bot-editor$/),
-      ]);
-      writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
-      const strict = await runEngine(cli, "preview", ["--policy-pack", pack, "--policy-pack-config", "policy-config.json"]);
-      expect(strict.code, tail(strict)).not.toBe(0);
-      expect(strict.policies.filter((p) => p.enforcementLevel === "mandatory" && p.policyName === "allowed-issuers").map((p) => p.urn)).toContainEqual(
-        expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:Identity::ci-bot$/),
-      );
-    });
+    // The bin's commands below read the stack and the API the same way on every toolchain (the bin is the same
+    // JavaScript; what differs by toolchain is the program's runtime and its dynamic provider, which drift's
+    // preview --refresh and up --refresh exercise on both): they run on the oldest toolchain only.
+    if (isOldest) {
+      step("the installed bin's access: ci-bot's effective access now, and no access gained or lost by an empty change", async () => {
+        const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+        const now = await run(bin, ["access", "--stack", cli.opts.stack, "--current", "--format", "json"], { cwd: dir, env: cli.env() });
+        expect(now.code, tail(now)).toBe(0);
+        const grants = (JSON.parse(now.stdout) as { grants: Array<{ identity: { path: string }; capability: string; group: string; via: Array<{ kind: string; role: string }> }> }).grants;
+        expect(grants.find((g) => g.identity.path === "/consumer-team/ci-cd/ci-bot" && g.capability === "groups.create")).toMatchObject({ group: "/consumer-team", via: [{ kind: "binding", role: "editor" }] });
+        const change = await run(bin, ["access", "--stack", cli.opts.stack, "--fail-on", "*"], { cwd: dir, env: cli.env() });
+        expect(change.code, tail(change)).toBe(0);
+        expect(change.stdout).toContain("no access gained or lost");
+      }, { gates: false });
 
-    step("the installed bin's access: ci-bot's effective access now, and no access gained or lost by an empty change", async () => {
-      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
-      const now = await run(bin, ["access", "--stack", cli.opts.stack, "--current", "--format", "json"], { cwd: dir, env: cli.env() });
-      expect(now.code, tail(now)).toBe(0);
-      const grants = (JSON.parse(now.stdout) as { grants: Array<{ identity: { path: string }; capability: string; group: string; via: Array<{ kind: string; role: string }> }> }).grants;
-      expect(grants.find((g) => g.identity.path === "/consumer-team/ci-cd/ci-bot" && g.capability === "groups.create")).toMatchObject({ group: "/consumer-team", via: [{ kind: "binding", role: "editor" }] });
-      const change = await run(bin, ["access", "--stack", cli.opts.stack, "--fail-on", "*"], { cwd: dir, env: cli.env() });
-      expect(change.code, tail(change)).toBe(0);
-      expect(change.stdout).toContain("no access gained or lost");
-    }, { gates: false });
+      step("the installed bin's unmanaged finds nothing and recover has nothing to settle on the stack just applied", async () => {
+        const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+        const unmanaged = await run(bin, ["unmanaged", "--stack", "prod"], { cwd: dir, env: cli.env() });
+        expect(unmanaged.code, tail(unmanaged)).toBe(0);
+        expect(unmanaged.stdout).toContain("stack prod: no unmanaged objects");
+        const recovered = await run(bin, ["recover", "--stack", "prod"], { cwd: dir, env: cli.env() });
+        expect(recovered.code, tail(recovered)).toBe(0);
+        expect(recovered.stdout).toContain("stack prod: no pending operations, nothing to recover");
+      });
+    }
 
-    step("pulumi refresh --expect-no-changes", async () => {
-      await cli.ok(["refresh", "--yes", "--expect-no-changes"]);
-    });
+    step(
+      isOldest
+        ? "the installed bin's drift tells drift, pending and unmanaged apart and changes nothing; up --refresh converges (the CI snippets' drift then finds nothing)"
+        : "the installed bin's drift tells drift, pending and unmanaged apart, changes nothing, and exits 0 once converged",
+      async () => {
+        const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+        const outputs = await cli.outputs();
+        const ciUid = String(outputs["ciUid"]);
+        const subscription = (await subscriptionKind.collection(client!).list({ childrenOf: String(outputs["teamUid"]) }).collect())[0]!;
+        // Outside Pulumi: an edit and a delete, and a group made by hand; in the program: an edit not yet applied.
+        await client!.groups.patch(ciUid, { description: "edited in the console" }, ["description"]);
+        await subscriptionKind.collection(client!).delete(subscription.uid);
+        const handmade = await client!.groups.create(String(outputs["teamUid"]), { name: "handmade", description: "made by hand" });
+        await cli.ok(["config", "set", "teamDescription", "The consumer tier's team"]);
+        const stateBefore = (await cli.ok(["stack", "export"])).stdout;
 
-    step("the installed bin's unmanaged finds nothing and recover has nothing to settle on the stack just applied", async () => {
-      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
-      const unmanaged = await run(bin, ["unmanaged", "--stack", "prod"], { cwd: dir, env: cli.env() });
-      expect(unmanaged.code, tail(unmanaged)).toBe(0);
-      expect(unmanaged.stdout).toContain("stack prod: no unmanaged objects");
-      const recovered = await run(bin, ["recover", "--stack", "prod"], { cwd: dir, env: cli.env() });
-      expect(recovered.code, tail(recovered)).toBe(0);
-      expect(recovered.stdout).toContain("stack prod: no pending operations, nothing to recover");
-    });
+        const r = await run(bin, ["drift", "--stack", "prod", "--unmanaged", "--format", "json"], { cwd: dir, env: cli.env() });
+        expect(r.code, tail(r)).toBe(1);
+        const report = JSON.parse(r.stdout) as {
+          stack: string;
+          drifted: Array<{ type: string; name: string; uid: string | null; change: string; fields: Array<{ path: string; state: unknown; live: unknown }> }>;
+          pending: Array<{ type: string; name: string; op: string; fields: string[] }>;
+          unmanaged: Array<{ type: string; uid: string; name: string; parentUid: string }>;
+        };
+        expect(report.stack).toBe("prod");
+        expect(report.drifted.map(({ type, name, uid, change, fields }) => ({ type, name, uid, change, fields }))).toEqual([
+          { type: "Group", name: "ci", uid: ciUid, change: "changed", fields: [{ path: "description", state: "CI jobs", live: "edited in the console" }] },
+          { type: "Subscription", name: "hooks", uid: subscription.uid, change: "deleted", fields: [] },
+        ]);
+        expect(report.pending.map(({ type, name, op, fields }) => ({ type, name, op, fields }))).toEqual([
+          { type: "Group", name: "ci", op: "update", fields: ["description"] },
+          { type: "Group", name: "team", op: "update", fields: ["description"] },
+          { type: "Subscription", name: "hooks", op: "create", fields: [] },
+        ]);
+        expect(report.unmanaged).toEqual([{ type: "Group", uid: handmade.uid, name: "handmade", parentUid: String(outputs["teamUid"]) }]);
+        expect((await cli.ok(["stack", "export"])).stdout).toBe(stateBefore);
+        expect((await client!.groups.get(ciUid)).description).toBe("edited in the console");
 
-    step("the installed bin's drift tells drift, pending and unmanaged apart, changes nothing, and exits 0 once converged", async () => {
-      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
-      const outputs = await cli.outputs();
-      const ciUid = String(outputs["ciUid"]);
-      const subscription = (await subscriptionKind.collection(client!).list({ childrenOf: String(outputs["teamUid"]) }).collect())[0]!;
-      // Outside Pulumi: an edit and a delete, and a group made by hand; in the program: an edit not yet applied.
-      await client!.groups.patch(ciUid, { description: "edited in the console" }, ["description"]);
-      await subscriptionKind.collection(client!).delete(subscription.uid);
-      const handmade = await client!.groups.create(String(outputs["teamUid"]), { name: "handmade", description: "made by hand" });
-      await cli.ok(["config", "set", "teamDescription", "The consumer tier's team"]);
-      const stateBefore = (await cli.ok(["stack", "export"])).stdout;
+        await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
+        await client!.groups.delete(handmade.uid);
+        // On the oldest toolchain the CI snippets' `drift --unmanaged --format json` is this check (exit 0, nothing
+        // drifted, pending or unmanaged), run next on the same stack.
+        if (isOldest) return;
+        const converged = await run(bin, ["drift", "--stack", "prod", "--unmanaged"], { cwd: dir, env: cli.env() });
+        expect(converged.code, tail(converged)).toBe(0);
+        expect(converged.stdout).toContain("stack prod: 0 drifted, 0 pending, 0 unmanaged");
+      },
+    );
 
-      const r = await run(bin, ["drift", "--stack", "prod", "--unmanaged", "--format", "json"], { cwd: dir, env: cli.env() });
-      expect(r.code, tail(r)).toBe(1);
-      const report = JSON.parse(r.stdout) as {
-        stack: string;
-        drifted: Array<{ type: string; name: string; uid: string | null; change: string; fields: Array<{ path: string; state: unknown; live: unknown }> }>;
-        pending: Array<{ type: string; name: string; op: string; fields: string[] }>;
-        unmanaged: Array<{ type: string; uid: string; name: string; parentUid: string }>;
-      };
-      expect(report.stack).toBe("prod");
-      expect(report.drifted.map(({ type, name, uid, change, fields }) => ({ type, name, uid, change, fields }))).toEqual([
-        { type: "Group", name: "ci", uid: ciUid, change: "changed", fields: [{ path: "description", state: "CI jobs", live: "edited in the console" }] },
-        { type: "Subscription", name: "hooks", uid: subscription.uid, change: "deleted", fields: [] },
-      ]);
-      expect(report.pending.map(({ type, name, op, fields }) => ({ type, name, op, fields }))).toEqual([
-        { type: "Group", name: "ci", op: "update", fields: ["description"] },
-        { type: "Group", name: "team", op: "update", fields: ["description"] },
-        { type: "Subscription", name: "hooks", op: "create", fields: [] },
-      ]);
-      expect(report.unmanaged).toEqual([{ type: "Group", uid: handmade.uid, name: "handmade", parentUid: String(outputs["teamUid"]) }]);
-      expect((await cli.ok(["stack", "export"])).stdout).toBe(stateBefore);
-      expect((await client!.groups.get(ciUid)).description).toBe("edited in the console");
+    if (isOldest) {
+      step("the CI snippets of README.md and docs/ run as written in the project (`npx platform-pulumi …`): drift finds nothing after the converging up, the gate passes", async () => {
+        const lines = ciSnippetCommands(readDocs());
+        expect(lines.length).toBeGreaterThanOrEqual(2);
+        expect(lines.every((l) => l.startsWith("npx platform-pulumi "))).toBe(true);
+        const summary = path.join(dir, "step-summary.md");
+        writeFileSync(summary, "");
+        // The project's own pack config, as a team keeps one: ci-bot's binding above its group is allowed here.
+        writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "identity-bound-above-its-group": { enforcementLevel: "advisory" } }));
+        for (const line of lines) {
+          const r = await run("bash", ["-eo", "pipefail", "-c", line], { cwd: dir, env: { ...cli.env(), GITHUB_STEP_SUMMARY: summary } });
+          expect(r.code, `${line}\n${tail(r)}`).toBe(0);
+        }
+        expect(readFileSync(summary, "utf8")).toContain("### Policy gate of stack `prod`");
+        // The drift step's up --refresh converged: exit 0 (above) and nothing drifted, pending or unmanaged.
+        const drift = JSON.parse(readFileSync(path.join(dir, "drift.json"), "utf8")) as Record<string, unknown>;
+        expect(drift).toEqual({ stack: "prod", drifted: [], pending: [], unmanaged: [] });
+        // The gate with the binding's policy lowered to advisory (gate.json is its --format json report): passed,
+        // with that one advisory.
+        const gate = JSON.parse(readFileSync(path.join(dir, "gate.json"), "utf8")) as { passed: boolean; violations: Array<{ level: string; policy: string; resource: string }> };
+        expect(gate.passed).toBe(true);
+        expect(gate.violations.map((v) => `${v.level} ${v.policy} ${v.resource}`)).toEqual(["advisory identity-bound-above-its-group RoleBinding::ci-bot-editor"]);
+        // The gate with the shipped pack's defaults judges the change, not the stack: the mandatory finding at a
+        // failing severity the stack already had is reported as present, and the gate exits 0 (above).
+        const sarif = JSON.parse(readFileSync(path.join(dir, "gate.sarif"), "utf8")) as { runs: Array<{ results: Array<{ ruleId: string; properties: { severity: string; status: string; enforcementLevel: string; urn?: string } }> }> };
+        const present = sarif.runs.flatMap((x) => x.results).filter((x) => x.ruleId === "identity-bound-above-its-group").map((x) => x.properties);
+        expect(present).toEqual([
+          { severity: expect.stringMatching(/^(critical|high)$/), status: "already present", enforcementLevel: "mandatory", pack: "platform", urn: expect.stringMatching(/::pulumi-nodejs:dynamic\/platform:RoleBinding::ci-bot-editor$/) },
+        ]);
+      });
 
-      await cli.ok(["up", "--refresh", "--yes", "--skip-preview"]);
-      await client!.groups.delete(handmade.uid);
-      const converged = await run(bin, ["drift", "--stack", "prod", "--unmanaged"], { cwd: dir, env: cli.env() });
-      expect(converged.code, tail(converged)).toBe(0);
-      expect(converged.stdout).toContain("stack prod: 0 drifted, 0 pending, 0 unmanaged");
-    });
+      step("the installed bin's gate, with the pack it ships, fails (exit 1) on a mandatory finding of a configured rule with --all (judging the whole stack)", async () => {
+        const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
+        // The example config the package ships allows GitHub's and GitLab's issuers; one allowing only GitLab's fails.
+        expect(existsSync(path.join(dir, "node_modules", PKG.name, "policies", "config.example.json"))).toBe(true);
+        // ci-bot is bound one group above its own: the mandatory identity-bound-above-its-group, lowered to advisory.
+        const lenient = { "identity-bound-above-its-group": { enforcementLevel: "advisory" } };
+        writeFileSync(path.join(dir, "gitlab-only.json"), JSON.stringify({ ...lenient, "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
+        // The deployed identity already trusts GitHub's issuer: --all judges the stack, so its finding fails the gate.
+        const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json", "--all"], { cwd: dir, env: cli.env() });
+        expect(strict.code, tail(strict)).toBe(1);
+        expect(strict.stdout).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
+        expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
+      });
 
-    step("the installed bin's gate, with the pack it ships: exit 0 with advisories only, 1 on a mandatory finding (--all: judging the whole stack)", async () => {
-      const bin = path.join(dir, "node_modules", ".bin", "platform-pulumi");
-      // ci-bot is bound one group above its own: the mandatory identity-bound-above-its-group, lowered to advisory
-      // here so that the run has advisories only.
-      const lenient = { "identity-bound-above-its-group": { enforcementLevel: "advisory" } };
-      writeFileSync(path.join(dir, "gate-lenient.json"), JSON.stringify(lenient));
-      const clean = await run(bin, ["gate", "--stack", "prod", "--format", "json", "--config", "gate-lenient.json"], { cwd: dir, env: cli.env() });
-      expect(clean.code, tail(clean)).toBe(0);
-      const report = JSON.parse(clean.stdout) as { passed: boolean; violations: Array<{ level: string; policy: string; resource: string }> };
-      expect(report.passed).toBe(true);
-      expect(report.violations.map((v) => `${v.level} ${v.policy} ${v.resource}`)).toEqual(["advisory identity-bound-above-its-group RoleBinding::ci-bot-editor"]);
-      // The example config the package ships allows GitHub's and GitLab's issuers; one allowing only GitLab's fails.
-      expect(existsSync(path.join(dir, "node_modules", PKG.name, "policies", "config.example.json"))).toBe(true);
-      writeFileSync(path.join(dir, "gitlab-only.json"), JSON.stringify({ ...lenient, "allowed-issuers": { issuers: ["https://gitlab.com"] } }));
-      // The deployed identity already trusts that issuer: the change does not introduce it (exit 0); --all judges the stack.
-      const present = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json"], { cwd: dir, env: cli.env() });
-      expect(present.code, tail(present)).toBe(0);
-      const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json", "--all"], { cwd: dir, env: cli.env() });
-      expect(strict.code, tail(strict)).toBe(1);
-      expect(strict.stdout).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
-      expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
-    });
-
-    step("the CI snippets of README.md and docs/ run as written in the project (`npx platform-pulumi …`)", async () => {
-      const lines = ciSnippetCommands(readDocs());
-      expect(lines.length).toBeGreaterThanOrEqual(2);
-      expect(lines.every((l) => l.startsWith("npx platform-pulumi "))).toBe(true);
-      const summary = path.join(dir, "step-summary.md");
-      writeFileSync(summary, "");
-      // The project's own pack config, as a team keeps one: ci-bot's binding above its group is allowed here.
-      writeFileSync(path.join(dir, "policy-config.json"), JSON.stringify({ "identity-bound-above-its-group": { enforcementLevel: "advisory" } }));
-      for (const line of lines) {
-        const r = await run("bash", ["-eo", "pipefail", "-c", line], { cwd: dir, env: { ...cli.env(), GITHUB_STEP_SUMMARY: summary } });
-        expect(r.code, `${line}\n${tail(r)}`).toBe(0);
-      }
-      expect(readFileSync(summary, "utf8")).toContain("### Policy gate of stack `prod`");
-      const drift = JSON.parse(readFileSync(path.join(dir, "drift.json"), "utf8")) as Record<string, unknown>;
-      expect(drift).toEqual({ stack: "prod", drifted: [], pending: [], unmanaged: [] });
-    });
-
-    step("Org declares a nested org from a file, and destroys it", async () => {
-      const orgDir = path.join(dir, "org");
-      mkdirSync(orgDir);
-      copyFileSync(path.join(TEMPLATE, "tsconfig.json"), path.join(orgDir, "tsconfig.json"));
-      copyFileSync(path.join(REPO_ROOT, "test", "programs", "org", "org.yaml"), path.join(orgDir, "org.yaml"));
-      writeFileSync(path.join(orgDir, "Pulumi.yaml"), "name: consumer-org\nruntime: nodejs\nmain: index.ts\n");
-      writeFileSync(
-        path.join(orgDir, "index.ts"),
-        [
-          'import * as pulumi from "@pulumi/pulumi";',
-          'import { Org } from "platform-pulumi";',
-          'const org = new Org("org", { file: "org.yaml" });',
-          "export const groupUids = org.groupUids;",
-          "export const counts = org.counts;",
-          "",
-        ].join("\n"),
-      );
-      const before = await uidsByCollection();
-      const orgCli = new PulumiCli({ cwd: orgDir, backendDir: path.join(dir, ".state"), stack: "org", env: cli.opts.env ?? {} });
-      await orgCli.initStack();
-      await orgCli.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
-      await orgCli.ok(["up", "--yes"]);
-      const outputs = await orgCli.outputs();
-      expect(outputs["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
-      const groupUids = outputs["groupUids"] as Record<string, string>;
-      expect((await client!.groups.get(groupUids["engineering/platform/ci-cd"]!)).name).toBe("ci-cd");
-      expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
-      await orgCli.ok(["preview", "--expect-no-changes"]);
-      await orgCli.ok(["destroy", "--yes"]);
-      expect(await uidsByCollection()).toEqual(before);
-    });
+      step("Org declares a nested org from a file, and destroys it", async () => {
+        const orgDir = path.join(dir, "org");
+        mkdirSync(orgDir);
+        copyFileSync(path.join(TEMPLATE, "tsconfig.json"), path.join(orgDir, "tsconfig.json"));
+        copyFileSync(path.join(REPO_ROOT, "test", "programs", "org", "org.yaml"), path.join(orgDir, "org.yaml"));
+        writeFileSync(path.join(orgDir, "Pulumi.yaml"), "name: consumer-org\nruntime: nodejs\nmain: index.ts\n");
+        writeFileSync(
+          path.join(orgDir, "index.ts"),
+          [
+            'import * as pulumi from "@pulumi/pulumi";',
+            'import { Org } from "platform-pulumi";',
+            'const org = new Org("org", { file: "org.yaml" });',
+            "export const groupUids = org.groupUids;",
+            "export const counts = org.counts;",
+            "",
+          ].join("\n"),
+        );
+        const before = await uidsByCollection();
+        const orgCli = new PulumiCli({ cwd: orgDir, backendDir: path.join(dir, ".state"), stack: "org", env: cli.opts.env ?? {} });
+        await orgCli.initStack();
+        await orgCli.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+        await orgCli.ok(["up", "--yes"]);
+        const outputs = await orgCli.outputs();
+        expect(outputs["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
+        const groupUids = outputs["groupUids"] as Record<string, string>;
+        expect((await client!.groups.get(groupUids["engineering/platform/ci-cd"]!)).name).toBe("ci-cd");
+        expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
+        await orgCli.ok(["preview", "--expect-no-changes"]);
+        await orgCli.ok(["destroy", "--yes"]);
+        expect(await uidsByCollection()).toEqual(before);
+      });
+    }
 
     step("pulumi destroy deletes them all, and the API has nothing left", async () => {
       const r = await cli.ok(["destroy", "--yes"]);
