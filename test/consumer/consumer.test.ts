@@ -20,9 +20,9 @@
  * other commands read the stack and the API alike on both) runs on the oldest toolchain only: the bin's `access`,
  * `unmanaged` and `recover`, the CI snippets of README.md and docs/ (`npx platform-pulumi …`) run as written, which
  * also stand for drift's converged run and the gate's passing and already-present cases, the `gate` failing on a
- * configured rule with --all (which also stands for the pack failing that rule), and the `Org` component declaring a
- * nested org from a file in a second project and destroying it. The newest toolchain runs the pack's failing
- * preview itself, and drift's converged run.
+ * configured rule with --all (which also stands for the pack failing that rule). The `Org` component declaring a
+ * nested org from a file in a second project and destroying it runs on both (a component of the project's own
+ * @pulumi/pulumi). The newest toolchain runs the pack's failing preview itself, and drift's converged run.
  *
  * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md), each language once: the
  * Python (test/programs/native-python) and Go (test/programs/native-go) programs on the oldest toolchain, sharing
@@ -560,39 +560,40 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
         expect(strict.stdout).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
         expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
       });
-
-      step("Org declares a nested org from a file, and destroys it", async () => {
-        const orgDir = path.join(dir, "org");
-        mkdirSync(orgDir);
-        copyFileSync(path.join(TEMPLATE, "tsconfig.json"), path.join(orgDir, "tsconfig.json"));
-        copyFileSync(path.join(REPO_ROOT, "test", "programs", "org", "org.yaml"), path.join(orgDir, "org.yaml"));
-        writeFileSync(path.join(orgDir, "Pulumi.yaml"), "name: consumer-org\nruntime: nodejs\nmain: index.ts\n");
-        writeFileSync(
-          path.join(orgDir, "index.ts"),
-          [
-            'import * as pulumi from "@pulumi/pulumi";',
-            'import { Org } from "platform-pulumi";',
-            'const org = new Org("org", { file: "org.yaml" });',
-            "export const groupUids = org.groupUids;",
-            "export const counts = org.counts;",
-            "",
-          ].join("\n"),
-        );
-        const before = await uidsByCollection();
-        const orgCli = new PulumiCli({ cwd: orgDir, backendDir: path.join(dir, ".state"), stack: "org", env: cli.opts.env ?? {} });
-        await orgCli.initStack();
-        await orgCli.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
-        await orgCli.ok(["up", "--yes"]);
-        const outputs = await orgCli.outputs();
-        expect(outputs["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
-        const groupUids = outputs["groupUids"] as Record<string, string>;
-        expect((await client!.groups.get(groupUids["engineering/platform/ci-cd"]!)).name).toBe("ci-cd");
-        expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
-        await orgCli.ok(["preview", "--expect-no-changes"]);
-        await orgCli.ok(["destroy", "--yes"]);
-        expect(await uidsByCollection()).toEqual(before);
-      });
     }
+
+    // On both toolchains: `Org` is a component built on the project's own @pulumi/pulumi, the newest one's too.
+    step("Org declares a nested org from a file, and destroys it", async () => {
+      const orgDir = path.join(dir, "org");
+      mkdirSync(orgDir);
+      copyFileSync(path.join(TEMPLATE, "tsconfig.json"), path.join(orgDir, "tsconfig.json"));
+      copyFileSync(path.join(REPO_ROOT, "test", "programs", "org", "org.yaml"), path.join(orgDir, "org.yaml"));
+      writeFileSync(path.join(orgDir, "Pulumi.yaml"), "name: consumer-org\nruntime: nodejs\nmain: index.ts\n");
+      writeFileSync(
+        path.join(orgDir, "index.ts"),
+        [
+          'import * as pulumi from "@pulumi/pulumi";',
+          'import { Org } from "platform-pulumi";',
+          'const org = new Org("org", { file: "org.yaml" });',
+          "export const groupUids = org.groupUids;",
+          "export const counts = org.counts;",
+          "",
+        ].join("\n"),
+      );
+      const before = await uidsByCollection();
+      const orgCli = new PulumiCli({ cwd: orgDir, backendDir: path.join(dir, ".state"), stack: "org", env: cli.opts.env ?? {} });
+      await orgCli.initStack();
+      await orgCli.ok(["config", "set", "platform:orgUid", emulator!.orgUid]);
+      await orgCli.ok(["up", "--yes"]);
+      const outputs = await orgCli.outputs();
+      expect(outputs["counts"]).toEqual({ groups: 5, identities: 2, roles: 1, bindings: 3, repos: 1, subscriptions: 1 });
+      const groupUids = outputs["groupUids"] as Record<string, string>;
+      expect((await client!.groups.get(groupUids["engineering/platform/ci-cd"]!)).name).toBe("ci-cd");
+      expect(groupUids["engineering/platform/ci-cd"]!.startsWith(`${groupUids["engineering/platform"]}/`)).toBe(true);
+      await orgCli.ok(["preview", "--expect-no-changes"]);
+      await orgCli.ok(["destroy", "--yes"]);
+      expect(await uidsByCollection()).toEqual(before);
+    });
 
     step("pulumi destroy deletes them all, and the API has nothing left", async () => {
       const r = await cli.ok(["destroy", "--yes"]);
