@@ -22,7 +22,8 @@ import { changes, engineOk, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { BIN, runBin as bin } from "./harness/bin";
 import { parseOrgFile } from "../provider/org/file";
-import { cleanEnv, packTarball, run, tail } from "./consumer/toolchain";
+import { cleanEnv, run, tail } from "./consumer/toolchain";
+import { packedTarball } from "./harness/tarball";
 import { subscriptionKind } from "../provider/kinds/subscription";
 
 const IDP_SECRET = "round-trip-client-secret";
@@ -127,7 +128,7 @@ function requestsSince(mark: number) {
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-export-"));
   // `npm test` builds first; the pack only needs the files (its prepack would build again).
-  tarball = packTarball(work, { ignoreScripts: true });
+  tarball = packedTarball();
   tarball.catch(() => undefined);
   emu = await startEmulator({ seed: {} });
   client = new PlatformClient({ apiUrl: emu.url, token: emu.token });

@@ -4,7 +4,8 @@
  * would: one `npm install` of the packed tarball shared by every project, a stack `dev` of each on one file
  * backend, then `pulumi up` tier by tier (the stacks of a tier at once).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -13,7 +14,8 @@ import { PlatformClient } from "../../provider/client/client";
 import { runEngine } from "../../scripts/lib/engine";
 import { PulumiCli } from "../../scripts/lib/pulumi";
 import { runBin, type BinResult } from "./bin";
-import { cleanEnv, packTarball, run, tail } from "../consumer/toolchain";
+import { cleanEnv, run, tail } from "../consumer/toolchain";
+import { packedTarball } from "./tarball";
 
 /** What {@link useExportFixture} sets up; the fields are set once its `beforeAll` has run. */
 export interface ExportFixture {
@@ -23,7 +25,7 @@ export interface ExportFixture {
   client: PlatformClient;
   /** A fresh temporary folder, removed after the file unless {@link keep} is set. */
   work: string;
-  /** The package packed (`npm pack`, scripts off: `npm test` builds first) into {@link work}. */
+  /** The package packed once per build ({@link packedTarball}: shared, never moved or deleted). */
   tarball: Promise<string>;
   /** Set to keep {@link work} after the file (a failed `up`), its path printed. */
   keep: boolean;
@@ -38,7 +40,7 @@ export function useExportFixture(prefix: string, label: string, seed: (c: Platfo
   const fx = { keep: false } as ExportFixture;
   beforeAll(async () => {
     fx.work = mkdtempSync(path.join(os.tmpdir(), prefix));
-    fx.tarball = packTarball(fx.work, { ignoreScripts: true });
+    fx.tarball = packedTarball();
     fx.tarball.catch(() => undefined);
     fx.emu = await startEmulator({ seed: {} });
     fx.client = new PlatformClient({ apiUrl: fx.emu.url, token: fx.emu.token });
@@ -108,15 +110,43 @@ export function writesSince(fx: ExportFixture, mark: number): string[] {
 }
 
 /**
- * Installs `tarball` in the first project (the others link its node_modules: the same dependencies in every
- * project), makes `<work>/state` the backend and inits stack `dev` of each project with `env`.
+ * The `node_modules` of `npm install <tarball>` in a project whose package.json is `project`'s, installed once per
+ * tarball and dependency list: kept beside the tarball (`install-<hash>/`, under the per-build pack folder of
+ * test/harness/tarball.ts), so every generated project of every file in this and later runs on the same build links
+ * one install instead of running npm again (about 30 s each here). Safe when two processes install at once: each
+ * installs into a folder of its own and the first rename wins.
+ * @returns the absolute path of that `node_modules`. Fails the test when the install fails.
+ */
+export async function sharedInstall(tarball: string, project: string): Promise<string> {
+  const manifest = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object };
+  const key = createHash("sha256").update(JSON.stringify([tarball, manifest.dependencies ?? {}, manifest.devDependencies ?? {}])).digest("hex").slice(0, 16);
+  const dir = path.join(path.dirname(tarball), `install-${key}`);
+  if (existsSync(path.join(dir, "node_modules"))) return path.join(dir, "node_modules");
+  const tmp = mkdtempSync(path.join(path.dirname(tarball), `.install-${key}-`));
+  try {
+    copyFileSync(path.join(project, "package.json"), path.join(tmp, "package.json"));
+    const r = await run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: tmp, env: cleanEnv(), timeoutMs: 600_000 });
+    expect(r.code, tail(r)).toBe(0);
+    writeFileSync(path.join(tmp, "node_modules", ".platform-pulumi-install"), `${tarball}\n`);
+    try {
+      renameSync(tmp, dir);
+    } catch (err) {
+      if (!existsSync(path.join(dir, "node_modules"))) throw err; // another process installed the same first
+    }
+    return path.join(dir, "node_modules");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Links every project's `node_modules` to {@link sharedInstall}'s install of `tarball` (the same dependencies in
+ * every project of a set), makes `<work>/state` the backend and inits stack `dev` of each project with `env`.
  * @returns each project's CLI, by project name. Fails the test when the install fails.
  */
 export async function installSet(o: { tarball: string; out: string; projects: readonly string[]; work: string; env: Record<string, string> }): Promise<Map<string, PulumiCli>> {
-  const first = path.join(o.out, o.projects[0]!);
-  const r = await run("npm", ["install", o.tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: first, env: cleanEnv(), timeoutMs: 600_000 });
-  expect(r.code, tail(r)).toBe(0);
-  for (const p of o.projects.slice(1)) symlinkSync(path.join(first, "node_modules"), path.join(o.out, p, "node_modules"), "dir");
+  const modules = await sharedInstall(o.tarball, path.join(o.out, o.projects[0]!));
+  for (const p of o.projects) symlinkSync(modules, path.join(o.out, p, "node_modules"), "dir");
   mkdirSync(path.join(o.work, "state"));
   const clis = new Map<string, PulumiCli>();
   for (const p of o.projects) {
