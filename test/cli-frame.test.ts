@@ -183,6 +183,8 @@ describe("a failure", () => {
       const help = (await runBin([cmd, "--help"], envFor())).stdout;
       // A command that reads a stack: the run above, whose --stack names a stack that does not exist (PULUMI_STACK,
       // also set there, is not read); `gate` starts a preview to find that out, so it runs once for both tests.
+      // (For `gate` this is also the policy-gate workflow's "exits 2 with the reason on stderr when the preview fails
+      // otherwise", formerly a run of its own in test/workflows.test.ts.)
       const r = readsStack(cmd, help) ? await flagOverEnv(cmd) : await runBin([cmd, ...failingRun(cmd)], envFor());
       expect(r.code, `${cmd}: ${r.stderr}`).toBe(2);
       // The reason: the stack the CLI could not find; the deadline; the port in use.
