@@ -1,13 +1,16 @@
 /**
  * The engine-run budget's own machinery (test/harness/engine-runs.ts): the counting wrapper in front of a stand-in
- * CLI (a script that prints its arguments), the count per file, and the verdict the summary reporter prints.
+ * CLI (a script that prints its arguments), the count per file, and the verdict the summary reporter prints; and
+ * the engine and consumer projects' refusal of a stale build (test/harness/global-setup.ts), on a folder laid out
+ * as the repository.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { installCountingCli, judgeEngineRuns, readEngineRuns } from "./harness/engine-runs";
+import { staleBuild } from "./harness/global-setup";
 
 const work = mkdtempSync(path.join(tmpdir(), "engine-runs-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -76,5 +79,32 @@ describe("the budget's verdict", () => {
     const v = judgeEngineRuns(new Map([["test/a.test.ts", runs.get("test/a.test.ts")!]]), { total: 100, files: { "test/a.test.ts": 5, "test/b.test.ts": 2 } }, ["test/a.test.ts"]);
     expect(v.lines[0]).toBe("engine runs: 5 (budget 5)");
     expect(v.over).toEqual([]);
+  });
+});
+
+describe("the build check of the engine and consumer projects", () => {
+  const root = path.join(work, "repo");
+  const mark = path.join(root, "dist", "provider", "index.bundle.js");
+  execFileSync("mkdir", ["-p", path.join(root, "provider", "kinds"), path.dirname(mark)]);
+  const at = (file: string, seconds: number) => {
+    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    utimesSync(file, t, t);
+  };
+
+  it("passes a build newer than every source, and names the newer source and the command otherwise", () => {
+    writeFileSync(path.join(root, "provider", "kinds", "group.ts"), "export {};\n");
+    writeFileSync(path.join(root, "provider", "kinds", "group.d.ts"), "export {};\n"); // declarations are not sources
+    writeFileSync(mark, "");
+    at(path.join(root, "provider", "kinds", "group.ts"), 10);
+    at(path.join(root, "provider", "kinds", "group.d.ts"), 30);
+    at(mark, 20);
+    expect(staleBuild(root, mark)).toBeUndefined();
+    at(path.join(root, "provider", "kinds", "group.ts"), 25);
+    expect(staleBuild(root, mark)).toMatch(/^dist\/ is older than provider\/kinds\/group\.ts \(changed 2026-01-01T00:00:25\.000Z, built 2026-01-01T00:00:20\.000Z\): run npm run build$/);
+  });
+
+  it("names the missing build", () => {
+    rmSync(mark);
+    expect(staleBuild(root, mark)).toBe("no build in dist/ (dist/provider/index.bundle.js is missing): run npm run build");
   });
 });
