@@ -3,13 +3,14 @@
  * bucket (moto's server; both started here on loopback ports, `test/harness/backends.ts`): the plan and `--yes`, run through the built bin
  * while the update holds the stack's lock (creates slowed by the emulator's latency, one at a time), are refused
  * with a message naming the update (its pid, still running), print no plan and change nothing; the `up` then ends
- * with exit 0 and its state holds exactly the objects the API holds, none of them twice.
+ * with exit 0 and its state holds exactly the objects the API holds, none of them twice. The three backends are
+ * independent (a backend, an emulator and a stack each) and run at once.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
@@ -49,7 +50,7 @@ const BACKENDS = [
 ] as const;
 
 for (const b of BACKENDS) {
-  describe(`recover beside a live up, on a ${b.name} backend`, () => {
+  describe.concurrent(`recover beside a live up, on a ${b.name} backend`, () => {
     let backend: Backend | undefined;
     let skip: string | undefined;
     let emu: Emulator;
@@ -72,6 +73,7 @@ for (const b of BACKENDS) {
     }, LONG);
 
     it("is refused while the update runs, writes nothing, and the up's state ends equal to the API", async (ctx) => {
+      const { expect } = ctx;
       if (skip !== undefined) ctx.skip(skip);
       const cli = new PulumiCli({
         cwd: MANY,
