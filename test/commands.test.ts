@@ -1,6 +1,7 @@
 /**
  * The README's commands, run as a user runs them: `npm run emulator -- --port 0` and the main job behind
- * `npm start` (compiled, through the real Pulumi CLI, on the example org).
+ * `npm start` (compiled, through the real Pulumi CLI, on a fresh clone: the example org on the embedded emulator,
+ * then against an external API).
  */
 import { spawn } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -57,42 +58,30 @@ describe("npm run emulator -- --port 0 --control", () => {
   });
 });
 
-describe("the main job (npm start)", () => {
-  it("brings the example org up, shows and converges drift, destroys, and exits 0", async () => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "scripts", "main-job.js")], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PLATFORM_API_URL: "", PLATFORM_TOKEN: "", PLATFORM_ORG_UID: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
-    expect(code, out.slice(-3000)).toBe(0);
-    const headers = out.split("\n").filter((l) => l.startsWith("==> ["));
-    expect(headers).toEqual([
-      "==> [1/7] pulumi up --yes",
-      "==> [2/7] stack outputs",
-      expect.stringMatching(/^==> \[3\/7\] out-of-band change: description of group "engineering"/),
-      "==> [4/7] pulumi preview --refresh --diff",
-      "==> [5/7] pulumi up --refresh --yes",
-      "==> [6/7] pulumi destroy --yes",
-      "==> [7/7] check through the API that nothing is left under the root group",
-    ]);
-    expect(out).toMatch(/"groups": 13,?\s/);
-    expect(out).toContain("preview plan (engine summary): 1 to update, 23 unchanged, 0 to create, 0 to replace, 0 to delete");
-    expect(out).toContain("All 7 steps did what they say");
-  }, 600_000);
-});
-
 /**
- * docs/testing.md's "Pointing at a real API": `PLATFORM_API_URL=… PLATFORM_TOKEN=… PLATFORM_ORG_UID=… npm start`
- * against an API in another process (the standalone emulator), from a folder laid out as a fresh clone after
- * `npm ci` (package.json, Pulumi.yaml, the org file, the build, node_modules and the CLI marker that
- * ensure-pulumi writes) and no `.pulumi-work/state`. Issue 9: this stopped at once on the missing state folder.
+ * The main job behind `npm start` (scripts/main-job.ts), twice in one folder laid out as a fresh clone after
+ * `npm ci` (package.json, Pulumi.yaml, the example org file, the build, node_modules and the CLI marker that
+ * ensure-pulumi writes), with no `.pulumi-work/state`:
+ *
+ * 1. as docs/testing.md's "Two commands" runs it (`npm ci && npm start`): no PLATFORM_API_URL, no ORG_FILE, so the
+ *    embedded emulator and the example org, the seven steps of "What `npm start` does" with their headers, counts
+ *    and preview plan. Its state is a temporary folder: it leaves no `.pulumi-work/state` and no stack settings
+ *    file behind, so the folder is still a fresh clone for the next run.
+ * 2. as docs/testing.md's "Pointing at a real API" runs it: `PLATFORM_API_URL=… PLATFORM_TOKEN=… PLATFORM_ORG_UID=…
+ *    npm start` against an API in another process (the standalone emulator), on a one-group org (ORG_FILE). It must
+ *    create `.pulumi-work/state`: the Pulumi file backend refuses a state folder that does not exist, and the job
+ *    once stopped at once on a fresh clone for that reason.
+ *
+ * Then a third start with the same API reuses that folder: the only code of the job that differs on a second run is
+ * before its first API call (the folder created if missing, `pulumi stack select --create` of the stack already in
+ * it), so this start is given a token the API rejects and stops at that call, with no engine command. That the
+ * engine runs a whole tour again on the reused stack and its settings file (up, preview, destroy over a stack with a
+ * destroyed checkpoint) is no longer shown: a second full run against the external API cost five engine runs
+ * (docs/testing.md, "The engine-run budget"). Run 1 used to run in the repository itself; it now runs in the clone,
+ * so the repository's own Pulumi.org.yaml is no longer written and removed by this test.
  */
-describe("the main job against an external API (npm start with PLATFORM_API_URL)", () => {
-  it("creates the state folder on a fresh clone, exits 0, and exits 0 again reusing it", async () => {
+describe("the main job (npm start) on a fresh clone", () => {
+  it("tours the example org on the embedded emulator leaving no state folder, then with PLATFORM_API_URL creates .pulumi-work/state and exits 0, and a next start reuses it", async () => {
     const clone = mkdtempSync(path.join(tmpdir(), "platform-pulumi-clone-"));
     const api = await startStandalone();
     try {
@@ -100,9 +89,9 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
         mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
         copyFileSync(path.join(REPO_ROOT, f), path.join(clone, f));
       }
-      // The tour on the example org is the embedded run's (above); here what is under test is the state folder
-      // against an API in another process, so both runs declare a one-group org (ORG_FILE): the same seven steps
-      // and engine runs, each on 1 resource instead of 23 (docs/testing.md, "The engine-run budget").
+      // The tour on the example org is run 1's; what run 2 adds is the state folder against an API in another
+      // process, so it declares a one-group org (ORG_FILE): the same seven steps and engine runs, each on 1
+      // resource instead of 23 (docs/testing.md, "The engine-run budget").
       const small = path.join(clone, "small-org.yaml");
       writeFileSync(small, "groups:\n  - name: engineering\n    description: Engineering department\n");
       cpSync(path.join(REPO_ROOT, "dist"), path.join(clone, "dist"), { recursive: true });
@@ -110,12 +99,15 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
       mkdirSync(path.join(clone, ".pulumi-work"));
       copyFileSync(path.join(REPO_ROOT, ".pulumi-work", "cli-bin"), path.join(clone, ".pulumi-work", "cli-bin"));
       const state = path.join(clone, ".pulumi-work", "state");
+      const settings = path.join(clone, "Pulumi.org.yaml");
       expect(existsSync(state)).toBe(false);
 
-      const run = async () => {
+      // No ORG_FILE from the caller's environment: run 1 checks the default org file.
+      const { ORG_FILE: _callers, ...inherited } = process.env;
+      const run = async (env: NodeJS.ProcessEnv) => {
         const child = spawn(process.execPath, [path.join(clone, "dist", "scripts", "main-job.js")], {
           cwd: clone,
-          env: { ...process.env, ...api.env, ORG_FILE: small },
+          env: { ...inherited, ...env },
           stdio: ["ignore", "pipe", "pipe"],
         });
         let out = "";
@@ -124,17 +116,53 @@ describe("the main job against an external API (npm start with PLATFORM_API_URL)
         const code = await new Promise<number | null>((r) => child.on("close", r));
         return { code, out };
       };
-      const first = await run();
+
+      // 1. `npm start`: the embedded emulator, the example org.
+      const embedded = await run({ PLATFORM_API_URL: "", PLATFORM_TOKEN: "", PLATFORM_ORG_UID: "" });
+      expect(embedded.code, embedded.out.slice(-3000)).toBe(0);
+      expect(embedded.out).toContain("Started the embedded emulator at ");
+      const headers = embedded.out.split("\n").filter((l) => l.startsWith("==> ["));
+      expect(headers).toEqual([
+        "==> [1/7] pulumi up --yes",
+        "==> [2/7] stack outputs",
+        expect.stringMatching(/^==> \[3\/7\] out-of-band change: description of group "engineering"/),
+        "==> [4/7] pulumi preview --refresh --diff",
+        "==> [5/7] pulumi up --refresh --yes",
+        "==> [6/7] pulumi destroy --yes",
+        "==> [7/7] check through the API that nothing is left under the root group",
+      ]);
+      expect(embedded.out).toMatch(/"groups": 13,?\s/);
+      expect(embedded.out).toContain("preview plan (engine summary): 1 to update, 23 unchanged, 0 to create, 0 to replace, 0 to delete");
+      expect(embedded.out).toContain("All 7 steps did what they say");
+      expect(existsSync(state)).toBe(false);
+      expect(existsSync(settings)).toBe(false);
+
+      // 2. With PLATFORM_API_URL: creates the state folder.
+      const first = await run({ ...api.env, ORG_FILE: small });
       expect(first.code, first.out.slice(-3000)).toBe(0);
       expect(first.out).toContain(`Using the Platform API at ${api.env.PLATFORM_API_URL} (org ${api.env.PLATFORM_ORG_UID}); state in ${state}`);
       expect(first.out).toContain("All 7 steps did what they say");
-      expect(existsSync(path.join(state, ".pulumi", "stacks"))).toBe(true);
+      const stacks = path.join(state, ".pulumi", "stacks");
+      expect(existsSync(stacks)).toBe(true);
+      expect(existsSync(settings)).toBe(true);
+      const stackFiles = readdirSync(stacks, { recursive: true, encoding: "utf8" }).sort();
 
-      const second = await run();
-      expect(second.code, second.out.slice(-3000)).toBe(0);
-      expect(second.out).toContain("All 7 steps did what they say");
-      // The API token never lands in the state folder or the stack settings file.
-      const files = readdirSync(clone, { recursive: true, encoding: "utf8" }).filter((f) => f.startsWith(".pulumi-work") || f.startsWith("Pulumi."));
+      // 3. The next start reuses the folder and its stack, then stops at its first API call (a rejected token):
+      // a failure of `pulumi stack select --create` would be reported as step 0 as well, with its own message.
+      const again = await run({ ...api.env, PLATFORM_TOKEN: "rejected-token", ORG_FILE: small });
+      expect(again.code, again.out.slice(-3000)).toBe(1);
+      expect(again.out).toContain(`Using the Platform API at ${api.env.PLATFORM_API_URL} (org ${api.env.PLATFORM_ORG_UID}); state in ${state}`);
+      expect(again.out).toMatch(/step 0 failed: GET \/iam\/v2beta1\/groups: .*\(code 16, HTTP 401\)/);
+      expect(again.out).not.toContain("==> [");
+      expect(readdirSync(stacks, { recursive: true, encoding: "utf8" }).sort()).toEqual(stackFiles);
+
+      // The API token never lands in the state folder or the stack settings file. Only those are read: the clone's
+      // node_modules links to the repository's, whose own package link leads back to the repository (a cycle).
+      const files = [
+        ...readdirSync(clone).filter((f) => f.startsWith("Pulumi.")),
+        ...readdirSync(path.join(clone, ".pulumi-work"), { recursive: true, encoding: "utf8" }).map((f) => path.join(".pulumi-work", f)),
+      ];
+      expect(files).toContain("Pulumi.org.yaml");
       for (const f of files) {
         const p = path.join(clone, f);
         if (statSync(p).isFile()) expect(readFileSync(p, "utf8").includes(api.env.PLATFORM_TOKEN), f).toBe(false);
