@@ -8,6 +8,13 @@
  *
  * The stack commands run the real Pulumi CLI on a file backend that holds no stack, so each fails naming the stack
  * it was asked for: nothing else is needed to see which one it read.
+ *
+ * Every run is a spawn of the built bin (~0.4 s of Node start each), so the runs a test needs start together,
+ * {@link SPAWNS_AT_ONCE} at a time ({@link bin}), and are checked afterwards in a fixed order; a command's `--help`
+ * and the command list are run once for the file ({@link helpOf}, {@link commands}); and the options a command's
+ * usage names are given to it in one run (each is refused on its own by the strict `parseArgs` of the frame and
+ * of the emulator, so the run exits 0 only when every one is accepted), each run alone when that run fails, to
+ * name the one refused.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
@@ -48,6 +55,42 @@ function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
+/** How many runs of the bin at once: the machine (2 cores) is shared. */
+const SPAWNS_AT_ONCE = 4;
+let spawned = 0;
+const waiting: Array<() => void> = [];
+/** `platform-pulumi <args>` ({@link runBin}), once fewer than {@link SPAWNS_AT_ONCE} others are running. */
+async function bin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
+  if (spawned < SPAWNS_AT_ONCE) spawned++;
+  else await new Promise<void>((resolve) => waiting.push(resolve)); // handed the slot of a run that ended
+  try {
+    return await runBin(args, env);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else spawned--;
+  }
+}
+
+let backendRead: Promise<unknown> | undefined;
+/**
+ * {@link bin} for a run that reaches the Pulumi CLI's file backend: the first such run of the file goes alone (the
+ * CLI writes the empty backend's `.pulumi/meta.yaml` then, which runs at once would race to write), the rest after it.
+ */
+function stackBin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
+  if (backendRead) return backendRead.then(() => bin(args, env));
+  const first = bin(args, env);
+  backendRead = first.catch(() => undefined);
+  return first;
+}
+
+const helpRuns = new Map<string, Promise<BinResult>>();
+/** `<cmd> --help`, run once for the file: checked by "every command's --help", read by the tests that need the usage. */
+function helpOf(cmd: string): Promise<BinResult> {
+  if (!helpRuns.has(cmd)) helpRuns.set(cmd, bin([cmd, "--help"], envFor()));
+  return helpRuns.get(cmd)!;
+}
+
 const flagRuns = new Map<string, Promise<BinResult>>();
 /**
  * `<cmd> --stack no-such-stack --cwd <project>` with `PULUMI_STACK=from-env-stack`, run once per command and read by
@@ -55,16 +98,19 @@ const flagRuns = new Map<string, Promise<BinResult>>();
  * failure, exit 2 with the reason ("a failure").
  */
 function flagOverEnv(cmd: string): Promise<BinResult> {
-  if (!flagRuns.has(cmd)) flagRuns.set(cmd, runBin([cmd, "--stack", "no-such-stack", "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" })));
+  if (!flagRuns.has(cmd)) flagRuns.set(cmd, stackBin([cmd, "--stack", "no-such-stack", "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" })));
   return flagRuns.get(cmd)!;
 }
 
-/** The commands `platform-pulumi --help` lists. */
-async function commands(): Promise<string[]> {
-  const r = await runBin(["--help"], envFor());
-  expect(r.code, r.stderr).toBe(0);
-  const list = r.stdout.split("\ncommands:\n")[1]!.split("\n\n")[0]!;
-  return [...list.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!);
+let commandList: Promise<string[]> | undefined;
+/** The commands `platform-pulumi --help` lists (run once for the file). */
+function commands(): Promise<string[]> {
+  commandList ??= bin(["--help"], envFor()).then((r) => {
+    expect(r.code, r.stderr).toBe(0);
+    const list = r.stdout.split("\ncommands:\n")[1]!.split("\n\n")[0]!;
+    return [...list.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!);
+  });
+  return commandList;
 }
 
 /** The flags a usage's option lines name (`  --cwd <dir>  …`, `  -h, --help  …`). */
@@ -108,14 +154,25 @@ describe("every command's --help", () => {
   it("exits 0 with the usage on stdout, names its options (each accepted) and gives the exit codes", async () => {
     const cmds = await commands();
     expect(cmds).toEqual(expect.arrayContaining(["emulator", "recover", "unmanaged", "export", "access", "drift", "gate"]));
-    for (const cmd of cmds) {
-      for (const h of ["--help", "-h"]) {
-        const r = await runBin([cmd, h], envFor());
+    // Every command's runs start at once (bin() bounds them); the checks follow, command by command.
+    const runs = await Promise.all(
+      cmds.map(async (cmd) => {
+        const [long, short] = await Promise.all([helpOf(cmd), bin([cmd, "-h"], envFor())]);
+        const help = long.stdout;
+        // Each flag it names is one it takes: with a value when its line gives one (`--cwd <dir>`), else alone.
+        const takesValue = new Set([...help.matchAll(/^ {2,}(--[a-z][a-z-]*) [^ ]/gm)].map((m) => m[1]!));
+        const named = flagsOf(help).filter((f) => f !== "--help");
+        const given = named.map((flag) => (takesValue.has(flag) ? `${flag}=x` : flag));
+        const all = await bin([cmd, ...given, "--help"], envFor());
+        return { cmd, helps: [["--help", long], ["-h", short]] as const, help, named, given, all };
+      }),
+    );
+    for (const { cmd, helps, help, named, given, all } of runs) {
+      for (const [h, r] of helps) {
         expect(r.code, `${cmd} ${h}: ${r.stderr}`).toBe(0);
         expect(r.stdout, cmd).toMatch(new RegExp(`^usage: (platform-pulumi|npm run emulator --) ${cmd === "emulator" ? "" : cmd}`));
         for (const line of EXIT_LINES) expect(r.stdout, `${cmd}: ${String(line)}`).toMatch(line);
       }
-      const help = (await runBin([cmd, "--help"], envFor())).stdout;
       // The shared lines (--timeout, -h) start their descriptions in the column of the command's first option.
       const column = (re: RegExp) => re.exec(help)?.[1]?.length;
       const first = column(/^( {2}--[a-z][a-z-]*(?: <[^>]+>)* {2,})\S/m);
@@ -128,82 +185,95 @@ describe("every command's --help", () => {
         expect(flags, cmd).toEqual(expect.arrayContaining(["--stack", "--cwd"]));
         expect(help, `${cmd} names PULUMI_STACK`).toMatch(/--stack <name> +the stack \(required; or PULUMI_STACK\)/);
       }
-      // Each flag it names is one it takes: with a value when its line gives one (`--cwd <dir>`), else alone.
-      const takesValue = new Set([...help.matchAll(/^ {2,}(--[a-z][a-z-]*) [^ ]/gm)].map((m) => m[1]!));
-      const named = flags.filter((f) => f !== "--help");
-      for (let i = 0; i < named.length; i += 3) {
-        // Three at a time: the machine is shared.
-        const runs = await Promise.all(named.slice(i, i + 3).map(async (flag) => ({ flag, r: await runBin([cmd, takesValue.has(flag) ? `${flag}=x` : flag, "--help"], envFor()) })));
-        for (const { flag, r } of runs) expect(r.code, `${cmd} ${flag}: ${r.stderr}`).toBe(0);
+      // Every flag it names, in one run: strict parsing refuses each unknown flag, a value given to a boolean one
+      // and a value missing from a string one, wherever it stands, before it reads --help. When that run fails,
+      // each flag alone says which one was refused.
+      if (all.code !== 0) {
+        const alone = await Promise.all(named.map(async (flag, i) => ({ flag, r: await bin([cmd, given[i]!, "--help"], envFor()) })));
+        for (const { flag, r } of alone) expect(r.code, `${cmd} ${flag}: ${r.stderr}`).toBe(0);
       }
+      expect(all.code, `${cmd} ${given.join(" ")} --help: ${all.stderr}`).toBe(0);
     }
   }, LONG);
 });
 
 describe("an unknown flag", () => {
   it("exits 2 for every command, naming the flag on stderr, with the usage", async () => {
-    for (const cmd of await commands()) {
-      const r = await runBin([cmd, "--no-such-flag"], envFor());
+    const cmds = await commands();
+    const runs = await Promise.all(cmds.map((cmd) => bin([cmd, "--no-such-flag"], envFor())));
+    cmds.forEach((cmd, i) => {
+      const r = runs[i]!;
       expect(r.code, cmd).toBe(2);
       expect(r.stderr, cmd).toContain("'--no-such-flag'");
       expect(r.stderr, cmd).toMatch(/\nusage: /);
       expect(r.stdout, cmd).toBe("");
-    }
+    });
   }, LONG);
 });
 
 describe("the stack a command reads", () => {
   it("is PULUMI_STACK when --stack is not given, --stack when both are, and a usage error when neither is", async () => {
-    let readers = 0;
-    for (const cmd of await commands()) {
-      const help = (await runBin([cmd, "--help"], envFor())).stdout;
-      if (!readsStack(cmd, help)) continue;
-      readers++;
-      const fromEnv = await runBin([cmd, "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" }));
+    const cmds = await commands();
+    const helps = await Promise.all(cmds.map(async (cmd) => (await helpOf(cmd)).stdout));
+    const readers = cmds.filter((cmd, i) => readsStack(cmd, helps[i]!));
+    // Each reader's three runs, every reader's at once (bin() bounds them); the checks follow, reader by reader.
+    const runs = await Promise.all(
+      readers.map(async (cmd) => {
+        const [fromEnv, both, neither] = await Promise.all([
+          stackBin([cmd, "--cwd", PROJECT], envFor({ PULUMI_STACK: "from-env-stack" })),
+          flagOverEnv(cmd),
+          bin([cmd, "--cwd", PROJECT], envFor()), // a usage error: it never reaches the CLI
+        ]);
+        return { cmd, fromEnv, both, neither };
+      }),
+    );
+    for (const { cmd, fromEnv, both, neither } of runs) {
       expect(fromEnv.code, `${cmd}: ${fromEnv.stderr}`).toBe(2);
       expect(fromEnv.stderr, cmd).toContain("'from-env-stack'"); // pulumi: no stack named 'from-env-stack' found
       expect(fromEnv.stderr, cmd).not.toMatch(/--stack is required/);
 
-      const both = await flagOverEnv(cmd);
       expect(both.code, `${cmd}: ${both.stderr}`).toBe(2);
       expect(both.stderr, cmd).toContain("'no-such-stack'");
       expect(both.stderr, cmd).not.toContain("from-env-stack");
 
-      const neither = await runBin([cmd, "--cwd", PROJECT], envFor());
       expect(neither.code, cmd).toBe(2);
       expect(neither.stderr, cmd).toMatch(/^platform-pulumi [a-z]+: --stack is required \(or set PULUMI_STACK\)\nusage: /);
     }
-    expect(readers).toBeGreaterThanOrEqual(5); // drift, gate, access, unmanaged, recover
+    expect(readers.length).toBeGreaterThanOrEqual(5); // drift, gate, access, unmanaged, recover
   }, LONG);
 });
 
 describe("a failure", () => {
   it("exits 2 for every command, the reason on stderr and no usage (it is not a bad argument)", async () => {
-    for (const cmd of await commands()) {
-      const help = (await runBin([cmd, "--help"], envFor())).stdout;
-      // A command that reads a stack: the run above, whose --stack names a stack that does not exist (PULUMI_STACK,
-      // also set there, is not read); `gate` starts a preview to find that out, so it runs once for both tests.
-      // (For `gate` this is also the policy-gate workflow's "exits 2 with the reason on stderr when the preview fails
-      // otherwise", formerly a run of its own in test/workflows.test.ts.)
-      const r = readsStack(cmd, help) ? await flagOverEnv(cmd) : await runBin([cmd, ...failingRun(cmd)], envFor());
+    const cmds = await commands();
+    const helps = await Promise.all(cmds.map(async (cmd) => (await helpOf(cmd)).stdout));
+    // A command that reads a stack: the run above, whose --stack names a stack that does not exist (PULUMI_STACK,
+    // also set there, is not read); `gate` starts a preview to find that out, so it runs once for both tests.
+    // (For `gate` this is also the policy-gate workflow's "exits 2 with the reason on stderr when the preview fails
+    // otherwise", formerly a run of its own in test/workflows.test.ts.)
+    const runs = await Promise.all(cmds.map((cmd, i) => (readsStack(cmd, helps[i]!) ? flagOverEnv(cmd) : bin([cmd, ...failingRun(cmd)], envFor()))));
+    cmds.forEach((cmd, i) => {
+      const r = runs[i]!;
       expect(r.code, `${cmd}: ${r.stderr}`).toBe(2);
       // The reason: the stack the CLI could not find; the deadline; the port in use.
-      expect(r.stderr, cmd).toMatch(readsStack(cmd, help) ? /no stack named 'no-such-stack'/ : cmd === "emulator" ? /^emulator: .*EADDRINUSE/ : new RegExp(`^platform-pulumi ${cmd}: `));
+      expect(r.stderr, cmd).toMatch(readsStack(cmd, helps[i]!) ? /no stack named 'no-such-stack'/ : cmd === "emulator" ? /^emulator: .*EADDRINUSE/ : new RegExp(`^platform-pulumi ${cmd}: `));
       if (cmd !== "emulator") expect(r.stderr, cmd).not.toMatch(/^usage: /m);
-    }
+    });
   }, LONG);
 });
 
 describe("unmanaged --json", () => {
   it("still prints JSON, as --format json does, and says on stderr that it is deprecated", async () => {
-    const r = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json"], envFor());
+    const [r, f, clash] = await Promise.all([
+      stackBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json"], envFor()),
+      stackBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--format", "json"], envFor()),
+      bin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json", "--format", "table"], envFor()), // a usage error: it never reaches the CLI
+    ]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^platform-pulumi unmanaged: --json is deprecated; use --format json\n/);
     expect((JSON.parse(r.stdout) as { stack: string; error: { message: string } }).stack).toBe("no-such-stack");
-    const f = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--format", "json"], envFor());
     expect(f.stderr).not.toContain("deprecated");
     expect(JSON.parse(f.stdout)).toEqual(JSON.parse(r.stdout));
-    const clash = await runBin(["unmanaged", "--stack", "no-such-stack", "--cwd", PROJECT, "--json", "--format", "table"], envFor());
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain('--json and --format "table" disagree');
   }, LONG);
