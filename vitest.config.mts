@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
+import { unitTierError } from "./test/harness/unit-tier";
 
 // One config, three projects (docs/testing.md, "Tiers"), run in this order by `npm test`:
 //   unit     *.unit.test.ts: neither the Pulumi CLI nor the build (dist/); `npm run test:fast` runs it alone.
@@ -26,10 +27,7 @@ export default defineConfig({
             enforce: "pre",
             load(id: string) {
               if (path.resolve(id.split("?")[0]).startsWith(DIST)) {
-                throw new Error(
-                  `unit tier: this test reached ${id} (a module of the build), which needs the build (dist/) or the Pulumi CLI; ` +
-                    `a *.unit.test.ts file must need neither: name it *.test.ts (run by npm test) or stop using it (docs/testing.md, "Tiers")`,
-                );
+                throw unitTierError(`${id} (a module of the build)`);
               }
               return null;
             },

@@ -85,7 +85,9 @@ describe("the budget's verdict", () => {
 describe("the build check of the engine and consumer projects", () => {
   const root = path.join(work, "repo");
   const mark = path.join(root, "dist", "provider", "index.bundle.js");
-  execFileSync("mkdir", ["-p", path.join(root, "provider", "kinds"), path.dirname(mark)]);
+  execFileSync("mkdir", ["-p", path.join(root, "provider", "kinds"), path.join(root, "tools"), path.join(root, "notes"), path.dirname(mark)]);
+  // The folders checked are tsconfig.json's `include` (a comment in it, as tsc allows), not a list of the test's.
+  writeFileSync(path.join(root, "tsconfig.json"), '{\n  // what npm run build compiles\n  "include": ["provider", "tools"]\n}\n');
   const at = (file: string, seconds: number) => {
     const t = new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
     utimesSync(file, t, t);
@@ -101,6 +103,15 @@ describe("the build check of the engine and consumer projects", () => {
     expect(staleBuild(root, mark)).toBeUndefined();
     at(path.join(root, "provider", "kinds", "group.ts"), 25);
     expect(staleBuild(root, mark)).toMatch(/^dist\/ is older than provider\/kinds\/group\.ts \(changed 2026-01-01T00:00:25\.000Z, built 2026-01-01T00:00:20\.000Z\): run npm run build$/);
+    at(path.join(root, "provider", "kinds", "group.ts"), 10);
+    // A folder of tsconfig.json's include is checked; one outside it is not.
+    writeFileSync(path.join(root, "notes", "draft.ts"), "export {};\n");
+    at(path.join(root, "notes", "draft.ts"), 40);
+    expect(staleBuild(root, mark)).toBeUndefined();
+    writeFileSync(path.join(root, "tools", "gen.ts"), "export {};\n");
+    at(path.join(root, "tools", "gen.ts"), 40);
+    expect(staleBuild(root, mark)).toMatch(/^dist\/ is older than tools\/gen\.ts /);
+    at(path.join(root, "tools", "gen.ts"), 10);
   });
 
   it("names the missing build", () => {

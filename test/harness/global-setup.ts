@@ -13,15 +13,27 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
+import ts from "typescript";
 import { REPO_ROOT, recordedCliBinDir } from "../../scripts/lib/pulumi";
 import { ENGINE_LOG, LOG_VAR, installCountingCli } from "./engine-runs";
 
-/** The folders whose TypeScript `npm run build` compiles into dist/ (tsconfig.json's sources). */
-const SOURCES = ["provider", "cli", "emulator", "policies", "scripts", "bench", "examples"];
+/**
+ * The folders whose TypeScript `npm run build` compiles into dist/: tsconfig.json's `include`, read with the
+ * compiler's own reader (the file may hold comments), so a folder added to the build is checked here too.
+ * @throws Error when tsconfig.json cannot be read or has no `include` list.
+ */
+export function buildSources(root = REPO_ROOT): string[] {
+  const read = ts.readConfigFile(path.join(root, "tsconfig.json"), ts.sys.readFile);
+  const include = (read.config as { include?: unknown } | undefined)?.include;
+  if (read.error || !Array.isArray(include) || !include.every((x): x is string => typeof x === "string")) {
+    throw new Error(`tsconfig.json: no "include" list of folders to check the build against${read.error ? ` (${ts.flattenDiagnosticMessageText(read.error.messageText, " ")})` : ""}`);
+  }
+  return include;
+}
 /** The build's last output (`npm run build` writes it after tsc). */
 const BUILD_MARK = path.join(REPO_ROOT, "dist", "provider", "index.bundle.js");
 
-/** The newest `.ts` source under {@link SOURCES} (not in node_modules), with its mtime in ms. */
+/** The newest `.ts` source under {@link buildSources} (not in node_modules), with its mtime in ms. */
 export function newestSource(root = REPO_ROOT): { file: string; mtimeMs: number } | undefined {
   let best: { file: string; mtimeMs: number } | undefined;
   const walk = (dir: string): void => {
@@ -35,7 +47,7 @@ export function newestSource(root = REPO_ROOT): { file: string; mtimeMs: number 
       }
     }
   };
-  for (const d of SOURCES) if (existsSync(path.join(root, d))) walk(path.join(root, d));
+  for (const d of buildSources(root)) if (existsSync(path.join(root, d))) walk(path.join(root, d));
   return best;
 }
 

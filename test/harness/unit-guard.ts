@@ -13,16 +13,11 @@
 import Module, { createRequire, syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/pulumi";
+import { unitTierError } from "./unit-tier";
+
+export { unitTierError };
 
 const DIST = path.join(REPO_ROOT, "dist") + path.sep;
-
-/** The error a unit test gets for reaching `what` (a module or command in `dist/`, or a Pulumi binary). */
-export function unitTierError(what: string): Error {
-  return new Error(
-    `unit tier: this test reached ${what}, which needs the build (dist/) or the Pulumi CLI; a *.unit.test.ts file ` +
-      `must need neither: name it *.test.ts (run by npm test) or stop using it (docs/testing.md, "Tiers")`,
-  );
-}
 
 /** True when `p` (absolute, or relative to the repository) is a file in `dist/`. */
 export function inDist(p: string): boolean {
