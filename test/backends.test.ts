@@ -5,12 +5,15 @@
  * mandatory violation), `unmanaged`, and an `up` killed with SIGKILL mid-way, whose lock another command then
  * meets (the message a user sees), released with `pulumi cancel`, settled with `recover --yes`, and converged by
  * `up` with no duplicate. A backend that cannot be installed here is skipped with the reason ensure-backends gives.
+ * The two backends share nothing but the two project folders (a backend, an emulator and stacks named after the
+ * backend each) and run at once; on one backend the two tests run one after the other (one emulator: the killed
+ * `up`'s latency and group count, and `unmanaged`'s list, would see the other test's requests and groups).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
@@ -50,8 +53,22 @@ const BACKENDS = [
   { name: "postgres", skipKey: "SKIP_PG", start: () => startPostgres(installed["PG_BIN"]!) },
 ] as const;
 
+/**
+ * The stack a project folder has selected is kept per folder (Pulumi's workspace file under ~/.pulumi/workspaces),
+ * one file the two backends' `stack select --create` in the same folder both read and write: one select at a time
+ * in this file. (Every other command here names its stack with `--stack`, so neither selection decides which stack
+ * it reads.)
+ */
+let selecting: Promise<unknown> = Promise.resolve();
+function selectOneAtATime(cli: PulumiCli): Promise<void> {
+  const done = selecting.then(() => cli.initStack());
+  selecting = done.catch(() => undefined);
+  return done;
+}
+
 for (const b of BACKENDS) {
-  describe(`on a ${b.name} backend`, () => {
+  // describe.concurrent: this backend's block runs beside the other's; it.sequential: its own two tests in turn.
+  describe.concurrent(`on a ${b.name} backend`, () => {
     let backend: Backend | undefined;
     let skip: string | undefined;
     let emu: Emulator;
@@ -75,13 +92,14 @@ for (const b of BACKENDS) {
 
     const stackIn = async (cwd: string, stack: string, extra: Record<string, string> = {}) => {
       const cli = new PulumiCli({ cwd, stack, env: { ...apiEnv, ...backend!.env, PULUMI_BACKEND_URL: backend!.url, ...extra } });
-      await cli.initStack();
+      await selectOneAtATime(cli);
       stackFiles.push(path.join(cwd, `Pulumi.${stack}.yaml`));
       return cli;
     };
     const bin = (cli: PulumiCli, args: string[]) => run(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), ...args], cli.env(), cli.opts.cwd);
 
-    it("drift, gate and unmanaged read and report the stack as on a file backend", async (ctx) => {
+    it.sequential("drift, gate and unmanaged read and report the stack as on a file backend", async (ctx) => {
+      const { expect } = ctx;
       if (skip !== undefined) ctx.skip(skip);
       const cli = await stackIn(DRIFT_PROGRAM, `${b.name}-drift`);
       await cli.ok(["up", "--yes", "--skip-preview"]);
@@ -114,7 +132,8 @@ for (const b of BACKENDS) {
       // test/workflows.test.ts's); the stack goes with the backend in afterAll.
     }, LONG);
 
-    it("a killed up: the lock's message, pulumi cancel, recover --yes, then up with no duplicate", async (ctx) => {
+    it.sequential("a killed up: the lock's message, pulumi cancel, recover --yes, then up with no duplicate", async (ctx) => {
+      const { expect } = ctx;
       if (skip !== undefined) ctx.skip(skip);
       const cli = await stackIn(ORG_PROGRAM, `${b.name}-kill`, { ORG_FILE: path.join(ORG_PROGRAM, "org.yaml") });
       const before = (await client.groups.list({ descendantsOf: emu.orgUid }).collect()).length;
@@ -144,7 +163,8 @@ for (const b of BACKENDS) {
       expect(blocked.code).not.toBe(0);
       expect(`${blocked.stdout}${blocked.stderr}`).toMatch(/the stack is currently locked by 1 lock\(s\)\. Either wait for the other process\(es\) to end or delete the lock file with `pulumi cancel`\.\s+\S+: created by \S+@\S+ \(pid \d+\) at /);
 
-      await cli.ok(["cancel", "--yes"]);
+      // With --stack, as the message above says: the folder's selected stack may be the other backend's by now.
+      await cli.ok(["cancel", "--stack", cli.opts.stack, "--yes"]);
       const recovered = await bin(cli, ["recover", "--stack", cli.opts.stack, "--yes"]);
       expect(recovered.code, recovered.out + recovered.err).toBe(0);
       await cli.ok(["up", "--yes", "--skip-preview"]);
