@@ -64,12 +64,14 @@ export default defineConfig({
         test: {
           name: "consumer",
           include: ["test/consumer/**/*.test.ts"],
-          globalSetup: ["./test/harness/build-setup.ts"],
+          globalSetup: ["./test/harness/consumer-setup.ts"],
           setupFiles: ["./test/harness/engine-file.ts"],
           testTimeout: 180_000,
           hookTimeout: 300_000,
           sequence: { groupOrder: 2 },
-          maxWorkers: 1,
+          // Two files (the TypeScript projects; the native programs) on 2 workers: measured in docs/testing.md,
+          // "Pool settings". Their shared fixtures (node binaries, tarball) are made once before by the globalSetup.
+          maxWorkers: 2,
         },
       },
     ],

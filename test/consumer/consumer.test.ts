@@ -24,14 +24,11 @@
  * nested org from a file in a second project and destroying it runs on both (a component of the project's own
  * @pulumi/pulumi). The newest toolchain runs the pack's failing preview itself, and drift's converged run.
  *
- * Then the native provider plugin from the tarball (`languages.ts`, docs/native.md), each language once: the
- * Python (test/programs/native-python) and Go (test/programs/native-go) programs on the oldest toolchain, sharing
- * one plain `npm install <tarball>`, and the YAML program (test/programs/native-yaml) on the newest, linking that
- * toolchain's project's install; the steps of test/harness/nativeOrg.ts. The language hosts come from
- * scripts/ensure-language-hosts (`npm run test:consumer` runs it); where one cannot be made (no Go or python3) its
- * program's steps skip, saying so.
+ * The native provider plugin from the same tarball, each language's program once, is native.test.ts: a file of its
+ * own, which the consumer project's second worker runs beside this one (vitest.config.mts).
  *
- * Needs the npm registry (packages, and a Node 24 binary through scripts/ensure-node); everything else is
+ * Needs the npm registry (packages, and a Node 24 binary, made by the project's globalSetup through
+ * scripts/ensure-node before this file starts: test/harness/consumer-setup.ts); everything else is
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
 import { subscriptionKind } from "../../provider/kinds/subscription";
@@ -44,9 +41,8 @@ import { engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
 import { KIND_NAMES, KINDS } from "../../provider/kinds/registry";
-import { GO_PROGRAM, PYTHON_PROGRAM, YAML_PROGRAM } from "../harness/nativeOrg";
 import { packedTarball } from "../harness/tarball";
-import { checkLauncher, describeNativePrograms, installTarball } from "./languages";
+import { checkLauncher } from "./languages";
 import {
   PKG,
   TOOLCHAINS,
@@ -132,50 +128,12 @@ function resourcesSummary(out: string): string {
   return lines.slice(0, end < 0 ? undefined : end).filter(Boolean).join("; ");
 }
 
-const projects = TOOLCHAINS.map((tc) => describeToolchain(tc));
+for (const tc of TOOLCHAINS) describeToolchain(tc);
 
-// The native provider plugin from the tarball (docs/native.md), each language's program once. The oldest toolchain
-// runs Python and Go on one plain `npm install <tarball>` (what docs/native.md tells a user of another language);
-// the newest runs YAML on its TypeScript project's install of the same tarball (the newest @pulumi/pulumi, as a plain
-// install resolves it), so the plugin serves a whole program on both Node.js majors. Each project checked the
-// launcher on its node.
-const [oldest, newest] = TOOLCHAINS as readonly [Toolchain, Toolchain];
-describeNativePrograms({
-  tc: oldest,
-  programs: [PYTHON_PROGRAM, GO_PROGRAM],
-  work,
-  install: "one npm install <tarball>",
-  nodeModules: async () => {
-    const dir = path.join(work, `native-node${oldest.nodeMajor}`);
-    try {
-      return await installTarball(oldest, dir, tarball);
-    } catch (err) {
-      kept.push(dir);
-      throw err;
-    }
-  },
-  onFail: (dir) => kept.push(dir),
-});
-describeNativePrograms({
-  tc: newest,
-  programs: [YAML_PROGRAM],
-  work,
-  install: `the TypeScript project's install, linked`,
-  nodeModules: () => Promise.resolve({ nodeModules: projects[1]!.nodeModules(), ms: 0 }),
-  onFail: (dir) => kept.push(dir),
-});
-
-/** A toolchain's TypeScript project, once registered. */
-interface ConsumerProject {
-  /** The project's `node_modules` once its install step passed. @throws Error when it did not. */
-  nodeModules(): string;
-}
-
-function describeToolchain(tc: Toolchain): ConsumerProject {
+function describeToolchain(tc: Toolchain): void {
   const dir = path.join(work, `node${tc.nodeMajor}`);
   // The checks that do not depend on the toolchain run on the oldest one only (docs/testing.md, "The consumer tier").
   const isOldest = tc === TOOLCHAINS[0];
-  let installOk = false;
   describe(`consumer project on ${tc.name}`, () => {
     let allPassed = true;
     const step = stepper(() => (allPassed = false));
@@ -262,7 +220,6 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
       expect(shipped["private"]).toBeUndefined();
       expect(Object.keys(shipped["scripts"] as object)).not.toContain("prepare");
       expect(shipped["bin"]).toEqual({ "platform-pulumi": "dist/cli/main.js" });
-      installOk = true;
     }, { timeoutMs: 600_000 });
 
     step(`the installed native plugin's launcher is executable and starts on Node ${tc.nodeMajor}: it prints its port`, async () => {
@@ -602,10 +559,4 @@ function describeToolchain(tc: Toolchain): ConsumerProject {
       expect(await uidsByCollection()).toEqual(baseline);
     });
   });
-  return {
-    nodeModules: () => {
-      if (!installOk) throw new Error(`the consumer project on ${tc.name} did not install the tarball (see its first step): no node_modules to link`);
-      return path.join(dir, "node_modules");
-    },
-  };
 }
