@@ -6,51 +6,82 @@
  * exactly the declared objects on the server and in the state, every one usable, and no failure. Also: every
  * answer lost every time, a killed `up` then `platform-pulumi recover`, and two stacks at once (docs/resources-guide.md "Creates
  * under faults").
+ *
+ * The scenarios are independent and run at once (describe.concurrent): each has its own emulator (its request
+ * log, faults and latency are its own), its own stacks, each on its own file backend, with names no other
+ * scenario uses (one `Pulumi.<stack>.yaml` each in the shared program folder), created with `--no-select` so no
+ * scenario writes the project's selected stack (every command names its stack), its own cleanups and its test's
+ * `expect`. The longest (the killed ups, mostly waiting on the emulator's latency) are declared first, so they
+ * start first.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, it, type ExpectStatic, type TestContext } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { errors, runEngine } from "../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
+import { alive, descendants, role, type Proc } from "./harness/procs";
 
 const LONG = 300_000;
 const PROGRAM = path.join(REPO_ROOT, "test", "programs", "identical");
 const TYPE = "pulumi-nodejs:dynamic/platform:";
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+
+/** One scenario: its test's `expect`, and its cleanups, run when its test finishes (whatever the others do). */
+interface Scene {
+  expect: ExpectStatic;
+  cleanups: Array<() => Promise<void> | void>;
+}
+function scene({ expect, onTestFinished }: TestContext): Scene {
+  const cleanups: Scene["cleanups"] = [];
+  onTestFinished(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+  return { expect, cleanups };
+}
 
 type Kind = "invites" | "bindings" | "identities";
 const TYPES: Record<Kind, string> = { invites: "GroupInvite", bindings: "RoleBinding", identities: "Identity" };
 /** The Pulumi names of the identical resources: `<prefix><i>` (the program's `bot` identity is not one). */
 const PREFIX: Record<Kind, string> = { invites: "invite-", bindings: "binding-", identities: "twin-" };
 
-/** A stack of the identical program on its own file backend, against `emu`. */
-async function stack(emu: Emulator, name: string, kind: Kind, env: NodeJS.ProcessEnv = {}) {
+/**
+ * A stack `name` of the identical program on its own file backend, against `emu`, with config `kind` and
+ * `config` (one `config set-all`). Created without selecting it: every command names its stack.
+ */
+async function stack(sc: Scene, emu: Emulator, name: string, kind: Kind, config: Record<string, string>) {
   const backend = mkdtempSync(path.join(tmpdir(), `engine-identical-${name}-`));
-  const cli = new PulumiCli({ cwd: PROGRAM, backendDir: backend, stack: name, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid, ...env } });
-  await cli.initStack();
-  cleanups.push(() => {
+  const cli = new PulumiCli({ cwd: PROGRAM, backendDir: backend, stack: name, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid } });
+  sc.cleanups.push(() => {
     rmSync(backend, { recursive: true, force: true });
     rmSync(path.join(PROGRAM, `Pulumi.${name}.yaml`), { force: true });
   });
-  await cli.ok(["config", "set", "kind", kind]);
+  await cli.ok(["stack", "init", name, "--no-select"]);
+  await cli.ok(["config", "set-all", ...Object.entries({ kind, ...config }).flatMap(([k, v]) => ["--plaintext", `${k}=${v}`])]);
   return cli;
 }
 
-async function emulator() {
+/**
+ * An emulator of the scenario's own, and the group and identity `bot` its identical objects go under, made
+ * through the API (the program's `groupUid` and `botUid` config) rather than by an `up` of their own: the
+ * scenarios are about the identical creates, and an engine run per scenario to make their parents bought nothing
+ * (docs/testing.md, "The engine-run budget").
+ */
+async function parents(sc: Scene) {
   const emu = await startEmulator();
   const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
-  cleanups.push(async () => {
+  sc.cleanups.push(async () => {
     await client.close();
     await emu.close();
   });
-  return { emu, client };
+  const group = await client.groups.create(emu.orgUid, { name: "team", description: "identical children" });
+  const bot = await client.identities.create(group.uid, {
+    name: "bot",
+    claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/my-repo:ref:refs/heads/main" },
+  });
+  return { emu, client, groupUid: group.uid, botUid: bot.uid };
 }
 
 /** The objects of `kind` under `groupUid` that the program declares (the invites, bindings of bot, or "twin" identities). */
@@ -75,7 +106,7 @@ async function inState(cli: PulumiCli, kind: Kind): Promise<Array<{ id: string; 
  * declared identity and role; an identity: the declared description, its ownership marker gone), and nothing left
  * to change.
  */
-async function expectExactlyDeclared(cli: PulumiCli, client: PlatformClient, kind: Kind, count: number, groupUid: string, botUid: string): Promise<void> {
+async function expectExactlyDeclared(expect: ExpectStatic, cli: PulumiCli, client: PlatformClient, kind: Kind, count: number, groupUid: string, botUid: string): Promise<void> {
   const server = await onServer(client, kind, groupUid, botUid);
   const state = await inState(cli, kind);
   expect(server).toHaveLength(count);
@@ -101,28 +132,15 @@ async function expectExactlyDeclared(cli: PulumiCli, client: PlatformClient, kin
   expect((await cli.run(["preview", "--expect-no-changes"])).code).toBe(0);
 }
 
-/**
- * A stack declaring no identical object yet, and the group and identity `bot` it puts them under, made through the
- * API (the program's `groupUid` and `botUid` config) rather than by an `up` of their own: the scenarios are about
- * the identical creates, and an engine run per scenario to make their parents bought nothing (docs/testing.md,
- * "The engine-run budget").
- */
-async function prepared(kind: Kind, name: string) {
-  const { emu, client } = await emulator();
-  const group = await client.groups.create(emu.orgUid, { name: "team", description: "identical children" });
-  const bot = await client.identities.create(group.uid, {
-    name: "bot",
-    claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/my-repo:ref:refs/heads/main" },
-  });
-  const cli = await stack(emu, name, kind);
-  await cli.ok(["config", "set", "groupUid", group.uid]);
-  await cli.ok(["config", "set", "botUid", bot.uid]);
-  return { emu, client, cli, groupUid: group.uid, botUid: bot.uid };
+/** A stack `name` declaring `count` identical objects of `kind` under parents of its own, on an emulator of its own. */
+async function prepared(sc: Scene, kind: Kind, name: string, count: number) {
+  const { emu, client, groupUid, botUid } = await parents(sc);
+  const cli = await stack(sc, emu, name, kind, { groupUid, botUid, count: String(count) });
+  return { emu, client, cli, groupUid, botUid };
 }
 
-/** `pulumi up` of `count` identical objects under `faults`; returns the run and the POSTs it sent. */
-async function upWith(emu: Emulator, cli: PulumiCli, kind: Kind, count: number, faults: Parameters<Emulator["control"]["set"]>[0]) {
-  await cli.ok(["config", "set", "count", String(count)]);
+/** `pulumi up` of the stack's identical objects under `faults`; returns the run and the POSTs it sent. */
+async function upWith(emu: Emulator, cli: PulumiCli, kind: Kind, faults: Parameters<Emulator["control"]["set"]>[0]) {
   const since = emu.requests.length;
   emu.control.set(faults);
   const up = await runEngine(cli, "up", ["--yes", "--skip-preview"]);
@@ -132,78 +150,11 @@ async function upWith(emu: Emulator, cli: PulumiCli, kind: Kind, count: number, 
   return { up, posts };
 }
 
-describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s whose create responses are all lost", (kind) => {
-  it("end exactly as declared, on the server and in the state, with no failure", async () => {
-    const { emu, client, cli, groupUid, botUid } = await prepared(kind, `identical-${kind}`);
-    // The next five creates are committed and their connections reset: before the fix, the five POSTs all went
-    // out at once and every recovery saw its siblings' copies as candidates.
-    const { up, posts } = await upWith(emu, cli, kind, 5, { dropCreateResponses: 5 });
-    expect(posts.filter((r) => r.status === 0)).toHaveLength(5);
-    expect(errors(up)).toEqual([]);
-    expect(up.code).toBe(0);
-    await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
-  }, LONG);
-});
-
-describe.each<Kind>(["invites", "bindings"])("six identical %s with 40%% of create answers lost at random", (kind) => {
-  it("end exactly as declared: a sibling's object made just before a lost create is never taken for its copy", async () => {
-    const { emu, client, cli, groupUid, botUid } = await prepared(kind, `random-${kind}`);
-    // Seed 3 at 40% drops the 2nd, 4th, 8th and 9th creates: each lost one follows a sibling's answered create
-    // by milliseconds, inside the lost attempt's window. An invite's lost copy is deleted and sent again (10 POSTs,
-    // 4 lost); a binding's is adopted (6 POSTs, 2 lost). No create can run out of its 5 attempts.
-    const { up, posts } = await upWith(emu, cli, kind, 6, { dropCreateRate: 0.4, seed: 3 });
-    expect(posts.map((r) => (r.status === 0 ? "D" : ".")).join("")).toBe(kind === "invites" ? ".D.D...DD." : ".D.D..");
-    expect(errors(up)).toEqual([]);
-    expect(up.code).toBe(0);
-    await expectExactlyDeclared(cli, client, kind, 6, groupUid, botUid);
-  }, LONG);
-});
-
 /**
- * Two stacks (two provider processes) declaring five identical objects each in one group, at once. A process
- * serializes only its own creates, so each sees the other's objects inside its windows. Lost answers (committed
- * creates) leave the lost create's own copy among the candidates, so it is refused rather than guessed: no
- * object in two states, an `up` that exits 0 holds exactly its five, and whatever no state holds was named by a
- * failed `up` (docs/resources-guide.md "Creates under faults"). Rejected creates (UNAVAILABLE before anything is committed) are run too;
- * there only the last of these is promised, since a lone candidate in the window may be the other stack's.
+ * `pulumi up` killed with SIGKILL once `made()` reports `after` objects; resolves when the CLI has exited, with
+ * whether it was killed and the provider plugin processes (test/harness/procs.ts) running when it was.
  */
-describe("two stacks creating five identical invites and five identical bindings each in one group at once", () => {
-  const kinds: Kind[] = ["invites", "bindings"];
-  it.each([
-    ["30% of create answers lost", { dropCreateRate: 0.3, seed: 5 }, true],
-    ["30% of requests UNAVAILABLE", { errorRates: { "14": 0.3 }, seed: 5 }, false],
-  ] as const)("%s: nothing is held twice, and nothing is left behind unnamed, for either kind", async (_what, faults, committed) => {
-    // Both kinds in one pair of ups (the program's `kind: invites,bindings`): each kind's creates are serialized
-    // per provider process only, so the kinds interleave as they would in a real program.
-    const { emu, client, groupUid, botUid } = await prepared("invites", "owner"); // its stack is not used
-    const stacks = [await stack(emu, "a", kinds.join(",") as Kind), await stack(emu, "b", kinds.join(",") as Kind)];
-    for (const s of stacks) {
-      await s.ok(["config", "set", "groupUid", groupUid]);
-      await s.ok(["config", "set", "botUid", botUid]);
-      await s.ok(["config", "set", "count", "5"]);
-    }
-    emu.control.set(faults);
-    const ups = await Promise.all(stacks.map((s) => runEngine(s, "up", ["--yes", "--skip-preview"])));
-    emu.control.reset();
-    const failures = ups.flatMap((u) => errors(u)).join("\n");
-    for (const kind of kinds) {
-      const held = await Promise.all(stacks.map(async (s) => (await inState(s, kind)).map((r) => r.id)));
-      const server = (await onServer(client, kind, groupUid, botUid)).map((x) => x.uid);
-      console.log(`${kind}, ${_what}: exits ${ups.map((u) => u.code).join(", ")}; held ${held.map((h) => h.length).join(" + ")}; on the server ${server.length}`);
-      // Whatever no state holds was named by a failed up (as a candidate it would not guess between).
-      for (const uid of server.filter((u) => !held.some((h) => h.includes(u)))) expect(failures).toContain(uid);
-      if (!committed) continue;
-      expect(held[0]!.filter((u) => held[1]!.includes(u))).toEqual([]);
-      for (const [i, up] of ups.entries()) {
-        for (const uid of held[i]!) expect(server).toContain(uid);
-        if (up.code === 0) expect(new Set(held[i]).size).toBe(5);
-      }
-    }
-  }, LONG);
-});
-
-/** `pulumi up` killed with SIGKILL once `made()` reports `after` objects; resolves when the CLI has exited. */
-function upKilledAfter(cli: PulumiCli, after: number, made: () => number): Promise<boolean> {
+function upKilledAfter(cli: PulumiCli, after: number, made: () => number): Promise<{ killed: boolean; plugins: Proc[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--stack", cli.opts.stack, "--non-interactive"], {
       cwd: cli.opts.cwd,
@@ -211,8 +162,10 @@ function upKilledAfter(cli: PulumiCli, after: number, made: () => number): Promi
       stdio: "ignore",
     });
     let killed = false;
+    let plugins: Proc[] = [];
     const poll = setInterval(() => {
       if (!killed && made() >= after) {
+        plugins = descendants(child.pid!).filter((p) => role(p) === "plugin");
         killed = child.kill("SIGKILL");
         clearInterval(poll);
       }
@@ -220,7 +173,7 @@ function upKilledAfter(cli: PulumiCli, after: number, made: () => number): Promi
     child.on("error", reject);
     child.on("close", () => {
       clearInterval(poll);
-      resolve(killed);
+      resolve({ killed, plugins });
     });
   });
 }
@@ -247,7 +200,7 @@ function recoverYes(cli: PulumiCli): Promise<{ code: number; out: string }> {
  * (docs/resources-guide.md "Creates under faults"). Then, as a user would: `recover` must exit 2 naming the empty file, which is removed as
  * its hint says, and the state is read again.
  */
-async function stateAfterKill(cli: PulumiCli): Promise<{ deployment: { resources?: Array<Record<string, unknown>> } }> {
+async function stateAfterKill(expect: ExpectStatic, cli: PulumiCli): Promise<{ deployment: { resources?: Array<Record<string, unknown>> } }> {
   try {
     return await cli.exportState();
   } catch (err) {
@@ -271,46 +224,133 @@ function emptyAttrs(backend: string): string[] {
     .filter((f) => f.endsWith(".attrs") && statSync(f).size === 0);
 }
 
-describe.each<Kind>(["invites", "bindings", "identities"])("five identical %s, pulumi up killed after the first is made", (kind) => {
-  it("recover --yes, then up, ends exactly as declared", async () => {
-    const { emu, client, cli, groupUid, botUid } = await prepared(kind, `killed-${kind}`);
-    await cli.ok(["config", "set", "count", "5"]);
+describe.concurrent.each<Kind>(["invites", "bindings", "identities"])("five identical %s, pulumi up killed after the first is made", (kind) => {
+  it("recover --yes, then up, ends exactly as declared", async (ctx) => {
+    const sc = scene(ctx);
+    const { expect } = sc;
+    const { emu, client, cli, groupUid, botUid } = await prepared(sc, kind, `killed-${kind}`, 5);
     const table = { invites: emu.store.table("groupInvites"), bindings: emu.store.roleBindings, identities: emu.store.identities }[kind];
     const before = table.all().length;
     emu.control.set({ latencyMs: 1000 }); // invites and bindings take turns: the kill comes with one made, the rest queued
-    expect(await upKilledAfter(cli, 1, () => table.all().length - before)).toBe(true);
+    const { killed, plugins } = await upKilledAfter(cli, 1, () => table.all().length - before);
+    sc.cleanups.push(() => {
+      for (const p of plugins) if (alive(p)) process.kill(p.pid, "SIGKILL");
+    });
+    expect(killed).toBe(true);
     // The plugin notices its engine is gone and exits (about a second); the latency stays until then, so the
-    // twins queued behind the one in flight are never sent.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // twins queued behind the one in flight are never sent: 3 s, and longer while a plugin process that ran at
+    // the kill is still alive (a busy machine), up to 15 s.
+    const started = Date.now();
+    while (Date.now() - started < 3000 || (plugins.some(alive) && Date.now() - started < 15_000)) await new Promise((resolve) => setTimeout(resolve, 100));
     emu.control.reset();
-    await cli.run(["cancel", "--yes"]);
-    const pending = ((await stateAfterKill(cli)) as { deployment: { pending_operations?: unknown[] } }).deployment.pending_operations ?? [];
+    await cli.run(["cancel", "--yes", "--stack", cli.opts.stack]); // named: stack() does not select it
+    const pending = ((await stateAfterKill(expect, cli)) as { deployment: { pending_operations?: unknown[] } }).deployment.pending_operations ?? [];
     const made = table.all().length - before;
     const r = await recoverYes(cli);
-    console.log(`${kind}: killed, ${made} made, ${pending.length} pending; recover exited ${r.code}:\n${r.out}`);
+    console.log(`${kind}: killed (${plugins.length} plugin process(es) then), ${made} made, ${pending.length} pending; recover exited ${r.code}:\n${r.out}`);
     expect(pending.length).toBeGreaterThan(1); // twins pending: the case the per-create rules could not settle
     expect(r.code).toBe(0);
     const up = await runEngine(cli, "up", ["--yes", "--skip-preview"]);
     expect(errors(up)).toEqual([]);
-    await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
+    await expectExactlyDeclared(expect, cli, client, kind, 5, groupUid, botUid);
   }, LONG);
 });
 
-describe.each<Kind>(["invites", "bindings"])("five identical %s with every create answer lost, every time", (kind) => {
-  it("an invite runs out of attempts leaving nothing behind and the next up makes all five; a binding adopts its own copy", async () => {
-    const { emu, client, cli, groupUid, botUid } = await prepared(kind, `always-${kind}`);
-    const { up, posts } = await upWith(emu, cli, kind, 5, { dropCreateRate: 1 });
+/**
+ * Every create answer lost, every time. A binding adopts its own copy: that is the binding scenario of "five
+ * identical bindings whose create responses are all lost" below, whose five lost answers are all of its POSTs
+ * (the same up as under a 100% loss: five POSTs, every answer dropped, exit 0, exactly declared).
+ */
+describe.concurrent("five identical invites with every create answer lost, every time", () => {
+  const kind: Kind = "invites";
+  it("an invite runs out of attempts leaving nothing behind and the next up makes all five", async (ctx) => {
+    const sc = scene(ctx);
+    const { expect } = sc;
+    const { emu, client, cli, groupUid, botUid } = await prepared(sc, kind, `always-${kind}`, 5);
+    const { up, posts } = await upWith(emu, cli, kind, { dropCreateRate: 1 });
     expect(posts.every((r) => r.status === 0)).toBe(true);
-    if (kind === "bindings") {
-      expect(up.code).toBe(0);
-    } else {
-      // Each invite's copies were deleted after each lost answer (their codes were lost): none is left.
-      expect(up.code).not.toBe(0);
-      expect(posts).toHaveLength(25); // five invites, five attempts each
-      expect(await onServer(client, kind, groupUid, botUid)).toEqual([]);
-      expect(await inState(cli, kind)).toEqual([]);
-      expect((await runEngine(cli, "up", ["--yes", "--skip-preview"])).code).toBe(0);
+    // Each invite's copies were deleted after each lost answer (their codes were lost): none is left.
+    expect(up.code).not.toBe(0);
+    expect(posts).toHaveLength(25); // five invites, five attempts each
+    expect(await onServer(client, kind, groupUid, botUid)).toEqual([]);
+    expect(await inState(cli, kind)).toEqual([]);
+    expect((await runEngine(cli, "up", ["--yes", "--skip-preview"])).code).toBe(0);
+    await expectExactlyDeclared(expect, cli, client, kind, 5, groupUid, botUid);
+  }, LONG);
+});
+
+/**
+ * Two stacks (two provider processes) declaring five identical objects each in one group, at once. A process
+ * serializes only its own creates, so each sees the other's objects inside its windows. Lost answers (committed
+ * creates) leave the lost create's own copy among the candidates, so it is refused rather than guessed: no
+ * object in two states, an `up` that exits 0 holds exactly its five, and whatever no state holds was named by a
+ * failed `up` (docs/resources-guide.md "Creates under faults"). Rejected creates (UNAVAILABLE before anything is committed) are run too;
+ * there only the last of these is promised, since a lone candidate in the window may be the other stack's.
+ */
+describe.concurrent("two stacks creating five identical invites and five identical bindings each in one group at once", () => {
+  const kinds: Kind[] = ["invites", "bindings"];
+  const cases: Array<[what: string, faults: Parameters<Emulator["control"]["set"]>[0], committed: boolean, tag: string]> = [
+    ["30% of create answers lost", { dropCreateRate: 0.3, seed: 5 }, true, "lost"],
+    ["30% of requests UNAVAILABLE", { errorRates: { "14": 0.3 }, seed: 5 }, false, "unavailable"],
+  ];
+  it.for(cases)("%s: nothing is held twice, and nothing is left behind unnamed, for either kind", { timeout: LONG }, async ([_what, faults, committed, tag], ctx) => {
+    const sc = scene(ctx);
+    const { expect } = sc;
+    // Both kinds in one pair of ups (the program's `kind: invites,bindings`): each kind's creates are serialized
+    // per provider process only, so the kinds interleave as they would in a real program.
+    const { emu, client, groupUid, botUid } = await parents(sc);
+    const config = { groupUid, botUid, count: "5" };
+    const stacks = await Promise.all([`${tag}-a`, `${tag}-b`].map((name) => stack(sc, emu, name, kinds.join(",") as Kind, config)));
+    emu.control.set(faults);
+    const ups = await Promise.all(stacks.map((s) => runEngine(s, "up", ["--yes", "--skip-preview"])));
+    emu.control.reset();
+    const failures = ups.flatMap((u) => errors(u)).join("\n");
+    for (const kind of kinds) {
+      const held = await Promise.all(stacks.map(async (s) => (await inState(s, kind)).map((r) => r.id)));
+      const server = (await onServer(client, kind, groupUid, botUid)).map((x) => x.uid);
+      console.log(`${kind}, ${_what}: exits ${ups.map((u) => u.code).join(", ")}; held ${held.map((h) => h.length).join(" + ")}; on the server ${server.length}`);
+      // Whatever no state holds was named by a failed up (as a candidate it would not guess between).
+      for (const uid of server.filter((u) => !held.some((h) => h.includes(u)))) expect(failures).toContain(uid);
+      if (!committed) continue;
+      expect(held[0]!.filter((u) => held[1]!.includes(u))).toEqual([]);
+      for (const [i, up] of ups.entries()) {
+        for (const uid of held[i]!) expect(server).toContain(uid);
+        if (up.code === 0) expect(new Set(held[i]).size).toBe(5);
+      }
     }
-    await expectExactlyDeclared(cli, client, kind, 5, groupUid, botUid);
+  });
+});
+
+describe.concurrent.each<Kind>(["invites", "bindings", "identities"])("five identical %s whose create responses are all lost", (kind) => {
+  it("end exactly as declared, on the server and in the state, with no failure", async (ctx) => {
+    const sc = scene(ctx);
+    const { expect } = sc;
+    const { emu, client, cli, groupUid, botUid } = await prepared(sc, kind, `identical-${kind}`, 5);
+    // The next five creates are committed and their connections reset: before the fix, the five POSTs all went
+    // out at once and every recovery saw its siblings' copies as candidates.
+    const { up, posts } = await upWith(emu, cli, kind, { dropCreateResponses: 5 });
+    expect(posts.filter((r) => r.status === 0)).toHaveLength(5);
+    // A binding adopts its own copy and sends no create again: the five lost answers are all of its POSTs (a
+    // second POST would have been answered), so this up is the one every answer lost every time makes.
+    if (kind === "bindings") expect(posts.every((r) => r.status === 0)).toBe(true);
+    expect(errors(up)).toEqual([]);
+    expect(up.code).toBe(0);
+    await expectExactlyDeclared(expect, cli, client, kind, 5, groupUid, botUid);
+  }, LONG);
+});
+
+describe.concurrent.each<Kind>(["invites", "bindings"])("six identical %s with 40%% of create answers lost at random", (kind) => {
+  it("end exactly as declared: a sibling's object made just before a lost create is never taken for its copy", async (ctx) => {
+    const sc = scene(ctx);
+    const { expect } = sc;
+    const { emu, client, cli, groupUid, botUid } = await prepared(sc, kind, `random-${kind}`, 6);
+    // Seed 3 at 40% drops the 2nd, 4th, 8th and 9th creates: each lost one follows a sibling's answered create
+    // by milliseconds, inside the lost attempt's window. An invite's lost copy is deleted and sent again (10 POSTs,
+    // 4 lost); a binding's is adopted (6 POSTs, 2 lost). No create can run out of its 5 attempts.
+    const { up, posts } = await upWith(emu, cli, kind, { dropCreateRate: 0.4, seed: 3 });
+    expect(posts.map((r) => (r.status === 0 ? "D" : ".")).join("")).toBe(kind === "invites" ? ".D.D...DD." : ".D.D..");
+    expect(errors(up)).toEqual([]);
+    expect(up.code).toBe(0);
+    await expectExactlyDeclared(expect, cli, client, kind, 6, groupUid, botUid);
   }, LONG);
 });
