@@ -6,11 +6,18 @@
  *
  * `drift` runs the engine (a preview): each state of the stack is checked by one run of the bin (`--format json`),
  * and the table and Markdown of that state are `formatDrift` (what the bin prints) over that report.
+ *
+ * The three blocks share nothing (an emulator, a file backend and a program folder each) and run at once
+ * (describe.concurrent), assertions through each test's own `expect`. The gate's tests edit the stack's config
+ * (one `Pulumi.gate.yaml` per program folder), so they run in two lanes, each in turn (it.sequential): one in the
+ * example's folder, one in a second working copy of it, as a pull request's checkout is: the same project, stack
+ * and backend (so the same state, deployed once), a config file of its own. Two gates at once on one stack are
+ * two previews, and a preview writes nothing (provider/commands/gate.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { startEmulator, type Emulator } from "../emulator";
 import { PlatformClient } from "../provider/client/client";
 import { driftExitCode, formatDrift, type DriftReport } from "../provider/commands/drift";
@@ -20,11 +27,15 @@ import { runDist } from "./harness/bin";
 
 const LONG = 180_000;
 
-describe("policy pack and policy gate", () => {
+describe.concurrent("policy pack and policy gate", () => {
   let emu: Emulator;
   let backend: string;
-  let cli: PulumiCli;
   const program = path.join(REPO_ROOT, "examples", "policy-gate", "program");
+  /** The second working copy of `program` (in the repository's .pulumi-work/, so it finds the package as `program` does). */
+  let copy: string;
+  /** The stack's CLI in the example's folder, and in the copy: one stack, two config files. */
+  let cli: PulumiCli;
+  let inCopy: PulumiCli;
   let gateEnv: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -36,130 +47,138 @@ describe("policy pack and policy gate", () => {
     // The gate judges a change against the stack's state: the clean program is what is deployed.
     await cli.ok(["up", "--yes", "--skip-preview"]);
     gateEnv = { ...env, PULUMI_BACKEND_URL: `file://${backend}`, PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local", PATH: `${cliBinDir()}${path.delimiter}${process.env["PATH"]}` };
+    // The working copy: the program's files and the stack's config file as the up left it (its encryption salt,
+    // no key set), not the other stacks' config files.
+    mkdirSync(path.join(REPO_ROOT, ".pulumi-work"), { recursive: true });
+    copy = mkdtempSync(path.join(REPO_ROOT, ".pulumi-work", "policy-gate-copy-"));
+    cpSync(program, copy, { recursive: true, filter: (src) => !/Pulumi\.[^/]+\.yaml$/.test(src) || path.basename(src) === "Pulumi.gate.yaml" });
+    inCopy = new PulumiCli({ cwd: copy, backendDir: backend, stack: "gate", env });
   }, LONG);
   afterAll(async () => {
     await emu?.close();
     if (backend) rmSync(backend, { recursive: true, force: true });
+    if (copy) rmSync(copy, { recursive: true, force: true });
     rmSync(path.join(program, "Pulumi.gate.yaml"), { force: true });
   });
 
   // The package's bin, with the pack it ships (no --pack): the markdown table is the one a pull request shows.
   // Markdown output is matched as a reader sees it: the backslashes that keep server text from being markup
-  // (provider/text.ts) removed.
-  const gate = async (args: string[] = ["--format", "markdown"]) => {
-    const r = await runDist("cli/main.js", ["gate", "--cwd", program, "--stack", "gate", ...args], gateEnv);
+  // (provider/text.ts) removed. `at` is the lane's CLI: the gate runs in its folder.
+  const gate = async (at: PulumiCli, args: string[] = ["--format", "markdown"]) => {
+    const r = await runDist("cli/main.js", ["gate", "--cwd", at.opts.cwd, "--stack", "gate", ...args], gateEnv);
     return args.includes("markdown") ? { ...r, out: r.out.replace(/\\([\\`*_[\]<>|~&:./@])/g, "$1") } : r;
   };
+  /** Sets the stack config `values` in `at`'s folder (one command), runs `fn`, and removes them again whatever it did. */
+  const withConfig = async <T>(at: PulumiCli, values: Record<string, string>, fn: () => Promise<T>): Promise<T> => {
+    await at.ok(["config", "set-all", ...Object.entries(values).flatMap(([k, v]) => ["--plaintext", `${k}=${v}`])]);
+    try {
+      return await fn();
+    } finally {
+      await at.ok(["config", "rm-all", ...Object.keys(values)]);
+    }
+  };
 
-  it("passes the deployed program unchanged", async () => {
-    const r = await gate();
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
-    expect(r.out).not.toMatch(/not evaluated/);
-    expect(r.out).toContain("policy gate: passed (nothing new at critical or high)");
-    expect(r.out).toContain("No access gained or lost.");
-  }, LONG);
+  describe("in the example's folder", () => {
+    it.sequential("passes the deployed program unchanged", async ({ expect }) => {
+      const r = await gate(cli);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).not.toMatch(/\| (mandatory|advisory) \|/);
+      expect(r.out).not.toMatch(/not evaluated/);
+      expect(r.out).toContain("policy gate: passed (nothing new at critical or high)");
+      expect(r.out).toContain("No access gained or lost.");
+    }, LONG);
 
-  it("fails on mandatory violations, naming each policy and resource in the table", async () => {
-    await cli.ok(["config", "set", "teamName", "Payments!"]);
-    const bad = await gate();
-    await cli.ok(["config", "rm", "teamName"]);
-    expect(bad.code, bad.out).toBe(1);
-    expect(bad.out).toMatch(/\| high \| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
-    expect(bad.out).toMatch(/policy gate: FAILED: 1 new mandatory finding\(s\)( and \d+ access gain\(s\))? at critical or high/);
+    it.sequential("fails on mandatory violations, naming each policy and resource in the table", async ({ expect }) => {
+      const bad = await withConfig(cli, { teamName: "Payments!" }, () => gate(cli));
+      expect(bad.code, bad.out).toBe(1);
+      expect(bad.out).toMatch(/\| high \| mandatory \| group-name-format \| Group::team \| Group name "Payments!" must match \^\[a-z0-9 \._-\]\{1,\}\$ \|/);
+      expect(bad.out).toMatch(/policy gate: FAILED: 1 new mandatory finding\(s\)( and \d+ access gain\(s\))? at critical or high/);
 
-    // A rule only the pack enforces: the provider accepts an unanchored issuerPattern.
-    await cli.ok(["config", "set", "issuerPattern", "https://.*\\.example\\.com"]);
-    const unanchored = await gate();
-    await cli.ok(["config", "rm", "issuerPattern"]);
-    expect(unanchored.code, unanchored.out).toBe(1);
-    expect(unanchored.out).toMatch(/\| high \| mandatory \| identity-issuer-https \| Identity::ci \| claimMatch.issuerPattern "https:\/\/.*" is not anchored/);
-  }, LONG);
+      // A rule only the pack enforces: the provider accepts an unanchored issuerPattern.
+      const unanchored = await withConfig(cli, { issuerPattern: "https://.*\\.example\\.com" }, () => gate(cli));
+      expect(unanchored.code, unanchored.out).toBe(1);
+      expect(unanchored.out).toMatch(/\| high \| mandatory \| identity-issuer-https \| Identity::ci \| claimMatch.issuerPattern "https:\/\/.*" is not anchored/);
+    }, LONG);
 
-  it("warns on advisory violations without failing", async () => {
-    await cli.ok(["config", "set", "subjectPattern", ".*"]);
-    await cli.ok(["config", "set", "teamDescription", ""]);
-    const r = await gate();
-    await cli.ok(["config", "rm", "subjectPattern"]);
-    await cli.ok(["config", "rm", "teamDescription"]);
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/\| \w+ \| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
-    expect(r.out).toMatch(/\| low \| advisory \| description-required \| Group::team \|/);
-    expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 3 new finding(s) below it or advisory)");
-    expect(r.out).toMatch(/\| high \| advisory \| identity-subject-not-wildcard \| Identity::ci \| claimMatch.subjectPattern ".\*" admits tokens of GitHub Actions: any workflow of any repository on GitHub/);
-  }, LONG);
+    it.sequential("warns on advisory violations without failing", async ({ expect }) => {
+      const r = await withConfig(cli, { subjectPattern: ".*", teamDescription: "" }, () => gate(cli));
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toMatch(/\| \w+ \| advisory \| identity-subject-not-wildcard \| Identity::ci \|/);
+      expect(r.out).toMatch(/\| low \| advisory \| description-required \| Group::team \|/);
+      expect(r.out).toContain("policy gate: passed (nothing new at critical or high; 3 new finding(s) below it or advisory)");
+      expect(r.out).toMatch(/\| high \| advisory \| identity-subject-not-wildcard \| Identity::ci \| claimMatch.subjectPattern ".\*" admits tokens of GitHub Actions: any workflow of any repository on GitHub/);
+    }, LONG);
 
-  it("--format json prints one object: findings with severity and status, the policies not evaluated apart, access changes, errors", async () => {
-    await cli.ok(["config", "set", "teamDescription", ""]);
-    const r = await gate(["--format", "json"]);
-    await cli.ok(["config", "rm", "teamDescription"]);
-    expect(r.code, r.out).toBe(0);
-    const report = JSON.parse(r.out) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(["stack", "passed", "failSeverities", "all", "violations", "notEvaluated", "access", "errors"]);
-    expect(report["failSeverities"]).toEqual(["critical", "high"]);
-    expect(report["access"]).toEqual({ changes: [] });
-    expect(report["stack"]).toBe("gate");
-    expect(report["passed"]).toBe(true);
-    expect(report["violations"]).toEqual([
-      {
-        level: "advisory",
-        severity: "low",
-        status: "new",
-        policy: "description-required",
-        pack: "platform",
-        urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
-        resource: "Group::team",
-        message: 'Group "payments" has no description',
-        description: "Resources of the configured kinds have a non-empty description.",
-      },
-    ]);
-    // The access policies decide at preview from the resources an unknown value comes from: none is left to apply.
-    expect(report["notEvaluated"]).toEqual([]);
-    expect(report["errors"]).toEqual([]);
-  }, LONG);
+    it.sequential("--format json prints one object: findings with severity and status, the policies not evaluated apart, access changes, errors", async ({ expect }) => {
+      const r = await withConfig(cli, { teamDescription: "" }, () => gate(cli, ["--format", "json"]));
+      expect(r.code, r.out).toBe(0);
+      const report = JSON.parse(r.out) as Record<string, unknown>;
+      expect(Object.keys(report)).toEqual(["stack", "passed", "failSeverities", "all", "violations", "notEvaluated", "access", "errors"]);
+      expect(report["failSeverities"]).toEqual(["critical", "high"]);
+      expect(report["access"]).toEqual({ changes: [] });
+      expect(report["stack"]).toBe("gate");
+      expect(report["passed"]).toBe(true);
+      expect(report["violations"]).toEqual([
+        {
+          level: "advisory",
+          severity: "low",
+          status: "new",
+          policy: "description-required",
+          pack: "platform",
+          urn: "urn:pulumi:gate::policy-gate-sample::pulumi-nodejs:dynamic/platform:Group::team",
+          resource: "Group::team",
+          message: 'Group "payments" has no description',
+          description: "Resources of the configured kinds have a non-empty description.",
+        },
+      ]);
+      // The access policies decide at preview from the resources an unknown value comes from: none is left to apply.
+      expect(report["notEvaluated"]).toEqual([]);
+      expect(report["errors"]).toEqual([]);
+    }, LONG);
+  });
 
   // The gate exiting 2 with the reason on stderr when the preview fails otherwise (`gate --stack no-such-stack`:
   // exit 2, "no stack named 'no-such-stack'" on stderr, no usage) is test/cli-frame.test.ts's "a failure", which
   // runs that very command (a preview) for every command that reads a stack.
 
-  it("applies the pack config: allowed-issuers becomes mandatory once issuers are listed; a finding the stack already had fails only with --all", async () => {
-    const config = path.join(REPO_ROOT, "test", "programs", "policy-config.json");
-    const present = await gate(["--format", "markdown", "--config", config]);
-    expect(present.code, present.out).toBe(0);
-    expect(present.out).toMatch(/1 finding\(s\) already present before this change/);
-    const r = await gate(["--format", "markdown", "--config", config, "--all"]);
-    expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/\| high \| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
-  }, LONG);
+  describe("in a second working copy of the program", () => {
+    it.sequential("applies the pack config: allowed-issuers becomes mandatory once issuers are listed; a finding the stack already had fails only with --all", async ({ expect }) => {
+      const config = path.join(REPO_ROOT, "test", "programs", "policy-config.json");
+      const present = await gate(inCopy, ["--format", "markdown", "--config", config]);
+      expect(present.code, present.out).toBe(0);
+      expect(present.out).toMatch(/1 finding\(s\) already present before this change/);
+      const r = await gate(inCopy, ["--format", "markdown", "--config", config, "--all"]);
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toMatch(/\| high \| mandatory \| allowed-issuers \| Identity::ci \| issuer "https:\/\/token.actions.githubusercontent.com" is not one of the allowed issuers: https:\/\/gitlab.com \|/);
+    }, LONG);
 
-  it("no-owner-at-root configured mandatory fails the preview of an identity bound owner at the root (not left to `up`)", async () => {
-    const config = path.join(backend, "owner-mandatory.json");
-    writeFileSync(config, JSON.stringify({ "no-owner-at-root": { enforcementLevel: "mandatory" } }));
-    await cli.ok(["config", "set", "ciRole", "owner"]);
-    await cli.ok(["config", "set", "ciRoleAtRoot", "true"]);
-    const r = await gate(["--format", "markdown", "--config", config]);
-    await cli.ok(["config", "rm", "ciRole"]);
-    await cli.ok(["config", "rm", "ciRoleAtRoot"]);
-    expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/\| critical \| mandatory \| no-owner-at-root \| RoleBinding::ci-editor \| identity [0-9a-f/]+ is bound to the owner role at the root group [0-9a-f]{40};/);
-    expect(r.out).toMatch(/\| critical \| mandatory \| identity-bound-above-its-group \| RoleBinding::ci-editor \| role binding "ci-editor": identity \/payments\/payments-ci lives in group \/payments but is granted role owner at \/, above it/);
-    expect(r.out).toMatch(/\| critical \| \*\*payments-ci\*\* .*\| \+ gained \| owner/);
-    expect(r.out).not.toMatch(/not evaluated/);
-  }, LONG);
+    it.sequential("no-owner-at-root configured mandatory fails the preview of an identity bound owner at the root (not left to `up`)", async ({ expect }) => {
+      const config = path.join(backend, "owner-mandatory.json");
+      writeFileSync(config, JSON.stringify({ "no-owner-at-root": { enforcementLevel: "mandatory" } }));
+      const r = await withConfig(inCopy, { ciRole: "owner", ciRoleAtRoot: "true" }, () => gate(inCopy, ["--format", "markdown", "--config", config]));
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toMatch(/\| critical \| mandatory \| no-owner-at-root \| RoleBinding::ci-editor \| identity [0-9a-f/]+ is bound to the owner role at the root group [0-9a-f]{40};/);
+      expect(r.out).toMatch(/\| critical \| mandatory \| identity-bound-above-its-group \| RoleBinding::ci-editor \| role binding "ci-editor": identity \/payments\/payments-ci lives in group \/payments but is granted role owner at \/, above it/);
+      expect(r.out).toMatch(/\| critical \| \*\*payments-ci\*\* .*\| \+ gained \| owner/);
+      expect(r.out).not.toMatch(/not evaluated/);
+    }, LONG);
 
-  it("plain `pulumi preview --policy-pack policies` fails naming the policy and the resource", async () => {
-    await cli.ok(["config", "set", "teamName", "x"]);
-    const r = await runEngine(cli, "preview", ["--policy-pack", path.join(REPO_ROOT, "policies")]);
-    await cli.ok(["config", "rm", "teamName"]);
-    expect(r.code).not.toBe(0);
-    const violation = r.policies.find((p) => p.enforcementLevel === "mandatory" && p.policyName === "group-name-format");
-    expect(violation?.urn).toMatch(/::pulumi-nodejs:dynamic\/platform:Group::team$/);
-    expect(violation?.message).toContain('Group name "x" must be 3-63 characters long (it has 1)');
-  }, LONG);
+    it.sequential("plain `pulumi preview --policy-pack policies` fails naming the policy and the resource", async ({ expect }) => {
+      const r = await withConfig(inCopy, { teamName: "x" }, () => runEngine(inCopy, "preview", ["--policy-pack", path.join(REPO_ROOT, "policies")]));
+      expect(r.code).not.toBe(0);
+      const violation = r.policies.find((p) => p.enforcementLevel === "mandatory" && p.policyName === "group-name-format");
+      expect(violation?.urn).toMatch(/::pulumi-nodejs:dynamic\/platform:Group::team$/);
+      expect(violation?.message).toContain('Group name "x" must be 3-63 characters long (it has 1)');
+    }, LONG);
+  });
 });
 
-/** `platform-pulumi drift` (the package's bin, compiled) on an existing stack. */
-describe("platform-pulumi drift", () => {
+/**
+ * `platform-pulumi drift` (the package's bin, compiled) on an existing stack. The check that cannot run (a stack
+ * that does not exist, a format that is not one) runs beside the long test: it reaches neither the stack nor the
+ * emulator, whose request log that test reads.
+ */
+describe.concurrent("platform-pulumi drift", () => {
   const cwd = path.join(REPO_ROOT, "examples", "drift-detection", "program");
   let emu: Emulator;
   let backend: string;
@@ -189,7 +208,7 @@ describe("platform-pulumi drift", () => {
     rmSync(path.join(cwd, "Pulumi.drift.yaml"), { force: true });
   });
 
-  it("tells drift, pending and unmanaged apart, changes nothing, exits 1 on drift and 0 after converging", async () => {
+  it("tells drift, pending and unmanaged apart, changes nothing, exits 1 on drift and 0 after converging", async ({ expect }) => {
     const clean = await driftJson(["--unmanaged"]);
     expect(clean.code, clean.out).toBe(0);
     expect(clean.report).toEqual({ stack: "drift", drifted: [], pending: [], unmanaged: [] });
@@ -253,7 +272,7 @@ describe("platform-pulumi drift", () => {
     expect(pendingOnly.report["pending"]).toEqual([{ urn: urn("Group", "data"), type: "Group", name: "data", op: "update", fields: ["description"] }]);
   }, LONG);
 
-  it("exits 2 with the reason on stderr when the check cannot run", async () => {
+  it("exits 2 with the reason on stderr when the check cannot run", async ({ expect }) => {
     const r = await runDist("cli/main.js", ["drift", "--stack", "no-such-stack", "--cwd", cwd], runEnv);
     expect(r.code, r.out).toBe(2);
     expect(r.out).toMatch(/platform-pulumi drift: pulumi [a-z -]+ --stack no-such-stack failed: .*no stack named 'no-such-stack'/);
@@ -263,8 +282,8 @@ describe("platform-pulumi drift", () => {
   }, LONG);
 });
 
-describe("workload identity", () => {
-  it("a program authenticated only by token exchange reads with its role and is refused a write", async () => {
+describe.concurrent("workload identity", () => {
+  it("a program authenticated only by token exchange reads with its role and is refused a write", async ({ expect }) => {
     const r = await runDist("examples/workload-identity/run.js");
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('read with the viewer role: ["release-notes"]');
