@@ -53,6 +53,38 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
 
 const fx = useExportFixture("platform-pulumi-split-", "export split", seed);
 
+/**
+ * `task` of each of `items`, at most `limit` at once, and every one ended before this resolves or fails (a failed
+ * task fails with the first failure in `items`' order, after the others ended: no run outlives its test). The
+ * stacks of the set are distinct stacks of one file backend, and what runs here only reads them: a preview (and
+ * `drift` and `gate`, which only preview) takes no lock (docs/cli.md, "When another update holds the stack's
+ * lock"), and recover and unmanaged read state with `pulumi stack export`. At most a tier's width at once
+ * (3): one engine run keeps about 1.5 of this machine's 2 cores busy (docs/testing.md, "Pool settings").
+ * @returns the results, in `items`' order.
+ */
+async function atMost<T, R>(limit: number, items: readonly T[], task: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  const failed: Array<{ error: unknown } | undefined> = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await task(items[i]!);
+      } catch (error) {
+        failed[i] = { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const first = failed.find((f) => f !== undefined);
+  if (first) throw first.error;
+  return out;
+}
+
+/** The most engine runs this file starts at once: the widest tier of the set (three children). */
+const AT_ONCE = 3;
+
 describe("platform-pulumi export --layout split", () => {
   const out = () => path.join(fx.work, "org");
   let tiers: string[][] = [];
@@ -118,21 +150,23 @@ describe("platform-pulumi export --layout split", () => {
   // That drift finds nothing on the adopted set (nothing drifted, nothing pending) is the next test's: it runs drift
   // on every stack once, with one object changed behind one stack's back, and every other stack must report nothing.
   it("each stack: preview --expect-no-changes passes, recover has nothing to do", async () => {
-    for (const p of projects()) {
+    // The stacks at once (atMost); each stack's preview, then its recover, in turn.
+    await atMost(AT_ONCE, projects(), async (p) => {
       const cli = clis.get(p)!;
       await cli.ok(["preview", "--expect-no-changes"]);
       const r = await bin(["recover", "--stack", "dev", "--cwd", cli.opts.cwd], cli.env());
       expect(r.code, `${p}: ${tail(r)}`).toBe(0);
       expect(r.stdout).toMatch(/no pending operations, nothing to recover/);
-    }
+    });
   }, 600_000);
 
   it("drift sees a change made behind a child stack's back, in that stack only; every other stack: nothing drifted, nothing pending", async () => {
     await fx.client.groups.patch(made["apps"]!, { description: "changed by hand" }, ["description"]);
     try {
-      for (const p of projects()) {
-        const cli = clis.get(p)!;
-        const d = await bin(["drift", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json"], cli.env());
+      // Every stack's drift at once (atMost), then each judged in the set's order.
+      const drifts = await atMost(AT_ONCE, projects(), (p) => bin(["drift", "--stack", "dev", "--cwd", clis.get(p)!.opts.cwd, "--format", "json"], clis.get(p)!.env()));
+      for (const [i, p] of projects().entries()) {
+        const d = drifts[i]!;
         const report = JSON.parse(d.stdout) as { drifted: Array<{ uid: string; fields: Array<{ path: string }> }>; pending: Array<{ type: string; op: string; fields: string[] }> };
         const drifted = report.drifted.map((x) => [x.uid, x.fields.map((f) => f.path)]);
         const pending = report.pending.map((x) => [x.type, x.op, x.fields]);
@@ -146,22 +180,25 @@ describe("platform-pulumi export --layout split", () => {
 
   it("gate previews a child stack with the shipped policy pack: the root's grant to the team's identity is in that stack, and refused there as in one stack", async () => {
     const cli = clis.get("org.security")!;
+    // The three gates at once (three stacks, read only: atMost).
     // The set is deployed: --all judges what the stack holds, as a review of a new split would.
     // The auditor role only reads, so the finding is low: it fails when low fails too.
-    const g = await bin(["gate", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json", "--all", "--fail-severity", "critical,high,low"], cli.env());
-    expect(g.code, tail(g)).toBe(1);
-    const report = JSON.parse(g.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
+    const [g, ops, eng] = await atMost(AT_ONCE, [
+      ["gate", "--stack", "dev", "--cwd", cli.opts.cwd, "--format", "json", "--all", "--fail-severity", "critical,high,low"],
+      ["gate", "--stack", "dev", "--cwd", clis.get("org.operations")!.opts.cwd, "--format", "json", "--all", "--fail-severity", "critical,high,low"],
+      ["gate", "--stack", "dev", "--cwd", clis.get("org.engineering")!.opts.cwd, "--format", "json", "--all"],
+    ], (args) => bin(args, cli.env()));
+    expect(g!.code, tail(g!)).toBe(1);
+    const report = JSON.parse(g!.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
     const mandatory = report.violations.filter((v) => v.level === "mandatory");
     expect(mandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::security/scanner@/#auditor"]);
     // A real escalation (scanner lives in /security, granted at / above it), judged as the one-stack program would:
     // the groups this stack does not declare (its top-level group, the root) are named from the API, not left as uids.
     expect(mandatory[0]!.message).toMatch(/^role binding "security\/scanner@\/#auditor": identity \/security\/scanner lives in group \/security but is granted role auditor at \/, above it/);
     // Operations holds a root identity bound in the team and team-own grants: nothing above, nothing refused.
-    const ops = await bin(["gate", "--stack", "dev", "--cwd", clis.get("org.operations")!.opts.cwd, "--format", "json", "--all", "--fail-severity", "critical,high,low"], cli.env());
-    expect(ops.code, tail(ops)).toBe(0);
+    expect(ops!.code, tail(ops!)).toBe(0);
     // Engineering's grant of its role at engineering to an identity of engineering/apps is above that identity too.
-    const eng = await bin(["gate", "--stack", "dev", "--cwd", clis.get("org.engineering")!.opts.cwd, "--format", "json", "--all"], cli.env());
-    const engReport = JSON.parse(eng.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
+    const engReport = JSON.parse(eng!.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
     const engMandatory = engReport.violations.filter((v) => v.level === "mandatory");
     expect(engMandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::engineering/apps/deployer@engineering#engineering/releaser"]);
     expect(engMandatory[0]!.message).toMatch(/identity \/engineering\/apps\/deployer lives in group \/engineering\/apps but is granted role releaser at \/engineering, above it/);
@@ -169,16 +206,21 @@ describe("platform-pulumi export --layout split", () => {
 
   it("unmanaged on the root stack: the children's objects until given the other stacks, then nothing; a stray object is found", async () => {
     const root = clis.get("org")!;
-    const alone = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json"], root.env());
-    expect(alone.code, tail(alone)).toBe(1);
-    expect((JSON.parse(alone.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toContain(made["deployer"]);
     const withs = projects().slice(1).flatMap((p) => ["--with", `organization/${p}/dev`]);
-    const all = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, ...withs], root.env());
-    expect(all.code, tail(all)).toBe(0);
-    expect(all.stdout).toMatch(/no unmanaged objects/);
-    const drift = await bin(["drift", "--stack", "dev", "--cwd", root.opts.cwd, "--unmanaged", "--format", "json", ...withs], root.env());
-    expect(drift.code, tail(drift)).toBe(0);
-    expect(JSON.parse(drift.stdout)).toMatchObject({ drifted: [], unmanaged: [] });
+    // Before the stray object is made: these four read the set at once (atMost); the refused --with (last) stops
+    // at its arguments.
+    const [alone, all, drift, bad] = await atMost(4, [
+      ["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json"],
+      ["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, ...withs],
+      ["drift", "--stack", "dev", "--cwd", root.opts.cwd, "--unmanaged", "--format", "json", ...withs],
+      ["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"],
+    ], (args) => bin(args, root.env()));
+    expect(alone!.code, tail(alone!)).toBe(1);
+    expect((JSON.parse(alone!.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toContain(made["deployer"]);
+    expect(all!.code, tail(all!)).toBe(0);
+    expect(all!.stdout).toMatch(/no unmanaged objects/);
+    expect(drift!.code, tail(drift!)).toBe(0);
+    expect(JSON.parse(drift!.stdout)).toMatchObject({ drifted: [], unmanaged: [] });
     const stray = await fx.client.identities.create(made["apps"]!, { name: "stray", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/stray:ref:refs/heads/main" } } as never);
     try {
       const found = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json", ...withs], root.env());
@@ -187,9 +229,8 @@ describe("platform-pulumi export --layout split", () => {
     } finally {
       await fx.client.identities.delete(stray.uid);
     }
-    const bad = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"], root.env());
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--with "org\.engineering" is not allowed: a fully qualified stack, <org>\/<project>\/<stack>/);
+    expect(bad!.code).toBe(2);
+    expect(bad!.stderr).toMatch(/--with "org\.engineering" is not allowed: a fully qualified stack, <org>\/<project>\/<stack>/);
   }, 600_000);
 
   it("Org in a split layout: a team stack's Org under the root stack's group, through a StackReference", async () => {
@@ -222,9 +263,8 @@ describe("platform-pulumi export --layout split", () => {
       "team.yaml",
       "groups:\n  - name: apps\nidentities:\n  - name: deployer\n    group: apps\n    claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:my-org/team:ref:refs/heads/main }\nbindings:\n  - { identity: apps/deployer, group: apps, role: viewer }\n",
     );
-    await root.initStack();
-    await root.ok(["config", "set", "platform:orgUid", fx.emu.orgUid]);
-    await team.initStack();
+    // Two projects' stacks made at once (no engine run; the backend's .pulumi/meta.yaml was written by installSet).
+    await Promise.all([root.initStack().then(() => root.ok(["config", "set", "platform:orgUid", fx.emu.orgUid])), team.initStack()]);
     // No destroy afterwards: the file's emulator and state folder go with it (afterAll), and nothing here is
     // asserted of a destroy.
     await root.ok(["up", "--yes"]);
