@@ -26,7 +26,9 @@
  *
  * Engine runs: each pull request is judged by ONE run of the bin with `--json-out`; the Markdown a reviewer reads is
  * `formatGate` (provider/commands/gate.ts) over that report, checked equal to what the bin printed whenever the bin
- * printed Markdown. A scenario several tests read is run once ({@link once}).
+ * printed Markdown. A scenario several tests read is run once ({@link once}). Previews that change nothing and are
+ * independent run at once, at most 3 ({@link atOnce}): those of one test, and the tests of "exclusions as code" and
+ * "the gate judges the change" (describe.concurrent); what moves the clock or applies a change runs alone.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -130,9 +132,42 @@ function cliWith(extra: NodeJS.ProcessEnv): PulumiCli {
   return new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, ...extra } });
 }
 
-/** Runs the bin's `command` on the stack with `file` as the program's org file. */
+/**
+ * `run`, once one of `n` slots is free. The previews of the stack a test (or a concurrent describe) starts together
+ * are of one stack on the file backend, where a preview takes no lock (docs/cli.md, "When another update holds the
+ * stack's lock"): they overlap, at most 3 at once (one engine run keeps about 1.5 of this machine's 2 cores busy,
+ * docs/testing.md "Pool settings").
+ */
+function slots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let free = n;
+  const waiting: Array<() => void> = [];
+  return async (run) => {
+    if (free > 0) free--;
+    else await new Promise<void>((go) => waiting.push(go));
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+}
+const atOnce = slots(3);
+
+/**
+ * `Promise.all` of `runs` that waits for every one to end before it fails (with the first failure, in order), so no
+ * run a test started outlives it.
+ */
+async function settled<T extends readonly unknown[] | []>(runs: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const done = (await Promise.allSettled(runs)) as Array<PromiseSettledResult<unknown>>;
+  for (const d of done) if (d.status === "rejected") throw d.reason;
+  return done.map((d) => (d as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+/** Runs the bin's `command` on the stack with `file` as the program's org file (at most 3 at once: {@link atOnce}). */
 function bin(command: "gate" | "access" | "drift", file: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runBin([command, "--cwd", program, "--stack", STACK, ...args], { ...env, ORG_FILE: file, ...extra });
+  return atOnce(() => runBin([command, "--cwd", program, "--stack", STACK, ...args], { ...env, ORG_FILE: file, ...extra }));
 }
 
 /** Runs `platform-pulumi <command> --format sarif` on the stack with `file` as the org file and `roots` as root identities. */
@@ -140,13 +175,17 @@ function sarif(command: "gate" | "access" | "drift", file: string, roots: Array<
   return bin(command, file, ["--format", "sarif", ...args], { ROOT_IDENTITIES: JSON.stringify(roots) });
 }
 
+/** How many pull requests were judged: each {@link judge} writes its own `--json-out` file. */
+let judged = 0;
+
 /**
  * Judges a pull request with ONE run of `gate --json-out <file> --format <format>` (Markdown by default, SARIF for
  * the SARIF tests): the report (the file), the exit code, stdout and stderr, the gains, and the Markdown a reviewer
  * reads, which is `formatGate` over the report; when the bin printed Markdown, it is checked to be exactly that.
  */
 async function judge(file: string, extra: NodeJS.ProcessEnv = {}, args: string[] = [], format: "markdown" | "sarif" = "markdown") {
-  const json = path.join(dir, "gate.json");
+  // A file of its own: judges run at once.
+  const json = path.join(dir, `gate-${++judged}.json`);
   rmSync(json, { force: true });
   const r = await bin("gate", file, ["--format", format, "--json-out", json, ...args], extra);
   const report = JSON.parse(readFileSync(json, "utf8")) as GateReport;
@@ -211,7 +250,13 @@ const rootsApplied = once(async () => {
 
 describe("platform-pulumi access --unused", () => {
   it("reports the identity holding critical access that exchanged no token in the window, not the one that did", async () => {
-    const r = await bin("access", base, ["--unused", "--days", "90", "--format", "json"]);
+    // Four reads of the API and the state, at once.
+    const [r, table, md, long] = await settled([
+      bin("access", base, ["--unused", "--days", "90", "--format", "json"]),
+      bin("access", base, ["--unused"]),
+      bin("access", base, ["--unused", "--format", "markdown"]),
+      bin("access", base, ["--unused", "--days", "365", "--format", "json"]),
+    ]);
     expect(r.code, r.stderr).toBe(1);
     const json = JSON.parse(r.stdout) as UnusedReport;
     expect(json.days).toBe(90);
@@ -222,79 +267,94 @@ describe("platform-pulumi access --unused", () => {
     expect(deployer.holds.find((h) => h.group === "/platform" && h.how[0] === "editor bound at /platform")?.gives).toBe("editor");
     expect(json.unreadable).toEqual([]);
 
-    const table = await bin("access", base, ["--unused"]);
     expect(table.code).toBe(1);
     console.log(`access --unused (table):\n${table.stdout}`);
     expect(table.stdout).toMatch(/^1 identity holds high or critical access and was not seen in the last 90 days/);
     expect(table.stdout).toMatch(/\[critical\] \/platform\/ci-cd\/gha-deployer {2}never seen since its creation on \d{4}-\d\d-\d\d \(\d+ days ago\)\n {4}at \/platform: editor \(editor bound at \/platform\)/);
     expect(table.stdout).not.toContain("argo-sync");
-    const md = await bin("access", base, ["--unused", "--format", "markdown"]);
     expect(md.stdout).toMatch(/\| critical \| `\/platform\/ci-cd\/gha-deployer` \| never seen since its creation/);
 
     // A window longer than the org's age: gha-deployer, made 100 days ago and never seen, has not had 365 days to
     // be used, so nobody is reported (an identity a pull request adds today is not unused access either).
-    const long = await bin("access", base, ["--unused", "--days", "365", "--format", "json"]);
     expect(long.code, long.stderr).toBe(0);
     expect((JSON.parse(long.stdout) as UnusedReport).unused).toEqual([]);
   }, LONG);
 
   it("--days is validated: the flag, its value and what is allowed; exit 2. Without API settings, exit 2; the window may come from --config", async () => {
-    const none = await bin("access", base, ["--unused"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain("--unused reads each identity's lastSeenTime from the API, and no API settings were found");
-    const fromConfig = await bin("access", base, ["--unused", "--format", "json", "--config", config("days", { "unused-access": { days: 200 } })]);
-    expect((JSON.parse(fromConfig.stdout) as UnusedReport).days).toBe(200);
-    for (const v of ["0", "-3", "ninety", "1.5"]) {
-      const r = await bin("access", base, ["--unused", `--days=${v}`]);
+    const values = ["0", "-3", "ninety", "1.5"];
+    const [none, fromConfig, ...bad] = await settled([
+      bin("access", base, ["--unused"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" }),
+      bin("access", base, ["--unused", "--format", "json", "--config", config("days", { "unused-access": { days: 200 } })]),
+      ...values.map((v) => bin("access", base, ["--unused", `--days=${v}`])),
+    ]);
+    expect(none!.code).toBe(2);
+    expect(none!.stderr).toContain("--unused reads each identity's lastSeenTime from the API, and no API settings were found");
+    expect((JSON.parse(fromConfig!.stdout) as UnusedReport).days).toBe(200);
+    for (const [i, v] of values.entries()) {
+      const r = bad[i]!;
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--days: "${v}" is not a positive whole number of days`);
     }
   }, LONG);
 });
 
-describe("exclusions as code", () => {
-  const pr = () => orgFile("pr", (t) => `${t.trimEnd()}\n  - identity: platform/ci-cd/gha-pr-checks\n    group: platform/argo\n    role: editor\n`);
+// Its tests only read (the stack, the API), each with config files of its own: they run at once (their bin runs
+// at most 3 at once, atOnce).
+describe.concurrent("exclusions as code", () => {
+  // Written once: two tests read it at once.
+  let prFile: string | undefined;
+  const pr = () => (prFile ??= orgFile("pr", (t) => `${t.trimEnd()}\n  - identity: platform/ci-cd/gha-pr-checks\n    group: platform/argo\n    role: editor\n`));
   const prChecks = (expires: string) => ({ identity: "/platform/ci-cd/gha-pr-checks", capability: "*", group: "/platform/argo", reason: "PR checks deploy docs to argo; reviewed by security (SEC-12)", expires });
   const deployer = (expires: string) => ({ identity: uids["platform/ci-cd/gha-deployer"], capability: "*", group: "/platform", reason: "break-glass deployer, used yearly; reviewed by security", expires });
 
-  it("access --unused: a live exclusion silences the finding and lists it with its reason; an expired one fails and says so", async () => {
-    const r = await bin("access", base, ["--unused", "--format", "json", "--config", config("unused-live", { "unused-access": { exclusions: [deployer(live)] } })]);
+  it("access --unused: a live exclusion silences the finding and lists it with its reason; an expired one fails and says so", async ({ expect }) => {
+    const liveConfig = config("unused-live", { "unused-access": { exclusions: [deployer(live)] } });
+    const [r, table, old] = await settled([
+      bin("access", base, ["--unused", "--format", "json", "--config", liveConfig]),
+      bin("access", base, ["--unused", "--config", liveConfig]),
+      bin("access", base, ["--unused", "--config", config("unused-expired", { "unused-access": { exclusions: [deployer(expired)] } })]),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout) as UnusedReport;
     expect(json.unused).toEqual([]);
     expect(json.silenced.length).toBeGreaterThan(0);
     expect(new Set(json.silenced.map((s) => `${s.policy} ${s.identity.path} ${s.reason} ${s.expires}`))).toEqual(new Set([`unused-access /platform/ci-cd/gha-deployer ${deployer(live).reason} ${live}`]));
-    const table = await bin("access", base, ["--unused", "--config", config("unused-live", { "unused-access": { exclusions: [deployer(live)] } })]);
     expect(table.stdout).toMatch(/silenced by exclusions:\n {2}unused-access: \/platform\/ci-cd\/gha-deployer at \/platform: \d+ grant\(s\) .* silenced until 2099-12-31: break-glass deployer/);
 
-    const old = await bin("access", base, ["--unused", "--config", config("unused-expired", { "unused-access": { exclusions: [deployer(expired)] } })]);
     expect(old.code, old.stderr).toBe(1);
     expect(old.stdout).toContain("[critical] /platform/ci-cd/gha-deployer");
     expect(old.stdout).toMatch(/exclusion of \* for [0-9a-f/]+ at \/platform expired on 2020-01-31 \("break-glass deployer, used yearly; reviewed by security"\): its \d+ finding\(s\) count again/);
   }, LONG);
 
-  it("access (the change): a live exclusion of no-new-access silences the gained rows (exit 0, JSON silenced); expired, it fails", async () => {
+  it("access (the change): a live exclusion of no-new-access silences the gained rows (exit 0, JSON silenced); expired, it fails", async ({ expect }) => {
     const file = pr();
-    const bare = await bin("access", file, ["--format", "json"]);
+    // Three previews of the change at once.
+    const [bare, r, old] = await settled([
+      bin("access", file, ["--format", "json"]),
+      bin("access", file, ["--format", "json", "--config", config("nna-live", { "no-new-access": { exclusions: [prChecks(live)] } })]),
+      bin("access", file, ["--config", config("nna-expired", { "no-new-access": { exclusions: [prChecks(expired)] } })]),
+    ]);
     expect(bare.code, bare.stderr).toBe(1);
     expect((JSON.parse(bare.stdout) as AccessJson).silenced).toBeUndefined();
-    const r = await bin("access", file, ["--format", "json", "--config", config("nna-live", { "no-new-access": { exclusions: [prChecks(live)] } })]);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout) as AccessJson;
     expect(json.changes!.filter((c) => c.change === "gained")).toEqual([]);
     expect(json.silenced!.length).toBe((JSON.parse(bare.stdout) as AccessJson).changes!.filter((c) => c.change === "gained").length);
     expect(json.silenced!.every((s) => s.policy === "no-new-access" && s.identity.path === "/platform/ci-cd/gha-pr-checks" && s.reason === prChecks(live).reason)).toBe(true);
-    const old = await bin("access", file, ["--config", config("nna-expired", { "no-new-access": { exclusions: [prChecks(expired)] } })]);
     expect(old.code).toBe(1);
     expect(old.stdout).toContain("exclusion of * for /platform/ci-cd/gha-pr-checks at /platform/argo expired on 2020-01-31");
   }, LONG);
 
-  it("the gate and the real pack: a live exclusion passes and is listed as silenced with its reason; expired, the finding fails and says so", async () => {
+  it("the gate and the real pack: a live exclusion passes and is listed as silenced with its reason; expired, the finding fails and says so", async ({ expect }) => {
     const file = pr();
     const gate = (cfg: string | undefined) => judge(file, {}, cfg ? ["--config", cfg] : []);
-    const bare = await gate(undefined);
+    // Three previews of the change at once.
+    const [bare, ok, old] = await settled([
+      gate(undefined),
+      gate(config("gate-live", { "no-new-access": { exclusions: [prChecks(live)] } })),
+      gate(config("gate-expired", { "no-new-access": { exclusions: [prChecks(expired)] } })),
+    ]);
     expect(bare.code, bare.markdown).toBe(1);
-    const ok = await gate(config("gate-live", { "no-new-access": { exclusions: [prChecks(live)] } }));
     expect(ok.code, ok.markdown + ok.stderr).toBe(0);
     const silenced = ok.report.silenced as SilencedFinding[];
     expect(silenced.length).toBeGreaterThan(0);
@@ -303,7 +363,6 @@ describe("exclusions as code", () => {
     expect(ok.markdown).toContain("Silenced by exclusions (until they expire):");
     expect(ok.markdown).toMatch(/no-new-access: \/platform\/ci-cd\/gha-pr-checks at \/platform\/argo: \d+ grant\(s\) .* silenced until 2099-12-31: PR checks deploy docs/);
 
-    const old = await gate(config("gate-expired", { "no-new-access": { exclusions: [prChecks(expired)] } }));
     expect(old.code, old.markdown).toBe(1);
     const nna = old.report.violations.filter((v) => v.policy === "no-new-access");
     expect(nna.length).toBeGreaterThan(0);
@@ -311,29 +370,30 @@ describe("exclusions as code", () => {
     expect(old.report.silenced).toBeUndefined();
   }, LONG);
 
-  it("unused-access in the pack reads lastSeenTime from the API: mandatory, it fails on the deployer; a live exclusion silences it", async () => {
-    const run = (cfg: unknown) => judge(base, {}, ["--config", config("gate-unused", cfg)]);
-    const bare = await run({ "unused-access": { enforcementLevel: "mandatory", days: 90 } });
+  it("unused-access in the pack reads lastSeenTime from the API: mandatory, it fails on the deployer; a live exclusion silences it", async ({ expect }) => {
+    const run = (name: string, cfg: unknown) => judge(base, {}, ["--config", config(name, cfg)]);
+    // Two previews at once, each with its config file.
+    const [bare, ok] = await settled([
+      run("gate-unused", { "unused-access": { enforcementLevel: "mandatory", days: 90 } }),
+      run("gate-unused-excluded", { "unused-access": { enforcementLevel: "mandatory", days: 90, exclusions: [deployer(live)] } }),
+    ]);
     expect(bare.code, JSON.stringify(bare.report.violations) + bare.stderr).toBe(1);
     const found = bare.report.violations.filter((v) => v.policy === "unused-access");
     expect(found.map((v) => [v.severity, v.status, v.resource])).toEqual([["critical", "new", "Identity::org/platform/ci-cd/gha-deployer"]]);
     expect(found[0]!.message).toMatch(/^identity \/platform\/ci-cd\/gha-deployer holds owner \+ 17 more: .* at \/platform and was never seen since its creation on .*, outside the 90-day window/);
-    const ok = await run({ "unused-access": { enforcementLevel: "mandatory", days: 90, exclusions: [deployer(live)] } });
     expect(ok.code, JSON.stringify(ok.report.violations)).toBe(0);
     expect(ok.report.violations.filter((v) => v.policy === "unused-access")).toEqual([]);
     expect(new Set((ok.report.silenced ?? []).map((s) => `${s.policy} ${s.identity.path}`))).toEqual(new Set(["unused-access /platform/ci-cd/gha-deployer"]));
   }, LONG);
 
-  it("a malformed exclusion exits 2 naming the field, its value and what is allowed (access and gate)", async () => {
+  it("a malformed exclusion exits 2 naming the field, its value and what is allowed (access and gate)", async ({ expect }) => {
     const bad = config("bad", { "no-new-access": { exclusions: [{ ...prChecks(live), expires: "2026-02-30" }] } });
-    const a = await bin("access", base, ["--current", "--config", bad]);
+    const missing = config("missing", { "unused-access": { exclusions: [{ identity: "/x", capability: "*", group: "platform", expires: live, until: 1 }] } });
+    const [a, g, m] = await settled([bin("access", base, ["--current", "--config", bad]), bin("gate", base, ["--config", bad]), bin("access", base, ["--unused", "--config", missing])]);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain('no-new-access.exclusions[0].expires: "2026-02-30" must be a date YYYY-MM-DD');
-    const g = await bin("gate", base, ["--config", bad]);
     expect(g.code).toBe(2);
     expect(g.stderr + g.stdout).toContain('no-new-access.exclusions[0].expires: "2026-02-30" must be a date YYYY-MM-DD');
-    const missing = config("missing", { "unused-access": { exclusions: [{ identity: "/x", capability: "*", group: "platform", expires: live, until: 1 }] } });
-    const m = await bin("access", base, ["--unused", "--config", missing]);
     expect(m.code).toBe(2);
     expect(m.stderr).toContain("unused-access.exclusions[0]: unknown field(s) until");
     expect(m.stderr).toContain('unused-access.exclusions[0].group: "platform" must be a group path starting with /');
@@ -387,9 +447,11 @@ describe("the window, on the emulator's clock", () => {
 
 // ---- 3. gate-change.test.ts: the gate judges each pull request against the stack's state ----
 
-describe("the gate judges the change", () => {
-  it("the org unchanged passes: its findings are listed as already present; --all judges the whole stack", async () => {
-    const r = await unchanged();
+// Each test previews its own pull request of the stack (nothing applied, the clock left alone): they run at once
+// (their previews at most 3 at once, atOnce).
+describe.concurrent("the gate judges the change", () => {
+  it("the org unchanged passes: its findings are listed as already present; --all judges the whole stack", async ({ expect }) => {
+    const [r, all] = await settled([unchanged(), judge(base, {}, ["--all"])]);
     expect(r.code, r.markdown + r.stderr).toBe(0);
     const above = r.report.violations.filter((v) => v.policy === "identity-bound-above-its-group");
     expect(above.map((v) => [v.severity, v.status, v.message.match(/identity (\S+)/)?.[1]]).sort()).toEqual([
@@ -400,12 +462,11 @@ describe("the gate judges the change", () => {
     expect(r.markdown).toContain("policy gate: passed");
     expect(r.markdown).toMatch(/2 finding\(s\) already present before this change/);
 
-    const all = await judge(base, {}, ["--all"]);
     expect(all.code, all.markdown).toBe(1);
     expect(all.markdown).toMatch(/FAILED: 1 mandatory finding\(s\) at critical or high \(1 critical\)/);
   }, LONG);
 
-  it("a description edited and a group added: passes, no access gained", async () => {
+  it("a description edited and a group added: passes, no access gained", async ({ expect }) => {
     const file = orgFile("benign", (t) => t.replace("description: Payments API", "description: Payments API (v2)").replace("        description: GitOps\n", "        description: GitOps\n      - name: docs\n        description: Docs site\n"));
     const r = await judge(file);
     expect(r.code, r.markdown + r.stderr).toBe(0);
@@ -413,40 +474,38 @@ describe("the gate judges the change", () => {
     expect(r.report.violations.filter((v) => v.status === "new")).toEqual([]);
   }, LONG);
 
-  it("severity from what is gained: a new identity bound viewer above its group is low and passes; editor there is critical and fails", async () => {
+  it("severity from what is gained: a new identity bound viewer above its group is low and passes; editor there is critical and fails", async ({ expect }) => {
     const add = (role: string) => (t: string) =>
       t.replace("bindings:\n", "bindings:\n  - identity: payments/payments-api/payments-cron\n    group: payments\n    role: " + role + "\n").replace(
         "bindings:\n",
         "  - name: payments-cron\n    group: payments/payments-api\n    description: nightly job\n    claimMatch:\n      issuer: ISSUER\n      subject: system:serviceaccount:payments:cron\nbindings:\n",
       );
-    const viewer = await judge(orgFile("viewer-above", add("viewer")));
+    const [viewer, editor] = await settled([judge(orgFile("viewer-above", add("viewer"))), judge(orgFile("editor-above", add("editor")))]);
     expect(viewer.code, viewer.markdown + viewer.stderr).toBe(0);
     const v = viewer.report.violations.find((x) => x.policy === "identity-bound-above-its-group" && x.message.includes("payments-cron"));
     expect(v).toMatchObject({ severity: "low", status: "new" });
     expect(new Set(viewer.gained.map((g) => g.severity))).toEqual(new Set(["low"]));
 
-    const editor = await judge(orgFile("editor-above", add("editor")));
     expect(editor.code, editor.markdown).toBe(1);
     expect(editor.report.violations.find((x) => x.policy === "identity-bound-above-its-group" && x.message.includes("payments-cron"))).toMatchObject({ severity: "critical", status: "new" });
   }, LONG);
 
-  it("a read-only custom role bound to an identity that already reads: nothing gained, for gate and access (access: JSON report and SARIF, nothing gained: no results)", async () => {
+  it("a read-only custom role bound to an identity that already reads: nothing gained, for gate and access (access: JSON report and SARIF, nothing gained: no results)", async ({ expect }) => {
     const file = orgFile("read-only-role", (t) =>
       t.replace("bindings:\n", "roles:\n  - name: repo-reader\n    group: platform\n    description: reads repos\n    capabilities: [repo.list, tag.list]\nbindings:\n  - identity: platform/ci-cd/gha-deployer\n    group: platform/ci-cd\n    role: repo-reader\n"),
     );
-    const r = await judge(file);
+    // The gate and one run of access, at once. Access: its JSON report (--json-out) and its SARIF (stdout).
+    const json = path.join(dir, "access.json");
+    const [r, a] = await settled([judge(file), bin("access", file, ["--format", "sarif", "--json-out", json, "--fail-on", "*.delete"])]);
     expect(r.code, r.markdown + r.stderr).toBe(0);
     expect(r.gained).toEqual([]);
-    // One run of access: its JSON report (--json-out) and its SARIF (stdout).
-    const json = path.join(dir, "access.json");
-    const a = await bin("access", file, ["--format", "sarif", "--json-out", json, "--fail-on", "*.delete"]);
     expect(a.code, a.stdout + a.stderr).toBe(0);
     expect((JSON.parse(readFileSync(json, "utf8")) as AccessJson).changes!.filter((c) => c.change === "gained")).toEqual([]);
     // (sarif.test.ts) Nothing gained: no results.
     expect(valid(a.stdout).runs[0]!.results).toEqual([]);
   }, LONG);
 
-  it("owner at the root: fails; the gains said as owner in a few rows, the Markdown within 8,000 characters; each step credited to the identity that takes it", async () => {
+  it("owner at the root: fails; the gains said as owner in a few rows, the Markdown within 8,000 characters; each step credited to the identity that takes it", async ({ expect }) => {
     const r = await judge(base, { ROOT_BINDINGS: JSON.stringify([{ identity: "platform/ci-cd/gha-deployer", role: "owner" }]) });
     expect(r.code, r.markdown + r.stderr).toBe(1);
     expect(r.markdown.length).toBeLessThanOrEqual(8_000);
@@ -459,7 +518,7 @@ describe("the gate judges the change", () => {
     for (const g of r.gained) for (const v of g.via) expect(new Set(v.steps).size, v.steps.join(" | ")).toBe(v.steps.length);
   }, LONG);
 
-  it("a broad claim pattern bound owner at the root: every identity whose own token matches it gains owner there (judged; the exchange is carried out once applied, below)", async () => {
+  it("a broad claim pattern bound owner at the root: every identity whose own token matches it gains owner there (judged; the exchange is carried out once applied, below)", async ({ expect }) => {
     const r = await judge(base, { ROOT_IDENTITIES: JSON.stringify([broadRelease()]) });
     expect(r.code, r.markdown + r.stderr).toBe(1);
     const via = (p: string) => r.gained.find((g) => g.identity.path === p && g.capability === "groups.delete" && g.group === "/");
@@ -469,7 +528,7 @@ describe("the gate judges the change", () => {
     expect(via("/platform/argo/argo-sync")).toBeUndefined(); // its subject is a service account, not a repository
   }, LONG);
 
-  it("a preview that cannot run: exit 2, the reason in the Markdown and on stderr, no reassurance", async () => {
+  it("a preview that cannot run: exit 2, the reason in the Markdown and on stderr, no reassurance", async ({ expect }) => {
     const r = await bin("gate", base, ["--format", "markdown"], { PLATFORM_TOKEN: "not-a-token" });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(/FAILED: the preview did not complete/);
@@ -491,8 +550,9 @@ const rootBindingLine = () => lineOf(indexJs, "new RoleBinding(`root-${i.name}-$
 const release2Owner = (text: string) => valid(text).runs[0]!.results.find((x) => x.ruleId === "no-owner-at-root" && x.message.text.includes("root-release2-owner"))!;
 
 describe("--format sarif", () => {
-  it("gate: validates; a program resource at its line in index.js, an Org binding at its org file line; fingerprints stable across runs", async () => {
-    const r = await changedWithRoots();
+  // This test and the next preview at once (it.concurrent); the drift test after them changes a group.
+  it.concurrent("gate: validates; a program resource at its line in index.js, an Org binding at its org file line; fingerprints stable across runs", async ({ expect }) => {
+    const [r, again] = await settled([changedWithRoots(), unchanged()]);
     expect(r.code, r.stderr).toBe(1);
     const log = valid(r.stdout);
     const run = log.runs[0]!;
@@ -521,7 +581,6 @@ describe("--format sarif", () => {
     const deployer = (l: SarifLog) => l.runs[0]!.results.find((x) => x.ruleId === "identity-bound-above-its-group" && x.message.text.includes("gha-deployer@platform#editor"));
     expect(at(deployer(log))).toMatchObject({ uri: rel(changed), line: lineOf(changed, "- identity: platform/ci-cd/gha-deployer") });
     expect(deployer(log)!.baselineState).toBe("unchanged");
-    const again = await unchanged();
     expect(again.code, again.stderr).toBe(0);
     const logAgain = valid(again.stdout);
     expect(deployer(logAgain)!.partialFingerprints).toEqual(deployer(log)!.partialFingerprints);
@@ -529,8 +588,8 @@ describe("--format sarif", () => {
     console.log(`sarif gate result: ${JSON.stringify(above)}`);
   }, LONG);
 
-  it("access: each gain a result, its rule by how it is held; a binding at its declaring line (program or org file)", async () => {
-    const r = await sarif("access", changed, [release("release", "repo:my-org/release"), release("release2", "repo:my-org/release2")]);
+  it.concurrent("access: each gain a result, its rule by how it is held; a binding at its declaring line (program or org file)", async ({ expect }) => {
+    const [r, current] = await settled([sarif("access", changed, [release("release", "repo:my-org/release"), release("release2", "repo:my-org/release2")]), sarif("access", base, [], ["--current"])]);
     expect(r.code, r.stderr).toBe(1);
     const run = valid(r.stdout).runs[0]!;
     const ids = run.tool.driver.rules.map((x) => x.id);
@@ -545,7 +604,6 @@ describe("--format sarif", () => {
     // Reads gained are notes.
     expect(run.results.filter((x) => x.properties["severity"] === "low").every((x) => x.level === "note")).toBe(true);
     // --current: what is held now, each at its binding (here the org file's line of gha-deployer's).
-    const current = await sarif("access", base, [], ["--current"]);
     expect(current.code, current.stderr).toBe(0);
     const held = valid(current.stdout).runs[0]!.results.find((x) => x.message.text.startsWith("/platform/ci-cd/gha-deployer holds groups.create at /platform "));
     expect(held).toMatchObject({ ruleId: "access/binding", level: "error", properties: { status: "held", severity: "high" } });
