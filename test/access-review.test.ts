@@ -15,12 +15,20 @@
  * the report it wrote (`--json-out`, or the query's JSON) by the command's own formatters
  * (provider/access/report.ts `markdown`/`textTable`, provider/access/query.ts `formatWhoCan`), and checked equal to
  * what the bin printed where the bin printed them. `--current` reads the state only (no engine run).
+ *
+ * The queries read the stack and never change it (a preview writes nothing; `--current` exports the state), so the
+ * blocks run at once (describe.concurrent, at most vitest's maxConcurrency, 5, tests at a time; assertions through
+ * each test's own `expect`), and a test's independent runs of the bin at once (Promise.all, two or three). The one
+ * test that changes the stack (it imports a state without the roles' names, then the saved one back) runs alone
+ * after them: a block of its own, under the same title "platform-pulumi access", so its name is unchanged. The
+ * no-new-access block has a stack, a backend and a program folder of its own, on the same emulator, which nothing
+ * here writes to (a preview writes nothing) and no test reads the request log of.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import type { AccessJson } from "../provider/commands/access";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { formatWhoCan, type CanJson, type QueryHit, type WhoCanJson } from "../provider/access/query";
@@ -55,8 +63,8 @@ const review = once(async () => {
   return { ...r, jsonFile, json: JSON.parse(readFileSync(jsonFile, "utf8")) as AccessJson };
 });
 
-describe("platform-pulumi access", () => {
-  it("--current lists each identity's grants once per subtree, with bindings and escalations", async () => {
+describe.concurrent("platform-pulumi access", () => {
+  it("--current lists each identity's grants once per subtree, with bindings and escalations", async ({ expect }) => {
     const r = await access(["--current", "--format", "json"], { ORG_FILE: path.join(REPO_ROOT, "examples", "org-setup", "org.yaml") });
     expect(r.code, r.err).toBe(0);
     const json = JSON.parse(r.out) as AccessJson;
@@ -75,7 +83,7 @@ describe("platform-pulumi access", () => {
     expect(json.grants!.filter((g) => g.group === "/")).toEqual([]);
   }, LONG);
 
-  it("a change that binds a CI identity editor at a mid-level group shows exactly the gained capabilities at that subtree, plus the escalations it opens (JSON report; critical gains fail by default)", async () => {
+  it("a change that binds a CI identity editor at a mid-level group shows exactly the gained capabilities at that subtree, plus the escalations it opens (JSON report; critical gains fail by default)", async ({ expect }) => {
     const r = await review();
     expect(r.code, r.err).toBe(1); // critical gains fail by default (--fail-severity critical,high), no --fail-on given
     const json = r.json;
@@ -106,20 +114,24 @@ describe("platform-pulumi access", () => {
     expect(changes[0]!.identity.uid).toMatch(/^[0-9a-f]{40}\//);
   }, LONG);
 
-  it("--fail-on turns it into a gate: exit 1 when a gained capability matches, 0 otherwise; --fail-severity none alone does not fail (table)", async () => {
+  it("--fail-on turns it into a gate: exit 1 when a gained capability matches, 0 otherwise; --fail-severity none alone does not fail (table)", async ({ expect }) => {
     // --fail-severity none: the exit code 1 is the --fail-on match alone.
-    const hit = await access(["--fail-on", "iam.role_bindings.*,*.delete", "--fail-severity", "none"]);
+    // The two runs and the review's (each a preview of the stack) at once.
+    const [hit, miss] = await Promise.all([
+      access(["--fail-on", "iam.role_bindings.*,*.delete", "--fail-severity", "none"]),
+      access(["--fail-on", "iam.nothing.*", "--fail-severity", "none"]),
+      review(),
+    ]);
     expect(hit.code, hit.err).toBe(1);
     expect(hit.out).toMatch(/--fail-on iam\.role_bindings\.\*,\*\.delete: gained .*groups\.delete.*role_bindings\.create/);
     // The table the bin printed is the review's rows, as the formatter writes them from the JSON report.
     expect(hit.out.startsWith(textTable((await review()).json.changes!, false)), hit.out).toBe(true);
     // Nothing matched and no failing severity: exit 0 (so --fail-severity none turns the default gate off).
-    const miss = await access(["--fail-on", "iam.nothing.*", "--fail-severity", "none"]);
     expect(miss.code, miss.err).toBe(0);
     expect(miss.out).toContain("--fail-on iam.nothing.*: nothing matched");
   }, LONG);
 
-  it("--format markdown is one compact table grouped by identity, most severe first, capabilities said with roles", async () => {
+  it("--format markdown is one compact table grouped by identity, most severe first, capabilities said with roles", async ({ expect }) => {
     const r = await review();
     expect(r.code, r.err).toBe(1);
     const lines = r.out.trim().split("\n");
@@ -136,7 +148,7 @@ describe("platform-pulumi access", () => {
     expect(r.out.startsWith(markdown(STACK, r.json.changes!, false, { jsonFile: r.jsonFile })), r.out).toBe(true);
   }, LONG);
 
-  it("the repository's example org passes the repository's gate unchanged; the pull request above fails it", async () => {
+  it("the repository's example org passes the repository's gate unchanged; the pull request above fails it", async ({ expect }) => {
     const gate = (orgFile: string) =>
       new Promise<{ code: number; out: string }>((resolve) => {
         const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "gate", "--stack", STACK, "--cwd", REPO_ROOT, "--format", "json"], {
@@ -148,54 +160,37 @@ describe("platform-pulumi access", () => {
         child.stdout.on("data", (d: Buffer) => (out += d));
         child.on("close", (code) => resolve({ code: code ?? -1, out }));
       });
-    const same = await gate(path.join(REPO_ROOT, "examples", "org-setup", "org.yaml"));
+    // Two previews of the stack at once (a gate writes nothing but a folder of its own in the system's temp folder).
+    const [same, pr] = await Promise.all([gate(path.join(REPO_ROOT, "examples", "org-setup", "org.yaml")), gate(rs.changed)]);
     expect(same.code, same.out).toBe(0);
     const report = JSON.parse(same.out) as { violations: Array<{ policy: string; severity: string; status: string }> };
     // ci-bot (editor above its group) and scanner (viewer above its group) were there before: listed, not failing.
     expect(report.violations.filter((v) => v.policy === "identity-bound-above-its-group").map((v) => `${v.severity} ${v.status}`).sort()).toEqual(["critical already present", "low already present"]);
-    const pr = await gate(rs.changed);
     expect(pr.code, pr.out).toBe(1);
   }, LONG);
 
-  it("exits 2 when it cannot run: bad arguments, an unknown stack", async () => {
-    expect((await access(["--format", "yaml"])).code).toBe(2);
-    expect((await access(["--fail-on", ","])).code).toBe(2);
-    const missing = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", "no-such-stack", "--cwd", REPO_ROOT, "--current"], { env: { ...process.env, ...rs.env }, stdio: "ignore" });
-      child.on("close", (c) => resolve(c ?? -1));
-    });
+  it("exits 2 when it cannot run: bad arguments, an unknown stack", async ({ expect }) => {
+    const [yaml, comma, missing] = await Promise.all([
+      access(["--format", "yaml"]),
+      access(["--fail-on", ","]),
+      new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [path.join(REPO_ROOT, "dist", "cli", "main.js"), "access", "--stack", "no-such-stack", "--cwd", REPO_ROOT, "--current"], { env: { ...process.env, ...rs.env }, stdio: "ignore" });
+        child.on("close", (c) => resolve(c ?? -1));
+      }),
+    ]);
+    expect(yaml.code).toBe(2);
+    expect(comma.code).toBe(2);
     expect(missing).toBe(2);
   }, LONG);
 
-  it("exits 2, naming the role, when a bound role can be described neither by the API nor by its hydrated name", async () => {
-    const state = await rs.cli.exportState();
-    const saved = JSON.stringify(state);
-    const bindings = state.deployment.resources!.filter((r) => String(r["type"]).endsWith(":RoleBinding"));
-    const roleUid = (bindings[0]!["outputs"] as Record<string, unknown>)["roleUid"] as string;
-    // Every binding of that role loses its hydrated name (another one would name the role).
-    for (const b of bindings) {
-      const outputs = b["outputs"] as Record<string, unknown>;
-      if (outputs["roleUid"] === roleUid) delete outputs["role"];
-    }
-    const file = path.join(rs.backend, "state.json");
-    writeFileSync(file, JSON.stringify(state));
-    await rs.cli.ok(["stack", "import", "--file", file]);
-    try {
-      const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
-      expect(r.code, r.out).toBe(2);
-      expect(r.err).toContain(`the stack binds role(s) ${roleUid} that it does not declare, and no API settings describe them`);
-      // With the API, the same state is described.
-      expect((await access(["--current"])).code).toBe(0);
-    } finally {
-      writeFileSync(file, saved);
-      await rs.cli.ok(["stack", "import", "--file", file]);
-    }
-  }, LONG);
 });
 
-describe("platform-pulumi access --who-can", () => {
-  it("lists direct holders (path length 0) and escalated ones with their shortest path, on the state", async () => {
-    const r = await access(["--current", "--who-can", "groups.*", "--at", "/engineering/platform/ci-cd", "--format", "json"]);
+describe.concurrent("platform-pulumi access --who-can", () => {
+  it("lists direct holders (path length 0) and escalated ones with their shortest path, on the state", async ({ expect }) => {
+    const [r, none] = await Promise.all([
+      access(["--current", "--who-can", "groups.*", "--at", "/engineering/platform/ci-cd", "--format", "json"]),
+      access(["--current", "--who-can", "groups.delete", "--at", "/environments/staging"]),
+    ]);
     expect(r.code, r.err).toBe(0);
     const json = JSON.parse(r.out) as WhoCanJson;
     expect(json).toMatchObject({ stack: STACK, state: "current", whoCan: "groups.*", at: "/engineering/platform/ci-cd" });
@@ -212,18 +207,20 @@ describe("platform-pulumi access --who-can", () => {
     expect(del.via.steps).toEqual(['"ci-bot" creates an invite to /engineering/platform with role "owner" and redeems it (group_invites.create)']);
     expect(del.identity.uid).toMatch(/^[0-9a-f]{40}(\/[0-9a-f]{16})+$/);
     // A group outside every binding: nobody holds it there, and that is an answer (exit 0).
-    const none = await access(["--current", "--who-can", "groups.delete", "--at", "/environments/staging"]);
     expect(none.code, none.err).toBe(0);
     expect(none.out).toBe("who can groups.delete at /environments/staging (now): 0 identities\n");
   }, LONG);
 
-  it("on the plan by default: the pull request's new holder appears, with its path; the table and Markdown say the same", async () => {
-    const planRun = await access(["--who-can", "groups.delete", "--at", "/engineering/platform", "--format", "json"]);
+  it("on the plan by default: the pull request's new holder appears, with its path; the table and Markdown say the same", async ({ expect }) => {
+    const [planRun, nowRun] = await Promise.all([
+      access(["--who-can", "groups.delete", "--at", "/engineering/platform", "--format", "json"]),
+      access(["--current", "--who-can", "groups.delete", "--at", "/engineering/platform", "--format", "json"]),
+    ]);
     expect(planRun.code, planRun.err).toBe(0);
     const plan = JSON.parse(planRun.out) as WhoCanJson;
     expect(plan.state).toBe("plan");
     expect(plan.holders.map((h) => `${h.identity.path} ${h.length}`)).toEqual(["/engineering/platform/ci-cd/ci-bot 1", "/engineering/platform/ci-cd/gitlab-release 1"]);
-    const now = JSON.parse((await access(["--current", "--who-can", "groups.delete", "--at", "/engineering/platform", "--format", "json"])).out) as WhoCanJson;
+    const now = JSON.parse(nowRun.out) as WhoCanJson;
     expect(now.holders.map((h) => h.identity.path)).toEqual(["/engineering/platform/ci-cd/ci-bot"]);
 
     // The table and the Markdown of the same answer: formatWhoCan (what the command prints) over the plan's JSON,
@@ -247,9 +244,18 @@ describe("platform-pulumi access --who-can", () => {
   }, LONG);
 });
 
-describe("platform-pulumi access --can", () => {
-  it("yes (exit 0) with the path, by identity path or uid, dotted or wire capability names", async () => {
-    const yes = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd"]);
+describe.concurrent("platform-pulumi access --can", () => {
+  it("yes (exit 0) with the path, by identity path or uid, dotted or wire capability names", async ({ expect }) => {
+    // Five reads of the state, three then two at once; the last needs the scanner's uid.
+    const [yes, md, orgFileWords] = await Promise.all([
+      access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd"]),
+      access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd", "--format", "markdown"]),
+      access(["--current", "--can", "engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "engineering/platform/ci-cd"]),
+    ]);
+    const [events, scannerRun] = await Promise.all([
+      access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "events_subscription.create", "--at", "/engineering/platform/ci-cd"]),
+      access(["--current", "--who-can", "groups.list", "--at", "/security", "--format", "json"]),
+    ]);
     expect(yes.code, yes.err).toBe(0);
     console.log(`$ platform-pulumi access --stack readme-demo --current --can /engineering/platform/ci-cd/ci-bot groups.delete --at /engineering/platform/ci-cd\n${yes.out}`);
     expect(yes.out).toBe(
@@ -261,41 +267,41 @@ describe("platform-pulumi access --can", () => {
       ].join("\n"),
     );
     expect(README.includes(`$ platform-pulumi access --stack readme-demo --current --can /engineering/platform/ci-cd/ci-bot groups.delete --at /engineering/platform/ci-cd\n${yes.out}`), "the README example").toBe(true);
-    const md = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "/engineering/platform/ci-cd", "--format", "markdown"]);
     expect(md.code, md.err).toBe(0);
     expect(md.out).toMatch(/^\*\*yes: .*ci-bot can groups\\\.delete at .* \(now\)\*\*\n\nheld at `\/engineering\/platform`, high:\n\n1\. "ci-bot" creates an invite/);
     // Paths as the org file writes them, without the leading slash, name the same identity and group.
-    const orgFileWords = await access(["--current", "--can", "engineering/platform/ci-cd/ci-bot", "groups.delete", "--at", "engineering/platform/ci-cd"]);
     expect(orgFileWords.code, orgFileWords.err).toBe(0);
     expect(orgFileWords.out).toBe(yes.out);
     // A capability built-in roles hold that the package's capability list does not name.
-    const events = await access(["--current", "--can", "/engineering/platform/ci-cd/ci-bot", "events_subscription.create", "--at", "/engineering/platform/ci-cd"]);
     expect(events.code, events.err).toBe(0);
     expect(events.out).toContain("editor bound at /engineering/platform");
-    const scanner = (JSON.parse((await access(["--current", "--who-can", "groups.list", "--at", "/security", "--format", "json"])).out) as WhoCanJson).holders[0]!.identity;
+    const scanner = (JSON.parse(scannerRun.out) as WhoCanJson).holders[0]!.identity;
     expect(scanner.path).toBe("/security/vuln-scanning/scanner");
     const byUid = await access(["--current", "--can", scanner.uid!, "CAP_IAM_GROUPS_LIST", "--at", "/environments/production", "--format", "json"]);
     expect(byUid.code, byUid.err).toBe(0);
     expect(JSON.parse(byUid.out) as CanJson).toMatchObject({ can: true, capability: "groups.list", at: "/environments/production", holder: { group: "/environments", length: 0, via: { kind: "binding", role: "viewer", boundAt: "/environments", steps: [] } } });
   }, LONG);
 
-  it("no (exit 1), and on the plan the pull request turns a no into a yes", async () => {
-    const no = await access(["--current", "--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform"]);
+  it("no (exit 1), and on the plan the pull request turns a no into a yes", async ({ expect }) => {
+    // The two reads of the state and the plan's run (a preview) at once.
+    const [no, json, plan] = await Promise.all([
+      access(["--current", "--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform"]),
+      access(["--current", "--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform", "--format", "json"]),
+      access(["--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform"]),
+    ]);
     expect(no.code, no.err).toBe(1);
     expect(no.out).toBe("no: /engineering/platform/ci-cd/gitlab-release cannot groups.delete at /engineering/platform (now)\n");
     expect(README.includes(`$ platform-pulumi access --stack readme-demo --current --can /engineering/platform/ci-cd/gitlab-release groups.delete --at /engineering/platform; echo "exit $?"\n${no.out}exit 1\n`), "the README example").toBe(true);
-    const json = await access(["--current", "--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform", "--format", "json"]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.out)).toMatchObject({ can: false, state: "current" });
     expect(JSON.parse(json.out)).not.toHaveProperty("holder");
-    const plan = await access(["--can", "/engineering/platform/ci-cd/gitlab-release", "groups.delete", "--at", "/engineering/platform"]);
     expect(plan.code, plan.err).toBe(0);
     expect(plan.out).toMatch(/^yes: .* \(after the change\)\n/);
   }, LONG);
 });
 
-describe("bad input exits 2, naming the flag, the value and what is allowed", () => {
-  it.each([
+describe.concurrent("bad input exits 2, naming the flag, the value and what is allowed", () => {
+  it.for<[string[], RegExp]>([
     [["--who-can", "grops.*", "--at", "/"], /--who-can: "grops\.\*" matches no capability.*; globs run over dotted names \(groups\.create, iam\.groups\.\*, \*\.delete\)/],
     [["--who-can", ",", "--at", "/"], /--who-can: "," has an empty capability pattern/],
     [["--who-can", "groups.*", "--at", "/engineering/platfrom"], /--at: no group "\/engineering\/platfrom" in the stack; did you mean "\/engineering\/platform"\?; give a group path \(/],
@@ -306,14 +312,14 @@ describe("bad input exits 2, naming the flag, the value and what is allowed", ()
     [["--who-can", "groups.*", "--at", "/", "--fail-on", "iam.*"], /--fail-on judges the review/],
     [["--who-can", "groups.*", "--at", "/", "--format", "sarif"], /--format: "sarif" is for the review/],
     [["stray"], /unexpected argument "stray"/],
-  ])("access --current %j", async (args, message) => {
+  ])("access --current %j", { timeout: LONG }, async ([args, message], { expect }) => {
     const r = await access(["--current", ...args]);
     expect(r.code, r.out).toBe(2);
     expect(r.err).toMatch(message);
-  }, LONG);
+  });
 });
 
-describe("no-new-access inside `pulumi preview --policy-pack` gives the command's answer", () => {
+describe.concurrent("no-new-access inside `pulumi preview --policy-pack` gives the command's answer", () => {
   const program = path.join(REPO_ROOT, "examples", "policy-gate", "program");
   const stack = "no-new-access";
   let pcli: PulumiCli;
@@ -331,7 +337,7 @@ describe("no-new-access inside `pulumi preview --policy-pack` gives the command'
     rmSync(path.join(program, `Pulumi.${stack}.yaml`), { force: true });
   });
 
-  it("on a new stack (group, identity and binding not created yet): the same identity, capability and group, judged by path", async () => {
+  it("on a new stack (group, identity and binding not created yet): the same identity, capability and group, judged by path", async ({ expect }) => {
     const config = path.join(dir, "policy-config.json");
     writeFileSync(config, JSON.stringify({ "no-new-access": { capabilities: ["groups.delete"] } }));
     const preview = await runEngine(pcli, "preview", ["--policy-pack", path.join(REPO_ROOT, "policies"), "--policy-pack-config", config]);
@@ -357,5 +363,36 @@ describe("no-new-access inside `pulumi preview --policy-pack` gives the command'
         steps: ['"payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create)'],
       },
     ]);
+  }, LONG);
+});
+
+/**
+ * The test that changes the stack (a state import, then the saved state back): alone, after every block above has
+ * ended (its block is not concurrent, so vitest starts it only then), under the title of the block it was in.
+ */
+describe("platform-pulumi access", () => {
+  it("exits 2, naming the role, when a bound role can be described neither by the API nor by its hydrated name", async ({ expect }) => {
+    const state = await rs.cli.exportState();
+    const saved = JSON.stringify(state);
+    const bindings = state.deployment.resources!.filter((r) => String(r["type"]).endsWith(":RoleBinding"));
+    const roleUid = (bindings[0]!["outputs"] as Record<string, unknown>)["roleUid"] as string;
+    // Every binding of that role loses its hydrated name (another one would name the role).
+    for (const b of bindings) {
+      const outputs = b["outputs"] as Record<string, unknown>;
+      if (outputs["roleUid"] === roleUid) delete outputs["role"];
+    }
+    const file = path.join(rs.backend, "state.json");
+    writeFileSync(file, JSON.stringify(state));
+    await rs.cli.ok(["stack", "import", "--file", file]);
+    try {
+      const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+      expect(r.code, r.out).toBe(2);
+      expect(r.err).toContain(`the stack binds role(s) ${roleUid} that it does not declare, and no API settings describe them`);
+      // With the API, the same state is described.
+      expect((await access(["--current"])).code).toBe(0);
+    } finally {
+      writeFileSync(file, saved);
+      await rs.cli.ok(["stack", "import", "--file", file]);
+    }
   }, LONG);
 });
