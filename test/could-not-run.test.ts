@@ -7,12 +7,18 @@
  * Each case runs the bin once, with `--format json`: the other formats are what `reportCouldNotRun`
  * (provider/commands/failure.ts) prints for the error that JSON holds (test/harness/reports.ts), checked to give
  * the bin's own JSON and stderr back.
+ *
+ * The cases only read: the two stacks (previews, which write nothing, and state exports), the emulator (no case reads
+ * its request log) and the proxy that never answers. So they run at once (describe.concurrent; assertions through
+ * each test's own `expect`), and a case's independent runs of the bin at once too (Promise.all, at most four), so the
+ * deadline cases' waits overlap the rest. Against a server that never answers, a run ends at its deadline, with the
+ * same error, however long the machine takes to reach the API.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { UNAUTHENTICATED_HINT, type CouldNotRun } from "../provider/commands/failure";
 import { PulumiCli, REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 import { FILE_VAR } from "./harness/engine-runs";
@@ -64,11 +70,13 @@ beforeAll(async () => {
   writeFileSync(badOrg, "groups:\n  - name: payments\n    description: Payments\n  - name: Bad_Name\n");
   const base = { PLATFORM_API_URL: emu.env.PLATFORM_API_URL, PLATFORM_TOKEN: emu.env.PLATFORM_TOKEN, PLATFORM_ORG_UID: emu.env.PLATFORM_ORG_UID };
   const d = new PulumiCli({ cwd: drift, backendDir: backend, stack: "cnr", env: base });
-  await d.initStack();
-  await d.ok(["up", "--yes", "--skip-preview"]);
   const o = new PulumiCli({ cwd: orgProgram, backendDir: backend, stack: "cnr-org", env: { ...base, ORG_FILE: goodOrg } });
+  // The stacks are made in turn (the backend's first use writes its .pulumi/meta.yaml), then both ups at once: two
+  // projects and stacks of their own (each up locks its own stack), groups of different names (apps and data;
+  // payments).
+  await d.initStack();
   await o.initStack();
-  await o.ok(["up", "--yes", "--skip-preview"]);
+  await Promise.all([d.ok(["up", "--yes", "--skip-preview"]), o.ok(["up", "--yes", "--skip-preview"])]);
 }, LONG);
 
 afterAll(async () => {
@@ -79,8 +87,8 @@ afterAll(async () => {
   rmSync(path.join(orgProgram, "Pulumi.cnr-org.yaml"), { force: true });
 });
 
-describe("drift with a token the API rejects", () => {
-  it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async () => {
+describe.concurrent("drift with a token the API rejects", () => {
+  it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async ({ expect }) => {
     // One run of the bin (--format json). The table and Markdown are what reportCouldNotRun prints for the error that
     // JSON holds; its stderr and JSON, rendered the same way, are byte for byte the bin's, so the error is the bin's.
     const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG));
@@ -107,8 +115,8 @@ describe("drift with a token the API rejects", () => {
   }, LONG);
 });
 
-describe("drift with an invalid org file", () => {
-  it("exits 2 and gives the file's file:line:col problem on stderr and in the json and markdown", async () => {
+describe.concurrent("drift with an invalid org file", () => {
+  it("exits 2 and gives the file's file:line:col problem on stderr and in the json and markdown", async ({ expect }) => {
     // One run (--format json); the Markdown rendered from its error, as above.
     const r = await runBin(["drift", "--stack", "cnr-org", "--cwd", orgProgram, "--format", "json"], envFor({ ORG_FILE: badOrg }));
     expect(r.code, r.stderr).toBe(2);
@@ -123,57 +131,64 @@ describe("drift with an invalid org file", () => {
   }, LONG);
 });
 
-describe("unmanaged with a token the API rejects", () => {
-  it("exits 2 (could not run, not 1 'found') with the API's status and the token hint, also in --json", async () => {
-    const r = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift], envFor(WRONG));
+describe.concurrent("unmanaged with a token the API rejects", () => {
+  it("exits 2 (could not run, not 1 'found') with the API's status and the token hint, also in --json", async ({ expect }) => {
+    const [r, j] = await Promise.all([
+      runBin(["unmanaged", "--stack", "cnr", "--cwd", drift], envFor(WRONG)),
+      runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG)),
+    ]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/platform-pulumi unmanaged: .*\(code 16, HTTP 401\)/);
     expect(r.stderr).toContain(UNAUTHENTICATED_HINT);
-    const j = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG));
     expect(j.code, j.stderr).toBe(2);
     expect((JSON.parse(j.stdout) as { error: { message: string } }).error.message).toMatch(/\(code 16, HTTP 401\)/);
   }, LONG);
 });
 
-describe("unmanaged on a stack it can read (the one argument frame, provider/commands/frame.ts)", () => {
-  it("--json still prints the JSON --format json prints, with a deprecation warning; PULUMI_STACK names the stack; --format markdown", async () => {
-    const formatJson = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor());
+describe.concurrent("unmanaged on a stack it can read (the one argument frame, provider/commands/frame.ts)", () => {
+  it("--json still prints the JSON --format json prints, with a deprecation warning; PULUMI_STACK names the stack; --format markdown", async ({ expect }) => {
+    const [formatJson, json, fromEnv, md] = await Promise.all([
+      runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor()),
+      runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--json"], envFor()),
+      runBin(["unmanaged", "--cwd", drift, "--format", "json"], envFor({ PULUMI_STACK: "cnr" })),
+      runBin(["unmanaged", "--cwd", drift, "--format", "markdown"], envFor({ PULUMI_STACK: "cnr" })),
+    ]);
     expect([0, 1], formatJson.stderr).toContain(formatJson.code);
     expect(formatJson.stderr).toBe("");
     const rows = JSON.parse(formatJson.stdout) as unknown[];
     expect(Array.isArray(rows)).toBe(true);
-    const json = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--json"], envFor());
     expect(json.code, json.stderr).toBe(formatJson.code);
     expect(json.stderr).toBe("platform-pulumi unmanaged: --json is deprecated; use --format json\n");
     expect(JSON.parse(json.stdout)).toEqual(rows);
-    const fromEnv = await runBin(["unmanaged", "--cwd", drift, "--format", "json"], envFor({ PULUMI_STACK: "cnr" }));
     expect(fromEnv.code, fromEnv.stderr).toBe(formatJson.code);
     expect(JSON.parse(fromEnv.stdout)).toEqual(rows);
-    const md = await runBin(["unmanaged", "--cwd", drift, "--format", "markdown"], envFor({ PULUMI_STACK: "cnr" }));
     expect(md.code, md.stderr).toBe(formatJson.code);
     expect(md.stdout).toMatch(/^### platform-pulumi unmanaged on stack `cnr`\n/);
   }, LONG);
 });
 
-describe("--timeout", () => {
-  it("unmanaged and drift against a server that never answers stop at the deadline with a clear error and exit 2", async () => {
-    const u = await runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--timeout", "3s"], envFor({ PLATFORM_API_URL: hangUrl }));
+describe.concurrent("--timeout", () => {
+  it("unmanaged and drift against a server that never answers stop at the deadline with a clear error and exit 2", async ({ expect }) => {
+    // Both deadlines run at once.
+    const [u, d] = await Promise.all([
+      runBin(["unmanaged", "--stack", "cnr", "--cwd", drift, "--timeout", "3s"], envFor({ PLATFORM_API_URL: hangUrl })),
+      runBin(["drift", "--stack", "cnr", "--cwd", drift, "--timeout", "5s", "--format", "json"], envFor({ PLATFORM_API_URL: hangUrl })),
+    ]);
     expect(u.code, u.stderr).toBe(2);
     expect(u.stderr).toMatch(/platform-pulumi unmanaged: unmanaged did not finish within --timeout 3s; stopped it/);
-    const d = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--timeout", "5s", "--format", "json"], envFor({ PLATFORM_API_URL: hangUrl }));
     expect(d.code, d.stderr).toBe(2);
     expect(d.stderr).toMatch(/drift did not finish within --timeout 5s/);
     expect((JSON.parse(d.stdout) as { error: { message: string } }).error.message).toMatch(/--timeout 5s/);
   }, LONG);
 
-  it("a bad value names the option, the value and what is allowed; every report command takes it", async () => {
+  it("a bad value names the option, the value and what is allowed; every report command takes it", async ({ expect }) => {
     const stackArgs = ["--stack", "cnr", "--cwd", drift];
     const args: Record<string, string[]> = { drift: stackArgs, unmanaged: stackArgs, recover: stackArgs, export: ["--org", emu.env.PLATFORM_ORG_UID, "--out", path.join(backend, "o")] };
-    for (const [cmd, given] of Object.entries(args)) {
-      const r = await runBin([cmd, ...given, "--timeout", "10"], envFor());
+    // The four commands at once, each one's two runs in turn; checked in the same order.
+    const runs = await Promise.all(Object.entries(args).map(async ([cmd, given]) => ({ cmd, r: await runBin([cmd, ...given, "--timeout", "10"], envFor()), help: await runBin([cmd, "--help"], envFor()) })));
+    for (const { cmd, r, help } of runs) {
       expect(r.code, `${cmd}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain('--timeout "10" is not allowed: a duration with a unit (ms, s, m or h), such as 90s, 10m or 1h');
-      const help = await runBin([cmd, "--help"], envFor());
       expect(help.stdout, cmd).toMatch(/--timeout <d>.*\n.*default 30m/);
     }
   }, LONG);
