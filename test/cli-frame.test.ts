@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, cliBinDir } from "../scripts/lib/pulumi";
 import { FILE_VAR } from "./harness/engine-runs";
 import { runBin, type BinResult } from "./harness/bin";
+import { slots } from "./harness/limit";
 
 const LONG = 300_000;
 /** A Pulumi project folder (any will do: the stacks asked for do not exist). */
@@ -57,19 +58,10 @@ function envFor(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** How many runs of the bin at once: the machine (2 cores) is shared. */
 const SPAWNS_AT_ONCE = 4;
-let spawned = 0;
-const waiting: Array<() => void> = [];
+const spawnSlot = slots(SPAWNS_AT_ONCE);
 /** `platform-pulumi <args>` ({@link runBin}), once fewer than {@link SPAWNS_AT_ONCE} others are running. */
-async function bin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
-  if (spawned < SPAWNS_AT_ONCE) spawned++;
-  else await new Promise<void>((resolve) => waiting.push(resolve)); // handed the slot of a run that ended
-  try {
-    return await runBin(args, env);
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else spawned--;
-  }
+function bin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
+  return spawnSlot(() => runBin(args, env));
 }
 
 let backendRead: Promise<unknown> | undefined;

@@ -22,6 +22,7 @@ import { runBin as bin } from "./harness/bin";
 import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture, writesSince } from "./harness/splitSet";
 import { cleanEnv, tail } from "./consumer/toolchain";
 import { subscriptionKind } from "../provider/kinds/subscription";
+import { atMost } from "./harness/limit";
 
 const made: Record<string, string> = {};
 
@@ -47,31 +48,6 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
 }
 
 const fx = useExportFixture("platform-pulumi-split-yaml-", "export split yaml", seed);
-
-/**
- * `task` of each of `items`, at most `limit` at once, and every one ended before this resolves or fails (a failed
- * task fails with the first failure in `items`' order, after the others ended: no run outlives its test).
- * @returns the results, in `items`' order.
- */
-async function atMost<T, R>(limit: number, items: readonly T[], task: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  const failed: Array<{ error: unknown } | undefined> = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        out[i] = await task(items[i]!);
-      } catch (error) {
-        failed[i] = { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const first = failed.find((f) => f !== undefined);
-  if (first) throw first.error;
-  return out;
-}
 
 describe("platform-pulumi export --layout split --format yaml", () => {
   const out = () => path.join(fx.work, "org");

@@ -24,6 +24,7 @@ import { runBin as bin } from "./harness/bin";
 import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture } from "./harness/splitSet";
 import { cleanEnv, tail } from "./consumer/toolchain";
 import { subscriptionKind } from "../provider/kinds/subscription";
+import { atMost } from "./harness/limit";
 
 const made: Record<string, string> = {};
 
@@ -54,35 +55,11 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
 const fx = useExportFixture("platform-pulumi-split-", "export split", seed);
 
 /**
- * `task` of each of `items`, at most `limit` at once, and every one ended before this resolves or fails (a failed
- * task fails with the first failure in `items`' order, after the others ended: no run outlives its test). The
- * stacks of the set are distinct stacks of one file backend, and what runs here only reads them: a preview (and
- * `drift` and `gate`, which only preview) takes no lock (docs/cli.md, "When another update holds the stack's
- * lock"), and recover and unmanaged read state with `pulumi stack export`. At most a tier's width at once
- * (3): one engine run keeps about 1.5 of this machine's 2 cores busy (docs/testing.md, "Pool settings").
- * @returns the results, in `items`' order.
+ * The most engine runs this file starts at once ({@link atMost}): the widest tier of the set (three children). The
+ * stacks of the set are distinct stacks of one file backend, and what runs at once only reads them: a preview (and
+ * `drift` and `gate`, which only preview) takes no lock (docs/cli.md, "When another update holds the stack's lock"),
+ * and recover and unmanaged read state with `pulumi stack export`.
  */
-async function atMost<T, R>(limit: number, items: readonly T[], task: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  const failed: Array<{ error: unknown } | undefined> = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        out[i] = await task(items[i]!);
-      } catch (error) {
-        failed[i] = { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const first = failed.find((f) => f !== undefined);
-  if (first) throw first.error;
-  return out;
-}
-
-/** The most engine runs this file starts at once: the widest tier of the set (three children). */
 const AT_ONCE = 3;
 
 describe("platform-pulumi export --layout split", () => {

@@ -50,6 +50,7 @@ import { readDocs } from "./harness/docs";
 import { once } from "./harness/reports";
 import { removeStack, stackEnv, upStack, withBinding } from "./harness/stack";
 import { startStandalone, type StandaloneEmulator } from "./standalone";
+import { settled, slots } from "./harness/limit";
 
 const LONG = 600_000;
 const STACK = "gate-org";
@@ -133,37 +134,11 @@ function cliWith(extra: NodeJS.ProcessEnv): PulumiCli {
 }
 
 /**
- * `run`, once one of `n` slots is free. The previews of the stack a test (or a concurrent describe) starts together
- * are of one stack on the file backend, where a preview takes no lock (docs/cli.md, "When another update holds the
- * stack's lock"): they overlap, at most 3 at once (one engine run keeps about 1.5 of this machine's 2 cores busy,
- * docs/testing.md "Pool settings").
+ * The previews of the stack a test (or a concurrent describe) starts together are of one stack on the file backend,
+ * where a preview takes no lock (docs/cli.md, "When another update holds the stack's lock"): they overlap, at most 3
+ * at once ({@link slots}).
  */
-function slots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
-  let free = n;
-  const waiting: Array<() => void> = [];
-  return async (run) => {
-    if (free > 0) free--;
-    else await new Promise<void>((go) => waiting.push(go));
-    try {
-      return await run();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    }
-  };
-}
 const atOnce = slots(3);
-
-/**
- * `Promise.all` of `runs` that waits for every one to end before it fails (with the first failure, in order), so no
- * run a test started outlives it.
- */
-async function settled<T extends readonly unknown[] | []>(runs: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const done = (await Promise.allSettled(runs)) as Array<PromiseSettledResult<unknown>>;
-  for (const d of done) if (d.status === "rejected") throw d.reason;
-  return done.map((d) => (d as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
-}
 
 /** Runs the bin's `command` on the stack with `file` as the program's org file (at most 3 at once: {@link atOnce}). */
 function bin(command: "gate" | "access" | "drift", file: string, args: string[], extra: NodeJS.ProcessEnv = {}) {

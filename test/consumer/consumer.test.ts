@@ -32,8 +32,7 @@
  * loopback. The project folder is removed when every step passed, and kept (its path printed) otherwise.
  */
 import { subscriptionKind } from "../../provider/kinds/subscription";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
-import * as os from "node:os";
+import { existsSync, readFileSync, writeFileSync, copyFileSync, mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { PlatformClient } from "../../provider/client/client";
@@ -41,8 +40,8 @@ import { engineOk, runEngine } from "../../scripts/lib/engine";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
 import { docFiles, MAINTAINER_DOCS, readDoc, readDocs } from "../harness/docs";
 import { KIND_NAMES, KINDS } from "../../provider/kinds/registry";
-import { packedTarball } from "../harness/tarball";
 import { checkLauncher } from "./languages";
+import { useConsumerWork } from "./work";
 import {
   PKG,
   TOOLCHAINS,
@@ -76,19 +75,7 @@ it("the consumer program (project/index.ts) declares every kind of the kind regi
   expect(KIND_NAMES.filter((kind) => DECLARED[kind] === 0), "kinds of the registry the consumer program does not declare (add one to test/consumer/project/index.ts)").toEqual([]);
 });
 
-// Made while the file is collected: the projects' and native programs' folders in it are named when their tests are registered.
-const work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-consumer-"));
-let tarball: string;
-
-beforeAll(async () => {
-  tarball = await packedTarball();
-}, 300_000);
-
-const kept: string[] = [];
-afterAll(() => {
-  if (kept.length === 0) rmSync(work, { recursive: true, force: true });
-  else process.stderr.write(`consumer tier: kept ${kept.join(", ")} for inspection\n`);
-});
+const { work, tarball, keep } = useConsumerWork("platform-pulumi-consumer-");
 
 /**
  * Registers ordered steps: each is skipped once an earlier gating step failed; `onFail` hears of every failure.
@@ -151,7 +138,7 @@ function describeToolchain(tc: Toolchain): void {
       emulator?.child.kill("SIGTERM");
       await client?.close();
       process.stderr.write(`consumer tier: ${tc.name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-      if (!allPassed) kept.push(dir);
+      if (!allPassed) keep(dir);
     });
 
     /**
@@ -191,7 +178,7 @@ function describeToolchain(tc: Toolchain): void {
         name: "consumer",
         main: "index.ts",
         devDependencies: { "@types/node": "^18", typescript: "^5.0.0", "@pulumi/policy": tc.policySpec },
-        dependencies: { "@pulumi/pulumi": tc.pulumiSpec, [PKG.name]: `file:${tarball}` },
+        dependencies: { "@pulumi/pulumi": tc.pulumiSpec, [PKG.name]: `file:${tarball()}` },
       };
       writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
       const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund"], { cwd: dir, env, timeoutMs: 600_000 });

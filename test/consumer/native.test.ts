@@ -12,36 +12,21 @@
  * from scripts/ensure-language-hosts (`npm test` runs it); where one cannot be made (no Go or python3) its program's
  * steps skip, saying so. The work folder is removed when every step passed, and kept (its path printed) otherwise.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll } from "vitest";
 import { GO_PROGRAM, PYTHON_PROGRAM, YAML_PROGRAM } from "../harness/nativeOrg";
-import { packedTarball } from "../harness/tarball";
 import { describeNativePrograms, installTarball } from "./languages";
 import { TOOLCHAINS, type Toolchain } from "./toolchain";
+import { useConsumerWork } from "./work";
 
-// Made while the file is collected: the programs' folders in it are named when their tests are registered.
-const work = mkdtempSync(path.join(os.tmpdir(), "platform-pulumi-native-"));
-let tarball: string;
-
-beforeAll(async () => {
-  tarball = await packedTarball();
-}, 300_000);
-
-const kept: string[] = [];
-afterAll(() => {
-  if (kept.length === 0) rmSync(work, { recursive: true, force: true });
-  else process.stderr.write(`consumer tier: kept ${kept.join(", ")} for inspection\n`);
-});
+const { work, tarball, keep } = useConsumerWork("platform-pulumi-native-");
 
 /** One plain `npm install <tarball>` on `tc` in `<work>/native-node<major>`, kept for inspection when it fails. */
 async function plainInstall(tc: Toolchain): Promise<{ nodeModules: string; ms: number }> {
   const dir = path.join(work, `native-node${tc.nodeMajor}`);
   try {
-    return await installTarball(tc, dir, tarball);
+    return await installTarball(tc, dir, tarball());
   } catch (err) {
-    kept.push(dir);
+    keep(dir);
     throw err;
   }
 }
@@ -53,7 +38,7 @@ describeNativePrograms({
   work,
   install: "one npm install <tarball>",
   nodeModules: () => plainInstall(oldest),
-  onFail: (dir) => kept.push(dir),
+  onFail: keep,
 });
 describeNativePrograms({
   tc: newest,
@@ -61,5 +46,5 @@ describeNativePrograms({
   work,
   install: "one npm install <tarball>",
   nodeModules: () => plainInstall(newest),
-  onFail: (dir) => kept.push(dir),
+  onFail: keep,
 });
