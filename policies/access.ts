@@ -20,11 +20,9 @@ import { orgFromStack, type RoleInfo, type StackObject } from "../provider/acces
 import { wireName } from "../provider/capabilities";
 import { DYNAMIC_TYPE_PREFIX, isKindType, kindOfType } from "../provider/typeTokens";
 import { severityOf } from "../provider/access/severity";
-import { GATE_OUT_ENV, loadBaseline, tagged } from "./change";
+import { loadBaseline, tagged, writeGateFile } from "./change";
 import { applyExclusions } from "../provider/access/exclusions";
 import { EXCLUSIONS_CONFIG_SCHEMA, configExclusions, recordSilenced } from "./unused";
-import { writeFileSync } from "node:fs";
-import * as path from "node:path";
 
 /**
  * The dynamic resources' type token prefix. A policy recognises a kind by {@link kindOfType}, which also takes the
@@ -487,9 +485,8 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       // Reviewed exceptions: a live one silences its findings (listed by the gate), an expired one says so.
       const verdict = applyExclusions("no-new-access", rows, exclusions);
       recordSilenced("no-new-access", verdict.silenced);
-      const out = process.env[GATE_OUT_ENV];
       const gone = new Set(rows.filter((r) => !verdict.kept.includes(r)));
-      if (changes && out) writeFileSync(path.join(out, "access.json"), JSON.stringify({ changes: changes.filter((c) => !gone.has(c)) }));
+      if (changes) writeGateFile("access.json", JSON.stringify({ changes: changes.filter((c) => !gone.has(c)) }));
       for (const r of compactRows(verdict.kept)) {
         const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
         const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");

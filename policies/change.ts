@@ -14,15 +14,15 @@
  * gets its level's severity: `high` when mandatory, `low` otherwise.
  */
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
 import type { StackObject } from "../provider/access/stack";
 import { compareSeverity, type Severity } from "../provider/access/severity";
 import { DYNAMIC_TYPE_PREFIX } from "../provider/typeTokens";
 
-/** The environment variable naming the baseline file. */
-export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
-/** The environment variable naming the folder where the pack leaves its structured results for the gate. */
-export const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
+import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type GateInputs } from "../provider/access/gateChannel";
+
+export { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV };
 
 /** The baseline the gate writes: the stack's resources of this package before the change. */
 export interface BaselineFile {
@@ -30,7 +30,7 @@ export interface BaselineFile {
   objects: StackObject[];
 }
 
-let cached: { path: string; file: BaselineFile | undefined } | undefined;
+let cached: { path: string; file: BaselineFile | undefined; sha256: string } | undefined;
 
 /**
  * The baseline named by {@link BASELINE_ENV}, or undefined when the variable is unset (the pack run by hand).
@@ -41,15 +41,58 @@ export function loadBaseline(): BaselineFile | undefined {
   if (!p) return undefined;
   if (cached?.path === p) return cached.file;
   let file: BaselineFile;
+  let text: string;
   try {
-    file = JSON.parse(readFileSync(p, "utf8")) as BaselineFile;
+    text = readFileSync(p, "utf8");
+    file = JSON.parse(text) as BaselineFile;
   } catch (err) {
     throw new Error(`${BASELINE_ENV}=${p}: not a readable baseline (${(err as Error).message})`, { cause: err });
   }
   if (!Array.isArray(file.objects)) throw new Error(`${BASELINE_ENV}=${p}: not a baseline (no "objects" array)`);
-  cached = { path: p, file };
+  // Read once per run: every policy judges against the same bytes, the ones {@link gateInputs} reports.
+  cached = { path: p, file, sha256: sha256(text) };
   return file;
 }
+
+/** What the pack wrote for the gate this run, by file name (the whole content, appends included). */
+const written = new Map<string, string>();
+
+/**
+ * Writes (or appends to) `name` in the folder {@link GATE_OUT_ENV} names, when the gate named one, and remembers
+ * the content so {@link gateInputs} can report its digest. Does nothing outside the gate.
+ */
+export function writeGateFile(name: string, content: string, append = false): void {
+  const out = process.env[GATE_OUT_ENV];
+  if (!out) return;
+  const all = `${append ? (written.get(name) ?? "") : ""}${content}`;
+  written.set(name, all);
+  writeFileSync(path.join(out, name), all);
+}
+
+/**
+ * `gate-inputs` (advisory; reports only under the gate, when {@link BASELINE_ENV} or {@link GATE_OUT_ENV} is set):
+ * the digests of the baseline the pack judged against and of every file it wrote for the gate, reported through
+ * the engine's policy events, which the program under review cannot write. The program runs with the same
+ * environment and can rewrite those files; the gate compares the digests with what it wrote and what it reads,
+ * and refuses to judge when they differ (docs/policy.md "What the gate trusts"). It must be the pack's last
+ * policy: @pulumi/policy runs stack policies in order, so every file is written by then.
+ */
+export const gateInputs: StackValidationPolicy = {
+  name: GATE_INPUTS_POLICY,
+  description: "The gate's integrity check: what the pack read and wrote for `platform-pulumi gate` (reported only under the gate).",
+  enforcementLevel: "advisory",
+  validateStack: (_args, report) => {
+    if (!process.env[BASELINE_ENV] && !process.env[GATE_OUT_ENV]) return;
+    let baseline: string | null = null;
+    try {
+      if (loadBaseline()) baseline = cached?.sha256 ?? null;
+    } catch {
+      baseline = "unreadable";
+    }
+    const inputs: GateInputs = { baseline, files: Object.fromEntries([...written].map(([k, v]) => [k, sha256(v)])) };
+    report(JSON.stringify(inputs));
+  },
+};
 
 /** The baseline's objects as the resources a stack policy sees (every value known, no property dependencies). */
 export function baselineResources(file: BaselineFile): PolicyResource[] {

@@ -7,7 +7,7 @@
  * did not install it gets a message saying what to install instead of a bare `Cannot find module`.
  */
 import type * as Policy from "@pulumi/policy";
-import { judgeChange } from "./change";
+import { gateInputs, judgeChange } from "./change";
 import { policies } from "./rules";
 
 function loadPolicy(): typeof Policy {
@@ -28,4 +28,5 @@ function loadPolicy(): typeof Policy {
 
 // Every finding tagged with its severity and, when the gate gave a baseline, whether the stack already had it;
 // unused access is about the stack as it stands, never "already present".
-new (loadPolicy().PolicyPack)("platform", { policies: policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" || p.name === "unused-access" })) });
+// `gate-inputs` last: it reports what the others read and wrote (change.ts).
+new (loadPolicy().PolicyPack)("platform", { policies: [...policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" || p.name === "unused-access" })), gateInputs] });

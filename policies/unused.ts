@@ -12,14 +12,12 @@
  * `PLATFORM_GATE_OUT` names (policies/change.ts), and listed in its report.
  */
 import type { PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { appendFileSync } from "node:fs";
-import * as path from "node:path";
 import { parseExclusions, type ExcludablePolicy, type Exclusion, type SilencedFinding } from "../provider/access/exclusions";
 import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
 import { reportGrants } from "../provider/access/report";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { DEFAULT_UNUSED_DAYS, findUnused, parseDays, readActivity, seenWords, holdsWords, uidsToRead, type IdentityActivity } from "../provider/access/unused";
-import { GATE_OUT_ENV, tagged } from "./change";
+import { tagged, writeGateFile } from "./change";
 
 /** The JSON-schema (Pulumi's config validation) of an `exclusions` list; the pack validates each entry with zod. */
 export const EXCLUSIONS_CONFIG_SCHEMA = { type: "array", items: { type: "object" } } as const;
@@ -34,9 +32,8 @@ export function configExclusions(policy: ExcludablePolicy, cfg: { exclusions?: u
 
 /** Writes findings silenced by exclusions for the gate (one JSON line each), when the gate named a folder. */
 export function recordSilenced(policy: ExcludablePolicy, silenced: readonly SilencedFinding[]): void {
-  const out = process.env[GATE_OUT_ENV];
-  if (!out || silenced.length === 0) return;
-  appendFileSync(path.join(out, `silenced-${policy}.jsonl`), silenced.map((s) => `${JSON.stringify(s)}\n`).join(""));
+  if (silenced.length === 0) return;
+  writeGateFile(`silenced-${policy}.jsonl`, silenced.map((s) => `${JSON.stringify(s)}\n`).join(""), true);
 }
 
 /** Config of `unused-access`. */

@@ -1,0 +1,51 @@
+/**
+ * What the gate (provider/commands/gate.ts) and the policy pack (policies/change.ts) exchange during a preview,
+ * and how the gate knows the program under review did not change it (docs/policy.md "What the gate trusts").
+ *
+ * The gate names two paths in the preview's environment: the baseline it wrote ({@link BASELINE_ENV}) and a
+ * folder for the pack's results ({@link GATE_OUT_ENV}). The program under review runs with the same environment,
+ * so it can rewrite both. The pack's last policy, {@link GATE_INPUTS_POLICY}, reports the SHA-256 of the baseline
+ * it judged against and of every file it wrote, as a policy event: the engine's event stream, which only the
+ * engine and the analyzers write. The gate compares those digests with what it wrote and what it reads, and
+ * refuses to judge (exit 2) when they differ.
+ */
+import { createHash } from "node:crypto";
+
+/** The environment variable naming the baseline file the gate writes for the pack. */
+export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
+/** The environment variable naming the folder where the pack leaves its structured results for the gate. */
+export const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
+/** The pack's policy that reports {@link GateInputs} (advisory; silent outside the gate). */
+export const GATE_INPUTS_POLICY = "gate-inputs";
+
+/** What the pack read and wrote for the gate, as SHA-256 digests (lower-case hex): the message of {@link GATE_INPUTS_POLICY}. */
+export interface GateInputs {
+  /** The digest of the baseline the pack judged against; null when it read none, `unreadable` when it could not. */
+  baseline: string | null;
+  /** Each file the pack wrote to the gate's folder (by name) and the digest of its whole content. */
+  files: Record<string, string>;
+}
+
+/** The SHA-256 of `text` (UTF-8), in lower-case hex. */
+export function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * The {@link GateInputs} in a policy message (the engine's message is the policy's description, then the text).
+ * @returns undefined when no line of `message` is a JSON object of that shape.
+ */
+export function parseGateInputs(message: string): GateInputs | undefined {
+  for (const line of message.split("\n").reverse()) {
+    const t = line.trim();
+    if (!t.startsWith("{")) continue;
+    try {
+      const v = JSON.parse(t) as Partial<GateInputs>;
+      const files = v.files;
+      if ((v.baseline === null || typeof v.baseline === "string") && files && typeof files === "object" && Object.values(files).every((d) => typeof d === "string")) return { baseline: v.baseline, files };
+    } catch {
+      // not this line
+    }
+  }
+  return undefined;
+}
