@@ -226,10 +226,11 @@ export interface LoadedAccess {
 /**
  * Reads what the access review and the access queries (`--who-can`, `--can`) judge: the state, the plan unless
  * `current`, and the roles and groups the stack references from the API (the stack's `platform:*` config or the
- * environment, or `client`).
+ * environment, or `client`); the roles and groups `extra` objects reference are described too (another state of
+ * the stack, e.g. the baseline a gate report recorded).
  * @throws StackCommandError when the state, the preview or a role cannot be read.
  */
-export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient): Promise<LoadedAccess> {
+export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = []): Promise<LoadedAccess> {
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
   let after: StackObject[] | undefined;
@@ -262,7 +263,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
       api = undefined; // no API settings: roles are known only by their hydrated names
     }
   }
-  const all = [...before, ...(after ?? [])];
+  const all = [...before, ...(after ?? []), ...extra];
   const found = await lookups(api, all);
   // A binding whose role nobody can describe would grant nothing in the report: stop instead.
   const hydrated = new Set(all.filter((o) => o.kind === "RoleBinding" && isBuiltinRoleName(String((o.props["role"] as Record<string, unknown> | undefined)?.["name"] ?? ""))).map((o) => o.props["roleUid"]));

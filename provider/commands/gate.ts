@@ -17,7 +17,7 @@
  * environment, as for any `pulumi` command; the API settings from the stack's `platform:*` config or the
  * environment. The preview writes nothing.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { markdown as accessMarkdown, textTable as accessText, type ReportChange } from "../access/report";
@@ -29,17 +29,19 @@ import { objectsFromState } from "./access";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
-import { exportStack, stackConfig, table, type StackRef } from "./stack";
+import { clientFor, exportStack, stackConfig, table, type StackRef } from "./stack";
+import { resolveSettings, type Settings } from "../config";
+import { privilegeWarning, writeGrants } from "./privilege";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type SarifRule } from "./sarifLog";
 import { kindOfType } from "../typeTokens";
+import type { StackObject } from "../access/stack";
+import { formatVerify, verifyApplied } from "./gateVerify";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
 
-/** The environment variables the gate gives the pack (policies/change.ts reads them). */
-const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
-const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
+import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, sha256, type GateInputs } from "../access/gateChannel";
 
 /** A finding's status: the change introduces (or worsens) it, or the stack had it before. */
 export type FindingStatus = "new" | "already present";
@@ -88,6 +90,11 @@ export interface GateReport {
   errors: string[];
   /** Findings silenced by the config's exclusions (provider/access/exclusions.ts), with each one's reason. */
   silenced?: SilencedFinding[];
+  /**
+   * The stack's objects before the change that the review judged against (the state's resources of this package),
+   * for `gate --verify` after the update (./gateVerify.ts); absent when the stack had no state to read.
+   */
+  baseline?: { objects: StackObject[] };
 }
 
 /** `<Kind>::<name>` from a URN (`urn:pulumi:<stack>::<project>::<type>::<name>`; a parent chain `a$b` keeps its last type). */
@@ -153,6 +160,46 @@ function packSettings(config: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Whether the pack's files can be believed ({@link trustPackResults}). */
+export interface PackTrust {
+  /** True when the pack confirmed, through the engine's events, the baseline it read and every file the gate will read. */
+  ok: boolean;
+  /** Set when a file was changed by something other than the pack (the program under review): why, for the report. */
+  tampered?: string;
+}
+
+/**
+ * Checks the pack's results against what the pack reported through the engine's events
+ * (provider/access/gateChannel.ts): the baseline it judged against must be the one the gate wrote
+ * (`baselineDigest`), and the files in `out` exactly those it wrote, byte for byte.
+ *
+ * - confirmed and equal: `ok`;
+ * - a digest differs, a file is missing or extra, or the shipped pack sent no confirmation although the preview
+ *   completed: `tampered`, with what differs (the gate then exits 2 without judging);
+ * - another pack that sends no confirmation: not `ok` (its "already present" tags and files are not used), not
+ *   tampered.
+ */
+export function trustPackResults(out: string, baselineDigest: string | null, inputs: GateInputs | undefined, opts: { shipped: boolean; completed: boolean }): PackTrust {
+  const present = readdirSync(out).sort();
+  const refuse = (what: string): PackTrust => ({
+    ok: false,
+    tampered: `the gate's files were changed during the preview (${what}): something other than the policy pack wrote them, most likely the program under review; the change was not judged (docs/policy.md "What the gate trusts")`,
+  });
+  if (!inputs) {
+    if (opts.shipped && opts.completed) return refuse("the pack did not confirm what it read and wrote");
+    return present.length ? refuse(`unconfirmed files ${present.join(", ")}`) : { ok: false };
+  }
+  if (inputs.baseline !== baselineDigest) return refuse(`the baseline the pack judged against is not the one the gate wrote`);
+  for (const name of present) {
+    const want = inputs.files[name];
+    if (want === undefined) return refuse(`${printable(name)} was not written by the pack`);
+    if (sha256(readFileSync(path.join(out, name), "utf8")) !== want) return refuse(`${printable(name)} differs from what the pack wrote`);
+  }
+  const missing = Object.keys(inputs.files).filter((n) => !present.includes(n));
+  if (missing.length) return refuse(`${missing.map(printable).join(", ")} removed`);
+  return { ok: true };
+}
+
 /**
  * Previews the stack with the policy pack, the stack's state before the change as the baseline, and reports what
  * it found (nothing is written).
@@ -172,34 +219,60 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
   try {
     // The state before the change, for the pack to compare with. A stack that cannot be exported (it does not
     // exist, the backend is unreachable) is left to the preview, which says why.
-    let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: dir };
+    // The pack's results land in a folder of their own, apart from the baseline, so the folder lists only them.
+    const out = path.join(dir, "out");
+    mkdirSync(out, { mode: 0o700 });
+    let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: out };
+    let baselineDigest: string | null = null;
+    let baselineObjects: StackObject[] | undefined;
     try {
       const state = await exportStack(ref);
       const baseline = path.join(dir, "baseline.json");
-      writeFileSync(baseline, JSON.stringify({ objects: objectsFromState(state.deployment.resources ?? []) }), { mode: 0o600 });
+      baselineObjects = objectsFromState(state.deployment.resources ?? []);
+      const text = JSON.stringify({ objects: baselineObjects });
+      writeFileSync(baseline, text, { mode: 0o600 });
+      baselineDigest = sha256(text);
       env = { ...env, [BASELINE_ENV]: baseline };
       env = { ...env, ...packSettings(await stackConfig(ref).catch(() => ({}))) };
     } catch {
       // no baseline: every finding is judged as new
     }
     const r = await runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env);
-    const { violations, notEvaluated, errors } = violationsOf(r);
+    // What the pack says it read and wrote (policies/change.ts `gate-inputs`), from the engine's events.
+    const inputsEvent = r.policies.find((p) => p.policyName === GATE_INPUTS_POLICY);
+    const inputs = inputsEvent ? parseGateInputs(inputsEvent.message) : undefined;
+    const { violations: judged, notEvaluated, errors } = violationsOf({ ...r, policies: r.policies.filter((p) => p.policyName !== GATE_INPUTS_POLICY) });
+    const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed: r.summary !== undefined });
+    let violations = judged;
     let access: GateReport["access"] = null;
-    try {
-      access = JSON.parse(readFileSync(path.join(dir, "access.json"), "utf8")) as { changes: ReportChange[] };
-    } catch {
-      // the pack did not compare access (another pack, or no baseline)
+    let silenced: SilencedFinding[] = [];
+    if (trust.ok) {
+      try {
+        access = JSON.parse(readFileSync(path.join(out, "access.json"), "utf8")) as { changes: ReportChange[] };
+      } catch {
+        // the pack did not compare access (another pack, or no baseline)
+      }
+      silenced = readSilencedFiles(out);
+    } else {
+      // Nothing the pack judged against the baseline is trusted: every finding is new, and no access list is shown.
+      violations = judged.map((v) => (v.status === "new" ? v : { ...v, status: "new" }));
     }
     const failing = violations.filter((v) => fails(v, failSeverities, all));
     const mandatory = violations.some((v) => v.level === "mandatory");
     // The engine adds "preview failed" (or the like) after mandatory violations: not an error of its own.
     const other = errors.filter((e) => !/preview failed/.test(e));
     const broken = other.length > 0 || (r.code !== 0 && !mandatory);
-    // A failing finding decides (the preview's own errors are still reported); otherwise a broken preview is 2.
-    const exitCode = failing.length > 0 ? 1 : broken ? 2 : 0;
-    const why = other.length ? other : broken && failing.length === 0 ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`] : [];
-    const silenced = readSilencedFiles(dir);
-    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, ...(silenced.length ? { silenced } : {}), exitCode };
+    // Tampering decides before anything else: the change is not judged at all. Then a failing finding decides
+    // (the preview's own errors are still reported); otherwise a broken preview is 2.
+    const exitCode = trust.tampered ? 2 : failing.length > 0 ? 1 : broken ? 2 : 0;
+    const why = trust.tampered
+      ? [trust.tampered, ...other]
+      : other.length
+        ? other
+        : broken && failing.length === 0
+          ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`]
+          : [];
+    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, ...(silenced.length ? { silenced } : {}), ...(baselineObjects ? { baseline: { objects: baselineObjects } } : {}), exitCode };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -274,9 +347,27 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   return `${parts.join("\n")}\n`;
 }
 
+/**
+ * Writes {@link privilegeWarning} to stderr when the stack's API credentials (its `platform:*` config or the
+ * environment) can do more than read (./privilege.ts). Without API settings it says nothing: the preview will.
+ */
+export async function warnIfWriter(ref: StackRef, command = "gate"): Promise<void> {
+  const config = await stackConfig(ref).catch(() => ({}) as Record<string, string>);
+  let settings: Settings;
+  let client;
+  try {
+    settings = resolveSettings((k) => config[k]);
+    client = clientFor(config);
+  } catch {
+    return; // no API settings: the preview says what is missing
+  }
+  const line = privilegeWarning(command, await writeGrants(client, settings));
+  if (line) process.stderr.write(`${printable(line)}\n`);
+}
+
 /** The `gate` subcommand's usage. */
 export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown|sarif]
-                          [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>]
+                          [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>] [--verify <gate JSON>]
   Previews the stack with the policy pack (by default the one shipped in this package) and judges the change: each
   finding has a severity (critical, high, low) and is new or already present before the change; the access the
   change gives is listed by identity, scope and route. The stack's backend and credentials come from the
@@ -291,6 +382,8 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
   --all                   findings already present before the change fail too (judge the whole stack)
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
+  --verify <gate JSON>    after \`pulumi up\`: no preview; compare the access the stack now gives with the report a
+                          review approved (its --json-out file) and exit 1 on any gain the review did not show
 ${TIMEOUT_USAGE}`;
 
 /**
@@ -299,7 +392,7 @@ ${TIMEOUT_USAGE}`;
  * @returns the exit code (./frame.ts: 0 passed, 1 a new mandatory finding at a failing severity, 2 could not run).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
-  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, ...REVIEW_OPTIONS } as const;
+  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, verify: { type: "string" }, ...REVIEW_OPTIONS } as const;
   const frame = { name: "gate", usage: GATE_USAGE, found: "a new mandatory finding at a failing severity (--fail-severity)", formats: FORMATS, options };
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     let review;
@@ -309,6 +402,13 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
       throw new UsageError((err as Error).message);
     }
     const { failSeverities, maxChars, jsonFile } = review;
+    if (typeof values["verify"] === "string") {
+      const v = await verifyApplied(ref, values["verify"]);
+      if (jsonFile) writeFileSync(jsonFile, `${jsonText(v)}\n`);
+      process.stdout.write(formatVerify(v, format));
+      return v.passed ? 0 : 1;
+    }
+    await warnIfWriter(ref);
     const r = await runGate(ref, {
       ...(typeof values["pack"] === "string" ? { pack: values["pack"] } : {}),
       ...(typeof values["config"] === "string" ? { config: values["config"] } : {}),
