@@ -258,6 +258,52 @@ export const subscriptionSinkHttps: ResourceValidationPolicy = {
   }),
 };
 
+/** Config of `unreviewed-resource`. */
+export interface UnreviewedResourceConfig {
+  /**
+   * Globs over type tokens (`*` any run of characters) of resources the review may pass without seeing what they
+   * do, e.g. `random:*`, `aws:s3/bucket:Bucket`. @default [] (every resource outside the package's kinds is reported)
+   */
+  allowedTypes?: string[];
+  /** The severity of a finding (`critical`, `high` or `low`; the gate fails on critical and high by default). @default "high" */
+  severity?: "critical" | "high" | "low";
+}
+
+/** A matcher of type tokens for `globs` (`*` any run of characters), compiled with RE2JS (linear time). */
+export function typeMatcher(globs: readonly string[]): (type: string) => boolean {
+  const res = globs.map((g, i) => {
+    if (typeof g !== "string" || g === "" || g.length > 256) throw new Error(`unreviewed-resource.allowedTypes[${i}]: ${JSON.stringify(g)} is not a type glob of 1 to 256 characters, such as "random:*"`);
+    return RE2JS.compile(`^${g.split("*").map((part) => RE2JS.quote(part)).join(".*")}$`);
+  });
+  return (type) => res.some((re) => re.matches(type));
+}
+
+/**
+ * `unreviewed-resource` (mandatory, `high` by default): a custom resource outside this package's kinds, such as a
+ * raw dynamic resource, a command or HTTP provider's resource, or any other provider's, can act on the API in ways
+ * the review does not see (its create runs only at `pulumi up`), so the gate fails closed on it until its type is
+ * allowed (`allowedTypes`). Components (no provider), the stack and providers (`pulumi:*`) are not reported.
+ */
+export const unreviewedResource: ResourceValidationPolicy = {
+  name: "unreviewed-resource",
+  description: "Every resource the change declares is one the review can judge: outside this package's kinds, a resource's type must be allowed (allowedTypes).",
+  enforcementLevel: "mandatory",
+  configSchema: { properties: { allowedTypes: { type: "array", items: { type: "string" } }, severity: { type: "string", enum: ["critical", "high", "low"] } } },
+  validateResource: (args, report) => {
+    if (kindOfType(args.type) !== undefined || args.type.startsWith("pulumi:") || args.provider === undefined) return;
+    const cfg = args.getConfig<UnreviewedResourceConfig>();
+    if (cfg.allowedTypes?.length && typeMatcher(cfg.allowedTypes)(args.type)) return;
+    const dynamic = /^pulumi-[a-z]+:dynamic(?:[:/]|$)/.test(args.type);
+    const what = dynamic ? "a dynamic resource runs its own code at `pulumi up`" : `provider ${JSON.stringify(args.provider.type.replace(/^pulumi:providers:/, ""))} acts outside the package's kinds`;
+    report(
+      tagged(
+        cfg.severity ?? "high",
+        `resource "${args.name}" of type ${args.type}: ${what}, and may change the org (role bindings, identities) where this review cannot see; remove it from the pull request, or allow its type in unreviewed-resource's allowedTypes once you know it cannot reach the Platform API`,
+      ),
+    );
+  },
+};
+
 /** Every policy of the pack, in report order. */
 export const policies: Array<ResourceValidationPolicy | StackValidationPolicy> = [
   groupNameFormat,
@@ -276,4 +322,5 @@ export const policies: Array<ResourceValidationPolicy | StackValidationPolicy> =
   groupInviteNarrow,
   noNewAccess,
   unusedAccess,
+  unreviewedResource,
 ];

@@ -106,7 +106,7 @@ async function stackViolations(policy: StackValidationPolicy, resources: Res[], 
 }
 
 describe("policy pack", async () => {
-  it("has the fifteen policies with the required enforcement levels (escalation paths mandatory)", async () => {
+  it("has the sixteen policies with the required enforcement levels (escalation paths mandatory)", async () => {
     expect(Object.fromEntries(policies.map((p) => [p.name, p.enforcementLevel]))).toEqual({
       "group-name-format": "mandatory",
       "identity-name-format": "mandatory",
@@ -124,6 +124,7 @@ describe("policy pack", async () => {
       "group-invite-narrow": "mandatory",
       "no-new-access": "mandatory",
       "unused-access": "advisory",
+      "unreviewed-resource": "mandatory",
     });
   });
 
