@@ -7,7 +7,11 @@
  * `organization/<project>/<stack>` (`<stack>` in the older layout without projects); the object is the JSON
  * `{"pid", "username", "hostname", "timestamp"}`. `pulumi up`, `refresh`, `destroy`, `import` and `stack import`
  * take it and delete it when they end; a killed update leaves it until `pulumi cancel` deletes every lock of the
- * stack. Any lock object present means the stack is held. Where the objects live:
+ * stack. Any lock object present means the stack is held. The backend, the project and the stack's fully qualified
+ * name are found as the CLI finds them from the folder it runs in (`project.ts`: upward to the first `Pulumi.json`,
+ * `Pulumi.yaml` or `Pulumi.yml`; `PULUMI_BACKEND_URL`, else the project's `backend.url`, else the stored login), so a
+ * command run from a subfolder of the project, or naming the stack fully from elsewhere, reads the same lock as the
+ * `pulumi` it runs. Where the objects live:
  *
  * - `file://<dir>`: files under `<dir>/.pulumi/locks/…` (`file://~` is the home folder);
  * - `postgres://…/<database>`: rows of the backend's table (the URL's `table` parameter, default `pulumi_state`)
@@ -18,12 +22,14 @@
  *   (after the URL's path as a prefix), read with the AWS SDK (`@aws-sdk/client-s3`, an optional peer dependency:
  *   without it the lock is not read) and its default credential chain, as the CLI's AWS SDK does;
  * - other backends (Azure Blob, Google Cloud Storage, the Pulumi Cloud) are not read here:
- *   {@link readStackLocks} says so (`checked: false`, with why), and the caller warns.
+ *   {@link readStackLocks} says so (`checked: false`, with why); the caller decides (`recover` plans with a
+ *   warning, and applies only when told to go on without the lock: `--assume-unlocked`).
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import * as path from "node:path";
 import { printable } from "../text";
+import { configuredBackend, stackOf } from "./project";
 import { StackCommandError, runPulumi, type StackRef } from "./stack";
 
 /** One lock object of the stack: where it is (credentials masked) and what its holder wrote into it. */
@@ -50,34 +56,27 @@ export interface LockReading {
 }
 
 /**
- * The backend the CLI uses for this stack: `PULUMI_BACKEND_URL`, else what `pulumi whoami --json` reports (the
- * project's `backend.url`, then the stored login).
- * @throws StackCommandError when neither gives a URL.
+ * The backend the CLI uses for this stack, found as the CLI finds it (`project.ts`): `PULUMI_BACKEND_URL`, else the
+ * `backend.url` of the project found upward from `ref.cwd`, else the stored login; only when none of them gives a
+ * URL, what `pulumi whoami --json` (run in `ref.cwd`) reports.
+ * @throws StackCommandError when none gives a URL.
  */
 export async function backendUrl(ref: StackRef): Promise<string> {
-  const fromEnv = process.env["PULUMI_BACKEND_URL"];
-  if (fromEnv) return fromEnv;
+  const found = configuredBackend(ref.cwd);
+  if (found) return found.url;
   const r = await runPulumi(ref, ["whoami", "--json"], false);
   const url = r.code === 0 ? (JSON.parse(r.stdout || "{}") as { url?: unknown }).url : undefined;
-  if (typeof url !== "string" || url === "") throw new StackCommandError("could not tell which state backend the CLI uses (`pulumi whoami --json` gave no url)", "Log in (`pulumi login`) or set PULUMI_BACKEND_URL, then run this command again.");
+  if (typeof url !== "string" || url === "") throw new StackCommandError("could not tell which state backend the CLI uses (no PULUMI_BACKEND_URL, no backend.url in the project, no stored login, and `pulumi whoami --json` gave no url)", "Log in (`pulumi login`) or set PULUMI_BACKEND_URL, then run this command again.");
   return url;
 }
 
-/** The stack's lock folders in the bucket: the project layout's, then the older one's. */
+/**
+ * The stack's lock folders in the bucket: the project layout's (`organization/<project>/<stack>`, the project from
+ * the name or else the project found upward from `ref.cwd`, `project.ts`), then the older one's (`<stack>`).
+ */
 function lockDirs(ref: StackRef): string[] {
-  const parts = ref.stack.split("/");
-  const stack = parts[parts.length - 1]!;
-  const project = parts.length === 3 ? parts[1] : projectName(ref.cwd);
+  const { project, stack } = stackOf(ref.stack, ref.cwd);
   return [...(project ? [`.pulumi/locks/organization/${project}/${stack}/`] : []), `.pulumi/locks/${stack}/`];
-}
-
-/** The project name of `Pulumi.yaml` in `cwd` (a plain `name:` line), or undefined. */
-function projectName(cwd: string): string | undefined {
-  for (const f of ["Pulumi.yaml", "Pulumi.yml"]) {
-    const p = path.join(cwd, f);
-    if (existsSync(p)) return /^name:\s*["']?([^"'\s#]+)/m.exec(readFileSync(p, "utf8"))?.[1];
-  }
-  return undefined;
 }
 
 /** A lock object's content as the CLI writes it; fields it cannot read stay undefined. */
@@ -232,15 +231,11 @@ export function holderRuns(lock: StackLock): boolean | undefined {
 }
 
 /**
- * Refuses to go on while any update holds the stack: the error names each lock (holder, pid, when, key) and says
- * what to do (wait for a running update; `pulumi cancel` for one that was killed).
+ * The error that says which updates hold the stack (holder, pid, when, key) and what to do: wait for a running
+ * update; `pulumi cancel` for one that was killed.
  * @param doing what the caller was about to do, for the message (e.g. "recover").
- * @returns the reading, when no lock is held; a backend whose locks are not read returns `checked: false`.
- * @throws StackCommandError when a lock is held or the backend cannot be read.
  */
-export async function refuseWhileLocked(ref: StackRef, doing: string): Promise<LockReading> {
-  const reading = await readStackLocks(ref);
-  if (reading.locks.length === 0) return reading;
+export function lockedError(ref: StackRef, reading: LockReading, doing: string): StackCommandError {
   const runs = reading.locks.map(holderRuns);
   const described = reading.locks.map((l, i) => {
     const who = `${printable(l.username ?? "?")}@${printable(l.hostname ?? "?")}`;
@@ -248,10 +243,52 @@ export async function refuseWhileLocked(ref: StackRef, doing: string): Promise<L
     return `  ${printable(l.key)}: update by ${who} (pid ${l.pid ?? "?"}${state}) since ${printable(l.timestamp ?? "?")}`;
   });
   const allDead = runs.every((r) => r === false);
-  throw new StackCommandError(
+  return new StackCommandError(
     `stack ${printable(ref.stack)} is locked by ${reading.locks.length === 1 ? "an update" : `${reading.locks.length} updates`} (${reading.backend} backend); ${doing} reads and writes nothing while an update holds the stack:\n${described.join("\n")}`,
     allDead
       ? `The update that holds the lock was killed. Release it with \`pulumi cancel --stack ${ref.stack} --yes\`, then run this command again.`
       : `Wait for that update to end, then run this command again. If it was killed on another machine, release its lock with \`pulumi cancel --stack ${ref.stack} --yes\` first.`,
+  );
+}
+
+/**
+ * Refuses to go on while any update holds the stack ({@link lockedError}).
+ * @param doing what the caller was about to do, for the message (e.g. "recover").
+ * @returns the reading, when no lock is held; a backend whose locks are not read returns `checked: false`.
+ * @throws StackCommandError when a lock is held or the backend cannot be read.
+ */
+export async function refuseWhileLocked(ref: StackRef, doing: string): Promise<LockReading> {
+  const reading = await readStackLocks(ref);
+  if (reading.locks.length === 0) return reading;
+  throw lockedError(ref, reading, doing);
+}
+
+/**
+ * What to say when reading or writing the stack through the CLI failed (`err`), given that an update may have
+ * started meanwhile: the lock is read again, and
+ * - while an update holds it: {@link lockedError} (the failure was the update writing; the CLI's own advice, such
+ *   as restoring the checkpoint from its `.bak` copy, would undo what the update writes);
+ * - when it cannot be read (a backend whose locks are not read, or the read failing): `err`'s message with a hint
+ *   that says an update may be writing the stack and what to do, instead of `err`'s own;
+ * - when no update holds it: `err` as it was.
+ * @returns the error to throw; `err` itself when it is not a {@link StackCommandError}.
+ */
+export async function explainUnderLock(ref: StackRef, err: unknown, doing: string): Promise<unknown> {
+  if (!(err instanceof StackCommandError)) return err;
+  let reading: LockReading;
+  try {
+    reading = await readStackLocks(ref);
+  } catch (readErr) {
+    reading = { backend: "?", checked: false, why: printable((readErr as Error).message.split("\n")[0] ?? ""), locks: [] };
+  }
+  if (reading.locks.length > 0) return lockedError(ref, reading, doing);
+  if (reading.checked) return err;
+  const bare = err.hint !== undefined && err.message.endsWith(`\n${err.hint}`) ? err.message.slice(0, -err.hint.length - 1) : err.message;
+  return new StackCommandError(
+    bare,
+    `The stack's lock was not read (${printable(reading.why ?? reading.backend)}), so an update of stack ${ref.stack} may be writing it now: ` +
+      `restore nothing. Wait for any running update of the stack to end, then run this command again; ` +
+      `if an update was killed, release its lock with \`pulumi cancel --stack ${ref.stack} --yes\` first.`,
+    err.reasons,
   );
 }

@@ -1,6 +1,6 @@
 /**
- * `platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete]`: settles the creates an interrupted
- * `pulumi up` left pending, so the next `pulumi up` neither duplicates nor orphans.
+ * `platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--assume-unlocked]`: settles the creates
+ * an interrupted `pulumi up` left pending, so the next `pulumi up` neither duplicates nor orphans.
  *
  * A killed update leaves `pending_operations` of type `creating` in the stack's state: the engine asked for a
  * create and never heard back, so the object may exist on the server while the state does not know it. `pulumi
@@ -35,8 +35,12 @@
  * read, the resource's serialized provider kept) and removes the pending operations, through `pulumi stack
  * export` / `pulumi stack import`; with `--delete` it deletes the proven objects instead. While any update holds
  * the stack's lock (a live one, or a killed one not yet released with `pulumi cancel`), it reads and writes
- * nothing and says which update holds it (`lock.ts`; file and PostgreSQL backends; on others it warns that it
- * cannot tell). A damaged file backend gets a message saying what happened and what to run.
+ * nothing and says which update holds it (`lock.ts`: file, PostgreSQL and S3 backends, the project and backend
+ * found as the CLI finds them, from a subfolder of the project or for a stack named fully from elsewhere too). On
+ * a backend whose lock it does not read, it plans with a warning and `--yes` is refused unless
+ * `--assume-unlocked`. When reading the state fails while an update may be writing it (the lock is held, or
+ * cannot be read), it says so instead of advising to restore the checkpoint. A damaged file backend gets a
+ * message saying what happened and what to run.
  */
 import { Collection, type PlatformClient } from "../client/client";
 import { isNotFound } from "../client/errors";
@@ -47,7 +51,7 @@ import { markerToken, stripMarker } from "../engine/lifecycle";
 import { kindEntry } from "../kinds/registry";
 import type { ResourceKind } from "../kinds/registry";
 import { configure, localProvider } from "../runtime";
-import { refuseWhileLocked } from "./lock";
+import { explainUnderLock, refuseWhileLocked } from "./lock";
 import { runStackFrame } from "./frame";
 import {
   clientFor,
@@ -56,6 +60,7 @@ import {
   importStack,
   referencedUids,
   runPulumi,
+  StackCommandError,
   stackConfig,
   table,
   type PendingOperation,
@@ -299,16 +304,28 @@ export interface RecoverOptions extends StackRef {
   yes?: boolean;
   /** Delete the proven objects instead of adopting them. */
   delete?: boolean;
+  /**
+   * With `yes`: apply even when the backend's lock cannot be read (`lock.ts`, `checked: false`); the caller vouches
+   * that no update of the stack runs. Default false: `yes` is refused on such a backend.
+   */
+  assumeUnlocked?: boolean;
   /** Where the table and messages go; default stdout. */
   out?: (s: string) => void;
 }
 
 /**
  * Prints the recovery plan for a stack's pending operations and, with `yes`, applies it.
+ *
+ * The stack's lock is read first (`lock.ts`, the project and backend found as the CLI finds them): while an update
+ * holds it, nothing is read or written. When the backend's locks cannot be read, the plan is printed with a warning
+ * and `yes` is refused unless `assumeUnlocked`. When reading the state fails, the lock is read again and the error
+ * says so when an update holds the stack or the lock cannot be read, without the CLI's advice to restore the
+ * checkpoint (`explainUnderLock`).
  * @returns the exit code: 0 when there was nothing to do, the plan was printed, or it was applied; 1 when a
  *   pending operation cannot be settled by this command (a foreign resource type), nothing changed then.
- * @throws StackCommandError (with what to run) when an update holds the stack's lock, or the state cannot be read
- *   or written; SettingsError when the API settings are missing.
+ * @throws StackCommandError (with what to run) when an update holds the stack's lock, when `yes` is asked on a
+ *   backend whose lock is not read without `assumeUnlocked`, or when the state cannot be read or written;
+ *   SettingsError when the API settings are missing.
  */
 export async function recover(opts: RecoverOptions): Promise<number> {
   const out = opts.out ?? ((s: string) => void process.stdout.write(s));
@@ -316,12 +333,28 @@ export async function recover(opts: RecoverOptions): Promise<number> {
   // neither plans (it would call them interrupted) nor writes (`lock.ts`).
   const lock = await refuseWhileLocked(opts, "recover");
   if (!lock.checked) {
-    process.stderr.write(`platform-pulumi recover: the stack's lock was not read (${printable(lock.why ?? lock.backend)}): run this command only when no update of stack ${opts.stack} is running.\n`);
+    const why = printable(lock.why ?? lock.backend);
+    if (opts.yes && !opts.assumeUnlocked) {
+      throw new StackCommandError(
+        `recover --yes did not run: the stack's lock was not read (${why}), so recover cannot tell whether an update of stack ${printable(opts.stack)} is running, and applying beside one deletes or adopts what that update is creating`,
+        `Run the plan (without --yes) to see what it would do; when no update of the stack is running, run again with --yes --assume-unlocked.`,
+      );
+    }
+    process.stderr.write(`platform-pulumi recover: the stack's lock was not read (${why}): run this command only when no update of stack ${opts.stack} is running.\n`);
   }
-  const config = await stackConfig(opts);
-  const client = clientFor(config);
+  let config: Record<string, string>;
+  let client: PlatformClient | undefined;
+  let plan: RecoverPlan;
   try {
-    const plan = await planRecovery(opts, client);
+    config = await stackConfig(opts);
+    client = clientFor(config);
+    plan = await planRecovery(opts, client);
+  } catch (err) {
+    await client?.close();
+    // An update may have started since the lock was read, and be writing the checkpoint this read failed on.
+    throw await explainUnderLock(opts, err, "recover");
+  }
+  try {
     if (plan.rows.length === 0) {
       out(`stack ${opts.stack}: no pending operations, nothing to recover\n`);
       return 0;
@@ -339,7 +372,8 @@ export async function recover(opts: RecoverOptions): Promise<number> {
       return 1;
     }
     if (!opts.yes) {
-      out(`\nNothing changed. Run again with --yes to apply this plan${opts.delete ? "" : " (or --yes --delete to delete the objects instead of adopting them)"}.\n`);
+      const unread = lock.checked ? "" : " The stack's lock was not read: add --assume-unlocked to --yes only when no update of the stack is running.";
+      out(`\nNothing changed. Run again with --yes to apply this plan${opts.delete ? "" : " (or --yes --delete to delete the objects instead of adopting them)"}.${unread}\n`);
       return 0;
     }
     // Planning took a while: an update may have started meanwhile.
@@ -353,13 +387,18 @@ export async function recover(opts: RecoverOptions): Promise<number> {
 }
 
 /** The `recover` subcommand's usage. */
-export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--timeout <d>]
+export const RECOVER_USAGE = `usage: platform-pulumi recover --stack <name> [--cwd <dir>] [--yes] [--delete] [--assume-unlocked] [--timeout <d>]
   Settles the creates an interrupted \`pulumi up\` left pending (pulumi on PATH; settings from the stack's
   platform:* config, then PLATFORM_* variables).
   --stack <name>   the stack (required; or PULUMI_STACK)
-  --cwd <dir>      the Pulumi project's folder (default: the current one)
+  --cwd <dir>      where to run: the Pulumi project's folder or one below it, found upward as pulumi does
+                   (default: the current one)
   --yes            apply the plan (default: print it, change nothing)
   --delete         delete the objects found instead of adopting them
+  --assume-unlocked
+                   with --yes, on a backend whose update lock recover does not read (Azure Blob, Google
+                   Cloud Storage, the Pulumi Cloud, S3 without @aws-sdk/client-s3): apply anyway, when you
+                   know no update of the stack is running (without it, --yes is refused there)
 ${TIMEOUT_USAGE}
                     (with --yes: up to the first write; from there it runs to the end)`;
 
@@ -374,9 +413,11 @@ export function recoverCommand(argv: readonly string[]): Promise<number> {
     name: "recover",
     usage: RECOVER_USAGE,
     found: "a pending operation it cannot settle",
-    options: { yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false } },
+    options: { yes: { type: "boolean", default: false }, delete: { type: "boolean", default: false }, "assume-unlocked": { type: "boolean", default: false } },
   } as const;
-  return runStackFrame(frame, argv, ({ ref, values }) => recover({ ...ref, yes: values["yes"] === true, delete: values["delete"] === true }));
+  return runStackFrame(frame, argv, ({ ref, values }) =>
+    recover({ ...ref, yes: values["yes"] === true, delete: values["delete"] === true, assumeUnlocked: values["assume-unlocked"] === true }),
+  );
 }
 
 export type { PendingOperation };

@@ -5,7 +5,7 @@
  * goes through the CLI, so every backend (file, cloud, self-hosted) works the same.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { PlatformClient } from "../client/client";
@@ -14,6 +14,7 @@ import { resolveSettings, type ConfigLookup } from "../config";
 import { printable } from "../text";
 import { kindOfType } from "../typeTokens";
 import { stopOnTimeout } from "./failure";
+import { configuredBackend, stackOf } from "./project";
 
 /** One resource of a stack's exported state (only the fields these commands read or write). */
 export interface StateResource {
@@ -139,28 +140,22 @@ export function diagnose(ref: StackRef, what: string, output: string, reasons: r
   return reasons.length > 0 ? new StackCommandError(`${what} failed:`, undefined, reasons) : new StackCommandError(`${what} failed: ${first}`);
 }
 
-/** For a file backend (`PULUMI_BACKEND_URL=file://…`), the stack's checkpoint attribute files that are empty. */
+/**
+ * For a file backend (the one the CLI uses from `ref.cwd`, found as it finds it: ./project.ts), the stack's
+ * checkpoint attribute files that are empty.
+ */
 function emptyAttrsFiles(ref: StackRef): string[] {
-  const url = process.env["PULUMI_BACKEND_URL"];
+  const url = configuredBackend(ref.cwd)?.url;
   if (!url?.startsWith("file://")) return [];
-  const root = path.join(url.slice("file://".length).replace(/\?.*$/, ""), ".pulumi", "stacks");
+  const root = path.join(path.resolve(ref.cwd, url.slice("file://".length).replace(/\?.*$/, "")), ".pulumi", "stacks");
   const out: string[] = [];
-  const project = projectName(ref);
+  const { project, stack } = stackOf(ref.stack, ref.cwd);
   for (const dir of [project ? path.join(root, project) : undefined, root]) {
     if (!dir) continue;
-    const f = path.join(dir, `${ref.stack}.json.attrs`);
+    const f = path.join(dir, `${stack}.json.attrs`);
     if (existsSync(f) && statSync(f).size === 0) out.push(f);
   }
   return out;
-}
-
-/** The project name from `Pulumi.yaml` in the stack's folder (a plain `name:` line), or undefined. */
-function projectName(ref: StackRef): string | undefined {
-  for (const f of ["Pulumi.yaml", "Pulumi.yml"]) {
-    const p = path.join(ref.cwd, f);
-    if (existsSync(p)) return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(p, "utf8"))?.[1];
-  }
-  return undefined;
 }
 
 /**
