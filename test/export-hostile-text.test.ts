@@ -5,6 +5,8 @@
  * description with `"""`, `'''` and line breaks, `${platform:token}` and `$${platform:token}`, a comment's end,
  * U+2028, bidirectional controls) and a group named `pulumi` is exported by the built bin, then run:
  *
+ * - `--format pulumi-import`: every entry's name is an identifier, and the bin's note names the objects whose text
+ *   Pulumi's generators may not write back (by kind, uid and field), never the text;
  * - `--format ts`: the project, installed against the packed tarball, is type-checked and `pulumi up` adopts it;
  * - `--format yaml`: the org file, in the org-setup program (`test/programs/org`), and `pulumi up` adopts it.
  *
@@ -15,10 +17,11 @@
  * and at the next preview). The exact text of each format is proved against many more cases, without the engine, in
  * `export-hostile-text.unit.test.ts`.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { IMPORT_NAME } from "../provider/export/pulumiImport";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { runEngine } from "../scripts/lib/engine";
 import { runBin as bin } from "./harness/bin";
@@ -67,6 +70,19 @@ function unchanged(org: ExportFixture): void {
 }
 
 describe("export of an org whose text is code", () => {
+  it("--format pulumi-import: every name is an identifier, and the note names the objects whose text the host may not write back, never the text", async () => {
+    const out = path.join(fx.work, "import");
+    const r = await bin(["export", "--org", fx.emu.orgUid, "--out", out, "--format", "pulumi-import"], cleanEnv(undefined, apiEnv(fx)));
+    expect(r.code, tail(r)).toBe(0);
+    const file = JSON.parse(readFileSync(path.join(out, "import.json"), "utf8")) as { resources: Array<Record<string, string>> };
+    for (const e of file.resources) expect(Object.keys(e).sort(), JSON.stringify(e)).toEqual(["id", "name", "type"]);
+    for (const e of file.resources) expect(e["name"]).toMatch(IMPORT_NAME);
+    console.log(`import names: ${file.resources.map((e) => e["name"]).join(", ")}`);
+    const note = /^note: .*$/m.exec(r.stdout)?.[0] ?? "";
+    expect(note, r.stdout).toMatch(/^note: \d+ fields hold text .*--generate-code=false/);
+    for (const p of [...made.descriptions.values(), ...made.sinks.values()]) expect(r.stdout).not.toContain(p);
+  }, 120_000);
+
   it("--format ts: the project compiles, its up adopts everything with no write, and no payload ran", async () => {
     const out = path.join(fx.work, "ts");
     const r = await bin(["export", "--org", fx.emu.orgUid, "--out", path.join(out, "org"), "--stack", "dev"], cleanEnv(undefined, apiEnv(fx)));
