@@ -19,7 +19,7 @@ import { buildModel, type OrgModel, type Skipped } from "../export/model";
 import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
-import { importFile } from "../export/pulumiImport";
+import { generatorHazards, importFile } from "../export/pulumiImport";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 import { TIMEOUT_USAGE } from "./failure";
@@ -231,6 +231,21 @@ export function summary(counts: Record<string, number>, skipped: readonly Skippe
 }
 
 /**
+ * The note `--format pulumi-import` prints when objects hold text Pulumi's code generators do not all write back
+ * as the same text (`generatorHazards`, docs/export.md "Pulumi's own import"): how many, the first few by kind, uid
+ * and field (uids only: the text itself is not printed), and what to do instead; "" when none do.
+ */
+export function hazardNote(hazards: ReadonlyArray<{ kind: string; uid: string; field: string }>): string {
+  if (hazards.length === 0) return "";
+  const shown = hazards.slice(0, 5).map((h) => `${h.kind} ${h.uid} (${h.field})`).join(", ");
+  return (
+    `note: ${hazards.length} field${hazards.length === 1 ? "" : "s"} hold text with quotes, backslashes, line breaks or "$" (${shown}${hazards.length > 5 ? ", ..." : ""}), ` +
+    "which Pulumi's code generators do not all write back as the same text: run `pulumi import --file` with " +
+    "--generate-code=false, or export --format ts or yaml and keep that program (docs/export.md)\n\n"
+  );
+}
+
+/**
  * Reads the org and writes the export.
  * @throws SettingsError when the API settings are missing; NotFoundError when the group does not exist; API errors.
  */
@@ -250,6 +265,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   let files: GeneratedFile[];
   let counts: Record<string, number>;
   let skipped: Skipped[];
+  let note = "";
   const project = () => o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org");
   if (o.format === "yaml" && o.layout === "split") {
     const y = writeSplitOrgFiles(model, {
@@ -267,6 +283,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     files = [{ path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` }];
     counts = declaredCounts(model);
     skipped = model.skipped;
+    note = hazardNote(generatorHazards(model));
   } else if (o.format === "yaml") {
     const y = writeOrgFile(model);
     files = [{ path: "org.yaml", text: y.text }];
@@ -300,7 +317,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   }
   const ms = Date.now() - started;
   const write = o.write ?? ((s: string) => void process.stdout.write(s));
-  write(`${summary(counts, skipped)}\n\nwrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n`);
+  write(`${summary(counts, skipped)}\n\n${note}wrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n`);
   return { files: files.map((f) => f.path), counts, skipped, ms };
 }
 
