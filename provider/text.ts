@@ -112,3 +112,29 @@ export function mdCode(s: string): string {
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
 }
+
+/**
+ * `s` as a SARIF 2.1.0 plain-text message string (`message.text`, a rule's or a notification's text): one line
+ * ({@link printable}: control characters, separators, bidirectional marks and lone surrogates as `\u` escapes, no
+ * workflow command), and nothing in it a consumer reads as other than text:
+ *
+ * - `{` and `}` are doubled (`{{`, `}}`): SARIF §3.11.5 reads `{0}` in a message string as a placeholder for
+ *   `message.arguments`, and a literal brace as the doubled one.
+ * - `\`, `[` and `]` are backslash-escaped: SARIF §3.11.6 reads `[text](target)` in a plain-text message as an
+ *   embedded link (GitHub code scanning shows it as one), and `\[`, `\]`, `\\` as the literal characters.
+ * - `<`, `>` are backslash-escaped, `//` is written `/\/` and `www.` `www\.`: a plain-text message is never HTML nor Markdown
+ *   (§3.11.3; the log never sets `message.markdown` from server text), but a viewer that renders it as Markdown
+ *   anyway then makes no tag and no `scheme://`, `//host` or `www.` link of it. A plain-text viewer shows these two
+ *   escapes as written; they only appear where the server sent `<`, `>`, `//` or `www.`.
+ *
+ * Identifiers stay as they are (`role_bindings.create`, `/platform/ci`), unlike {@link mdText}. Escaping twice
+ * escapes the escapes (the result is text again): build a message from raw text, escape it once.
+ * @example sarifText("{0} [x](https://e) <img>") // "{{0}} \\[x\\](https:/\\/e) \\<img\\>"
+ */
+export function sarifText(s: string): string {
+  return printable(s)
+    .replace(/[\\[\]<>]/g, (c) => `\\${c}`)
+    .replace(/\/\//g, "/\\/")
+    .replace(/\b(www)\./gi, "$1\\.")
+    .replace(/[{}]/g, (c) => c + c);
+}
