@@ -9,7 +9,7 @@ import { processContext } from "./engine/context";
 import { KINDS, kindEntry } from "./kinds/registry";
 import type { ResourceKind } from "./kinds/registry";
 import { isUnknown, type Failure } from "./validation";
-import { startEngineWatch } from "./engineWatch";
+import { engineAddressArg, startEngineWatch } from "./engineWatch";
 import { wellFormedDeep } from "./text";
 
 /**
@@ -26,11 +26,17 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  * `engine/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
  * per kind and process. Starting the engine watch here is deliberate (`docs/architecture.md`, "The provider
  * context"): from the first call on, the plugin process exits when the engine that started it is gone
- * (`engineWatch.ts`). {@link localProvider} gives the same object without it.
+ * (`engineWatch.ts`), also when it was gone before that call ran (the watch is given the engine's address, the
+ * plugin's first argument, `engineAddressArg`). {@link localProvider} gives the same object without it.
  * @throws Error naming the kind when this package does not know it.
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  startEngineWatch();
+  // With the engine's address (the plugin's first argument): in the CLI's bundled plugin this is the first code of
+  // this package to run, at the first resource call, and the engine may already be gone by then (killed while the
+  // call was on its way); the watch then finds no engine above it and, without the address, would watch the
+  // re-parented `sh` wrapper forever.
+  const engineAddress = engineAddressArg();
+  startEngineWatch(engineAddress ? { engineAddress } : {});
   return localProvider(kind);
 }
 
