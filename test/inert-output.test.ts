@@ -163,6 +163,8 @@ describe.concurrent("every output path of the bin is inert against a hostile ser
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as DriftReport;
     expect(JSON.stringify(report.drifted)).toContain("::error title=x::owned"); // the value itself, escaped only in print
+    // The description's lone surrogate (the proxy's) reached the engine as U+FFFD: the refresh did not fail on it.
+    expect(JSON.stringify(report.drifted)).toContain("legacy\ufffd");
     expect(formatDrift(report, "json", true)).toBe(r.stdout); // the report read back is the one the bin printed
     expect(driftExitCode(report)).toBe(r.code);
     for (const format of ["table", "markdown"] as const) expectInert({ ...r, stdout: formatDrift(report, format, true) }, `drift --format ${format}`);
