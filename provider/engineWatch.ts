@@ -16,9 +16,12 @@
  * - elsewhere, or without an engine ancestor, watches `process.ppid` only and fires when it changes (the direct
  *   parent died and this process was re-parented). While the parent lives, that never happens.
  *
- * - when the plugin's own entry (`plugin.ts`) starts it, it also knows the engine's address (the plugin's first
- *   argument, `127.0.0.1:<port>`): while no engine chain was found, a refused connection to that address means the
- *   engine is gone (the engine died before the watch could see it, e.g. while the plugin was still loading).
+ * - when it knows the engine's address (the plugin's first argument, `127.0.0.1:<port>`, {@link engineAddressArg}:
+ *   the plugin's own entry, `plugin.ts`, and the runtime, `runtime.ts`, both give it): while no engine chain was
+ *   found, a refused connection to that address means the engine is gone (the engine died before the watch could
+ *   see it: while the plugin was still loading, or, in the CLI's bundled plugin, which loads this package only at
+ *   its first resource call, while that call was on its way; the `sh` wrapper, re-parented, is then alive and
+ *   watching it alone would wait forever).
  *
  * When it fires, the process exits after a short grace ({@link DEFAULT_GRACE_MS}) with code 1, flushing nothing:
  * the engine that would read any answer is gone. Set `PLATFORM_PULUMI_ENGINE_WATCH=off` to never start it.
@@ -195,6 +198,16 @@ export function watchEngine(opts: EngineWatchOptions = {}): EngineWatch {
       clearTimeout(grace);
     },
   };
+}
+
+/**
+ * The engine's address as a dynamic-provider plugin was given it: its first argument (`process.argv[2]`, e.g.
+ * `127.0.0.1:41234`; both the package's entry, `plugin.ts`, and @pulumi/pulumi's `cmd/dynamic-provider` are run as
+ * `node <script> <engine address>`); undefined when that argument is not a `host:port`.
+ */
+export function engineAddressArg(argv: readonly string[] = process.argv): string | undefined {
+  const a = argv[2];
+  return a !== undefined && parseAddress(a) ? a : undefined;
 }
 
 /** `host:port` of an engine address; undefined when it is not one. */

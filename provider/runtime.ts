@@ -9,7 +9,8 @@ import { processContext } from "./engine/context";
 import { KINDS, kindEntry } from "./kinds/registry";
 import type { ResourceKind } from "./kinds/registry";
 import { isUnknown, type Failure } from "./validation";
-import { startEngineWatch } from "./engineWatch";
+import { engineAddressArg, startEngineWatch } from "./engineWatch";
+import { wellFormedDeep } from "./text";
 
 /**
  * Receives the stack config (all namespaces) from the dynamic-provider host and configures the process's provider
@@ -25,11 +26,17 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  * `engine/shim.ts`; stored state calls exactly this), the kind's implementation plus `configure`. Created once
  * per kind and process. Starting the engine watch here is deliberate (`docs/architecture.md`, "The provider
  * context"): from the first call on, the plugin process exits when the engine that started it is gone
- * (`engineWatch.ts`). {@link localProvider} gives the same object without it.
+ * (`engineWatch.ts`), also when it was gone before that call ran (the watch is given the engine's address, the
+ * plugin's first argument, `engineAddressArg`). {@link localProvider} gives the same object without it.
  * @throws Error naming the kind when this package does not know it.
  */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  startEngineWatch();
+  // With the engine's address (the plugin's first argument): in the CLI's bundled plugin this is the first code of
+  // this package to run, at the first resource call, and the engine may already be gone by then (killed while the
+  // call was on its way); the watch then finds no engine above it and, without the address, would watch the
+  // re-parented `sh` wrapper forever.
+  const engineAddress = engineAddressArg();
+  startEngineWatch(engineAddress ? { engineAddress } : {});
   return localProvider(kind);
 }
 
@@ -45,12 +52,35 @@ export function localProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvid
   const impl = kindEntry(kind)?.providerFor(processContext()) as (typeof providers)[ResourceKind] | undefined;
   if (!impl) throw new Error(`platform-pulumi runtime: unknown resource kind "${kind}" (was this state written by a newer package?)`);
   // Every kind's `createToken` is its declaration's built-in field (`engine/declare.ts`, CREATE_TOKEN_FIELD).
-  const p: pulumi.dynamic.ResourceProvider = { ...impl, check: engineCheck(impl.check.bind(impl)), configure };
+  const p: pulumi.dynamic.ResourceProvider = wellFormedResults({ ...impl, check: engineCheck(impl.check.bind(impl)), configure });
   cache.set(kind, p);
   return p;
 }
 
 const cache = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
+/** The provider methods whose results go to the engine. */
+const TO_ENGINE = ["check", "diff", "create", "read", "update"] as const;
+
+/**
+ * `p` with the results of `check`, `diff`, `create`, `read` and `update` passed through `wellFormedDeep`
+ * (provider/text.ts): every lone surrogate in a string (server text: a subject, a claimMatch value, a name the API
+ * sent as `"\ud800"`, valid JSON) becomes U+FFFD. The dynamic-provider plugin sends these results to the engine
+ * as protobuf, where a lone surrogate is invalid UTF-8 and the engine fails the whole call ("invalid UTF-8",
+ * naming neither field nor value), so every refresh and `drift` of a stack holding such an object failed. With
+ * the replacement the call succeeds, the state holds U+FFFD, and the next read gives the same: no drift from it.
+ * The replacement, not an error, is deliberate: the object stays manageable (the native provider does the same,
+ * `native/server.ts`).
+ */
+export function wellFormedResults(p: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+  const out: pulumi.dynamic.ResourceProvider = { ...p };
+  const target = out as unknown as Record<string, unknown>;
+  for (const m of TO_ENGINE) {
+    const f = p[m] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    if (f) target[m] = async (...args: unknown[]) => wellFormedDeep(await f.apply(p, args));
+  }
+  return out;
+}
 
 type CheckFn = NonNullable<pulumi.dynamic.ResourceProvider["check"]>;
 

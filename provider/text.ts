@@ -112,3 +112,60 @@ export function mdCode(s: string): string {
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
 }
+
+/**
+ * `s` as a SARIF 2.1.0 plain-text message string (`message.text`, a rule's or a notification's text): one line
+ * ({@link printable}: control characters, separators, bidirectional marks and lone surrogates as `\u` escapes, no
+ * workflow command), and nothing in it a consumer reads as other than text:
+ *
+ * - `{` and `}` are doubled (`{{`, `}}`): SARIF §3.11.5 reads `{0}` in a message string as a placeholder for
+ *   `message.arguments`, and a literal brace as the doubled one.
+ * - `\`, `[` and `]` are backslash-escaped: SARIF §3.11.6 reads `[text](target)` in a plain-text message as an
+ *   embedded link (GitHub code scanning shows it as one), and `\[`, `\]`, `\\` as the literal characters.
+ * - `<`, `>` are backslash-escaped, `//` is written `/\/` and `www.` `www\.`: a plain-text message is never HTML nor Markdown
+ *   (§3.11.3; the log never sets `message.markdown` from server text), but a viewer that renders it as Markdown
+ *   anyway then makes no tag and no `scheme://`, `//host` or `www.` link of it. A plain-text viewer shows these two
+ *   escapes as written; they only appear where the server sent `<`, `>`, `//` or `www.`.
+ *
+ * Identifiers stay as they are (`role_bindings.create`, `/platform/ci`), unlike {@link mdText}. Escaping twice
+ * escapes the escapes (the result is text again): build a message from raw text, escape it once.
+ * @example sarifText("{0} [x](https://e) <img>") // "{{0}} \\[x\\](https:/\\/e) \\<img\\>"
+ */
+export function sarifText(s: string): string {
+  return printable(s)
+    .replace(/[\\[\]<>]/g, (c) => `\\${c}`)
+    .replace(/\/\//g, "/\\/")
+    .replace(/\b(www)\./gi, "$1\\.")
+    .replace(/[{}]/g, (c) => c + c);
+}
+
+/** A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `s` with each lone surrogate (a UTF-16 code unit U+D800–U+DFFF not in a pair) replaced by U+FFFD, the
+ * replacement character: the same string as `String.prototype.toWellFormed` gives. JSON can carry a lone
+ * surrogate (`"\ud800"` is valid JSON, so the API can send one), UTF-8 cannot: a protobuf string field holding one
+ * is not valid UTF-8, and the engine refuses the whole message ("invalid UTF-8"), naming neither the field nor the
+ * value. Other text is unchanged; a well-formed string is returned as it is.
+ * @example wellFormed("a\ud800b") // "a\ufffdb"
+ */
+export function wellFormed(s: string): string {
+  return s.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/**
+ * `v` with {@link wellFormed} applied to every string in it, object keys included, at any depth (arrays and plain
+ * objects are copied; other values, numbers, booleans, null, undefined, are kept). What the providers hand the
+ * engine (outputs, inputs, ids: the dynamic provider's results in `runtime.ts`, the native provider's Structs in
+ * `native/server.ts`) goes through it, so a lone surrogate the API sent is stored as U+FFFD: the state stays valid,
+ * and the next refresh reads the same replacement, so the object does not show as drifted for it.
+ */
+export function wellFormedDeep<T>(v: T): T {
+  if (typeof v === "string") return wellFormed(v) as T;
+  if (Array.isArray(v)) return v.map(wellFormedDeep) as T;
+  if (v !== null && typeof v === "object" && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), wellFormedDeep(x)])) as T;
+  }
+  return v;
+}

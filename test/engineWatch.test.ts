@@ -1,7 +1,7 @@
 /** The dynamic-provider plugin's engine watcher: /proc parsing and when it decides the engine is gone. */
 import { createServer, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { chooseWatched, engineLost, findEngine, parseStat, readProcStat, watchEngine, type ProcStat, type StatReader } from "../provider/engineWatch";
+import { chooseWatched, engineAddressArg, engineLost, findEngine, parseStat, readProcStat, watchEngine, type ProcStat, type StatReader } from "../provider/engineWatch";
 
 /** A /proc/<pid>/stat line with the given fields (the rest as the kernel writes them, roughly). */
 function statLine(pid: number, comm: string, state: string, ppid: number, start: number): string {
@@ -170,5 +170,15 @@ describe("watchEngine", () => {
     await vi.waitFor(() => expect(exit).toHaveBeenCalledTimes(1), { timeout: 3000 });
     expect(exit.mock.calls[0]![0]).toBe(`the engine at ${address} refuses connections`);
     w.stop();
+  });
+});
+
+describe("engineAddressArg", () => {
+  it("is the plugin's first argument when it is a host:port, as both plugin entries are run (node <script> <engine address>)", () => {
+    expect(engineAddressArg(["node", "/x/cmd/dynamic-provider/index.js", "127.0.0.1:41234"])).toBe("127.0.0.1:41234");
+    expect(engineAddressArg(["node", "/x/dist/provider/plugin.js", "localhost:9"])).toBe("localhost:9");
+    expect(engineAddressArg(["node", "/x/cli/main.js"])).toBeUndefined();
+    expect(engineAddressArg(["node", "/x/cli/main.js", "recover"])).toBeUndefined();
+    expect(engineAddressArg(["node", "x", "127.0.0.1:123456"])).toBeUndefined();
   });
 });

@@ -11,7 +11,7 @@
  *
  * Output paths: `export` (the export's refusal, an API error, the token exchange's error), `unmanaged` (table and
  * `--json`: names, a row the client cannot read quoting the server's JSON key, a uid with U+009B and U+202E
- * refused by the client's uid check, an API error), `drift` (table, `--format json`, `--format markdown`, with
+ * refused by the client's uid check, reported as its row and the rest listed, an API error), `drift` (table, `--format json`, `--format markdown`, with
  * `--unmanaged`: drifted values, names, the unreadable row, and a preview that could not run on a rejected token),
  * and `access --current` (table and markdown; and json, table and markdown of a rejected token).
  *
@@ -137,12 +137,22 @@ describe.concurrent("every output path of the bin is inert against a hostile ser
     }
   }, LONG);
 
-  it("unmanaged: a group uid with U+009B and U+202E, refused by the client's uid check, exits 2 with it escaped", async ({ expect }) => {
+  it("unmanaged: a group uid with U+009B and U+202E, refused by the client's uid check: that row reported with it escaped, the rest listed, exit 1", async ({ expect }) => {
     const expectInert = inertWith(expect);
-    const r = await runBin(["unmanaged", ...stackArgs], envFor(uids));
+    const [r, j] = await Promise.all([runBin(["unmanaged", ...stackArgs], envFor(uids)), runBin(["unmanaged", ...stackArgs, "--format", "json"], envFor(uids))]);
     expectInert(r, "unmanaged (uid check)");
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/\\u009b\\u202e" is not a valid uid/);
+    expectInert(j, "unmanaged --format json (uid check)");
+    expect(r.code, r.stderr).toBe(1);
+    expect(j.code, j.stderr).toBe(1);
+    expect(r.stdout).toMatch(/[1-9]\d* row\(s\) the server sent that could not be read/);
+    expect(r.stdout).toMatch(/\\u009b\\u202e" is not a valid uid/);
+    const listed = JSON.parse(j.stdout) as Array<{ kind: string; uid: string; problem?: string }>;
+    // The hand-made group under the stack's group: its uid spoiled by the proxy, reported as a row that could not be read.
+    const spoiled = listed.filter((o) => o.problem !== undefined && o.uid.endsWith("\u009b\u202e"));
+    expect(spoiled.map((o) => o.kind)).toContain("Group");
+    for (const o of spoiled) expect(o.problem).toMatch(/\\u009b\\u202e" is not a valid uid/);
+    // The rest are listed: the identities List's spoiled row (another problem) is reported beside them.
+    expect(listed.some((o) => o.kind === "Identity" && o.problem !== undefined && !o.problem.includes("is not a valid uid"))).toBe(true);
   }, LONG);
 
   it("drift --unmanaged: table, json and markdown", async ({ expect }) => {
@@ -153,6 +163,8 @@ describe.concurrent("every output path of the bin is inert against a hostile ser
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as DriftReport;
     expect(JSON.stringify(report.drifted)).toContain("::error title=x::owned"); // the value itself, escaped only in print
+    // The description's lone surrogate (the proxy's) reached the engine as U+FFFD: the refresh did not fail on it.
+    expect(JSON.stringify(report.drifted)).toContain("legacy\ufffd");
     expect(formatDrift(report, "json", true)).toBe(r.stdout); // the report read back is the one the bin printed
     expect(driftExitCode(report)).toBe(r.code);
     for (const format of ["table", "markdown"] as const) expectInert({ ...r, stdout: formatDrift(report, format, true) }, `drift --format ${format}`);

@@ -4,7 +4,11 @@
  * `plugins.providers`), SIGKILL of `pulumi up` with the plugin held (a test-only preload,
  * `test/fixtures/plugin-hold.cjs`) before its entry runs, inside Configure, and after Configure at the first
  * resource call, before the provider is loaded, leaves neither the plugin nor its `sh` wrapper running 10 s later.
- * The three scenarios are independent (an emulator, a file backend and a stack each) and run at once.
+ * And with no plugin declared (`test/programs/plugin-default`, as the examples and every exported project: the
+ * CLI's bundled plugin, which runs nothing of this package before its first resource call), SIGKILL of `pulumi up`
+ * at that first call, before the provider is loaded: the runtime then starts the watch with the engine already
+ * gone, and the plugin and its wrapper are gone too.
+ * The four scenarios are independent (an emulator, a file backend and a stack each) and run at once.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,6 +19,8 @@ import { killableStack } from "./harness/killUp";
 import { alive, describeProc, descendants, role } from "./harness/procs";
 
 const PROGRAM = path.join(REPO_ROOT, "test", "programs", "plugin-entry");
+/** The same groups with no plugin declared: the CLI's bundled `pulumi-resource-pulumi-nodejs` runs them. */
+const DEFAULT_PROGRAM = path.join(REPO_ROOT, "test", "programs", "plugin-default");
 const HOLD = path.join(REPO_ROOT, "test", "fixtures", "plugin-hold.cjs");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,13 +30,13 @@ type Cleanups = Array<() => Promise<void> | void>;
  * Starts `pulumi up` with the plugin held at `at`, SIGKILLs it there, and returns the plugin processes alive 10 s
  * later. Each scenario has its own `cleanups` (they run at once).
  */
-async function killAt(at: "start" | "configure" | "check", cleanups: Cleanups): Promise<{ seen: string[]; survivors: string[] }> {
-  const stack = `hold-${at}`;
-  const held = await killableStack(cleanups, PROGRAM, stack, "plugin-start-");
+async function killAt(at: "start" | "configure" | "check", cleanups: Cleanups, program = PROGRAM): Promise<{ seen: string[]; survivors: string[] }> {
+  const stack = `hold-${at}${program === PROGRAM ? "" : "-default"}`;
+  const held = await killableStack(cleanups, program, stack, "plugin-start-");
   const { cli } = held;
   const mark = path.join(held.work, "held");
   const env = { ...cli.env(), NODE_OPTIONS: `--require ${HOLD}`, PLUGIN_HOLD_AT: at, PLUGIN_HOLD_MARK: mark, PLUGIN_HOLD_MS: "4000" };
-  const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack], { cwd: PROGRAM, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(cli.bin, "pulumi"), ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack], { cwd: program, env, stdio: ["ignore", "pipe", "pipe"] });
   held.engine = child;
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d));
@@ -64,4 +70,14 @@ describe.runIf(process.platform === "linux")("SIGKILL of pulumi up while the plu
       expect(survivors).toEqual([]);
     }, 180_000);
   }
+
+  it.concurrent("no plugin declared (the CLI's bundled plugin), held at the first resource call, before the provider is loaded: no plugin process after 10 s", async ({ expect, onTestFinished }) => {
+    const cleanups: Cleanups = [];
+    onTestFinished(async () => {
+      while (cleanups.length) await cleanups.pop()!();
+    });
+    const { seen, survivors } = await killAt("check", cleanups, DEFAULT_PROGRAM);
+    expect(seen).toEqual(["plugin", "plugin wrapper"]);
+    expect(survivors).toEqual([]);
+  }, 180_000);
 });

@@ -18,7 +18,7 @@
  * name) and the finding's group is its group or below. It is live through its `expires` day (UTC); from the next
  * day it silences nothing, and the finding it covers fails again, reported with the exclusion's expiry.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { capabilityMatcher, withinPath, type ReportIdentity } from "./report";
 import type { Severity } from "./severity";
@@ -53,6 +53,48 @@ export class ExclusionError extends Error {
   override name = "ExclusionError";
 }
 
+/**
+ * The longest each field of an exclusion may be, in UTF-16 code units, checked before anything else reads the
+ * value (the capability glob is compiled to a regular expression to match findings: a glob of a megabyte took
+ * the process to a gigabyte before the regex engine refused it). Capability names are tens of characters, a
+ * comma-separated list of globs a few hundred; paths and uids are as long as a group's chain of names.
+ */
+export const EXCLUSION_FIELD_LIMITS = { identity: 1024, capability: 1024, group: 1024, reason: 2000, expires: 32 } as const;
+
+/** The most exclusions one policy's config may hold. */
+export const MAX_EXCLUSIONS = 1000;
+
+/** The largest policy pack config file {@link loadPackConfig} reads, in bytes. */
+export const MAX_PACK_CONFIG_BYTES = 4 * 1024 * 1024;
+/** The largest `silenced-<policy>.jsonl` (written by the pack's policies during a gate) {@link readSilencedFiles} reads, in bytes. */
+export const MAX_SILENCED_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Checks the sizes of an `exclusions` value before it is parsed: the number of exclusions ({@link MAX_EXCLUSIONS})
+ * and each string field's length ({@link EXCLUSION_FIELD_LIMITS}); other shapes are left to the schema.
+ * @throws ExclusionError naming the field (`no-new-access.exclusions[0].capability`), its length and the limit.
+ */
+function checkSizes(value: unknown, where: string): void {
+  if (!Array.isArray(value)) return;
+  if (value.length > MAX_EXCLUSIONS) throw new ExclusionError(`bad exclusion: ${where}: ${value.length} exclusions, more than the limit of ${MAX_EXCLUSIONS}`);
+  value.forEach((e, i) => {
+    if (!e || typeof e !== "object") return;
+    for (const [field, max] of Object.entries(EXCLUSION_FIELD_LIMITS)) {
+      const v = (e as Record<string, unknown>)[field];
+      if (typeof v === "string" && v.length > max) throw new ExclusionError(`bad exclusion: ${where}[${i}].${field}: ${v.length} characters, more than the limit of ${max} (${shownValue(v)})`);
+    }
+  });
+}
+
+/**
+ * The size of `file` in bytes, checked against `max` before it is read.
+ * @throws Error naming `what`, the file, its size and the limit when it is larger (and as `statSync` when it cannot be read).
+ */
+function checkFileSize(file: string, max: number, what: string): void {
+  const size = statSync(file).size;
+  if (size > max) throw new Error(`${what}: ${file} is ${size} bytes, more than the limit of ${max}`);
+}
+
 /** `value` as a short JSON for a message. */
 function shownValue(value: unknown): string {
   const s = value === undefined ? "(missing)" : JSON.stringify(value);
@@ -61,11 +103,15 @@ function shownValue(value: unknown): string {
 
 /**
  * Validates a policy config's `exclusions` value (`where` names it in messages, e.g. `no-new-access.exclusions`).
+ * Sizes are checked first (`checkSizes`: at most {@link MAX_EXCLUSIONS} exclusions, each field within
+ * {@link EXCLUSION_FIELD_LIMITS}), so no oversized glob is parsed or compiled.
  * @returns the exclusions; an empty list when `value` is undefined.
- * @throws ExclusionError naming each bad field (`no-new-access.exclusions[0].expires`), its value and what is allowed.
+ * @throws ExclusionError naming each bad field (`no-new-access.exclusions[0].expires`), its value and what is
+ * allowed; for an oversized one, the field, its length and the limit.
  */
 export function parseExclusions(value: unknown, where: string): Exclusion[] {
   if (value === undefined) return [];
+  checkSizes(value, where);
   const r = ExclusionsSchema.safeParse(value);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => {
@@ -94,11 +140,18 @@ export function exclusionsOfConfig(config: unknown): Record<ExcludablePolicy, Ex
 }
 
 /**
- * Reads a policy pack config file (JSON) for its exclusions and, when set, `unused-access`'s `days`.
- * @throws ExclusionError for a malformed exclusion; Error naming the file when it cannot be read as JSON.
+ * Reads a policy pack config file (JSON) for its exclusions and, when set, `unused-access`'s `days`. A file larger
+ * than {@link MAX_PACK_CONFIG_BYTES} is refused before it is read.
+ * @throws ExclusionError for a malformed exclusion; Error naming the file when it cannot be read as JSON, or its
+ * size and the limit when it is larger.
  */
 export function loadPackConfig(file: string): { exclusions: Record<ExcludablePolicy, Exclusion[]>; unusedDays?: unknown } {
   let json: unknown;
+  try {
+    checkFileSize(file, MAX_PACK_CONFIG_BYTES, "--config");
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith("--config: ")) throw err;
+  }
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
@@ -191,13 +244,21 @@ export function silencedLines(silenced: readonly SilencedFinding[]): string[] {
 /**
  * The findings the pack's policies silenced in a gate run: the `silenced-<policy>.jsonl` files they leave in the
  * gate's folder (policies/unused.ts), in policy order; empty when there are none.
+ * @throws Error naming the file, its size and the limit when one is larger than {@link MAX_SILENCED_FILE_BYTES}.
  */
 export function readSilencedFiles(dir: string): SilencedFinding[] {
   const out: SilencedFinding[] = [];
   for (const p of EXCLUDABLE_POLICIES) {
     let text: string;
+    const file = `${dir}/silenced-${p}.jsonl`;
     try {
-      text = readFileSync(`${dir}/silenced-${p}.jsonl`, "utf8");
+      checkFileSize(file, MAX_SILENCED_FILE_BYTES, "silenced findings");
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith("silenced findings: ")) throw err;
+      continue; // no such file: the policy silenced nothing
+    }
+    try {
+      text = readFileSync(file, "utf8");
     } catch {
       continue;
     }

@@ -3,11 +3,17 @@
  * with `--format sarif` (README "SARIF for code scanning"): its shapes, the level of a finding, stable
  * fingerprints, and the builder each command renders its findings with (`gate.ts`, `drift.ts`, and `sarif.ts` for
  * access). Imports no command, so every command, and the could-not-run output of `failure.ts`, may use it.
+ *
+ * Server text (names, uids, messages the API sent) is in every command's messages, so the builder, not each
+ * command, makes it inert (provider/text.ts): every message string it writes (a result's `message.text`, a rule's
+ * descriptions and help, a notification) is {@link sarifText} of what the command gave, and every logical
+ * location's names {@link printable}. A message is plain text only: no `message.markdown` is ever written.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import type { Severity } from "../access/severity";
+import { printable, sarifText } from "../text";
 
 /** The root of this package (this file is `dist/provider/commands/sarifLog.js`). */
 export const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -96,6 +102,12 @@ export interface BaseIds {
   baseIds(): Record<string, { uri: string }>;
 }
 
+/** `loc` with the names of its logical locations {@link printable} (one line, no control or bidirectional character). */
+function inertLocation(loc: SarifLocation): SarifLocation {
+  if (!loc.logicalLocations) return loc;
+  return { ...loc, logicalLocations: loc.logicalLocations.map((l) => ({ ...l, fullyQualifiedName: printable(l.fullyQualifiedName), ...(l.name !== undefined ? { name: printable(l.name) } : {}) })) };
+}
+
 /** Builds the log: rules in first-use order, results pointing at them. */
 export class LogBuilder {
   private readonly rules = new Map<string, { rule: SarifRule; index: number }>();
@@ -109,23 +121,34 @@ export class LogBuilder {
     private readonly locator: BaseIds | undefined,
   ) {}
 
-  /** Declares `rule` (once) and returns its index. */
+  /**
+   * Declares `rule` (once) and returns its index. Its texts are written as {@link sarifText} (plain text, no
+   * placeholder, no embedded link), whatever they quote.
+   */
   rule(rule: SarifRule): number {
     const known = this.rules.get(rule.id);
     if (known) return known.index;
     const index = this.rules.size;
-    this.rules.set(rule.id, { rule, index });
+    const { shortDescription, fullDescription, help, ...rest } = rule;
+    this.rules.set(rule.id, {
+      rule: { ...rest, shortDescription: { text: sarifText(shortDescription.text) }, ...(fullDescription ? { fullDescription: { text: sarifText(fullDescription.text) } } : {}), help: { text: sarifText(help.text) } },
+      index,
+    });
     return index;
   }
 
-  /** Adds a result of `rule`. */
+  /**
+   * Adds a result of `rule`. `r.message.text` is the raw message (server text as the server sent it): it is
+   * written as {@link sarifText}, and only `text` is kept (no `markdown`, no `arguments`); the names of its logical
+   * locations are written {@link printable}.
+   */
   result(rule: SarifRule, r: Omit<SarifResult, "ruleId" | "ruleIndex">): void {
-    this.results.push({ ruleId: rule.id, ruleIndex: this.rule(rule), ...r });
+    this.results.push({ ruleId: rule.id, ruleIndex: this.rule(rule), ...r, message: { text: sarifText(r.message.text) }, locations: r.locations.map(inertLocation) });
   }
 
-  /** Records that the command did not complete, and why (each line a notification). */
+  /** Records that the command did not complete, and why (each line a notification, written {@link sarifText}). */
   failed(why: readonly string[]): void {
-    this.failure = [...why];
+    this.failure = why.map(sarifText);
   }
 
   /** The SARIF 2.1.0 log: one run, its tool with the rules used, the results. */

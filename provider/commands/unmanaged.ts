@@ -69,6 +69,20 @@ function unreadable(row: BadRow, under: string): UnmanagedObject {
   };
 }
 
+/** What the client's path check (provider/client/client.ts) allows as a uid: `/`-joined segments of letters, digits, `.`, `_`, `-`. */
+const UID_SAFE = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+/**
+ * Why a listed row's `uid` cannot be used (the client refuses it in a request path: a segment with another
+ * character, an empty, `.` or `..` segment), quoted escaped; undefined when it can. Such a row is reported as one
+ * the server sent that could not be read, and not listed: no adopt line names it, and nothing is asked about it
+ * (its account association, its name), so one such row does not stop the command.
+ */
+export function uidProblem(uid: string): string | undefined {
+  if (UID_SAFE.test(uid) && !uid.split("/").some((seg) => seg === "." || seg === "..")) return undefined;
+  return `uid ${printable(JSON.stringify(uid))} is not a valid uid (segments of letters, digits, ".", "_" or "-" joined by "/", none of them "." or "..")`;
+}
+
 function parentOf(uid: string): string {
   const i = uid.lastIndexOf("/");
   return i < 0 ? "" : uid.slice(0, i);
@@ -104,8 +118,15 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       ? [
           [
             k,
-            async (g: string): Promise<UnmanagedObject[]> =>
-              (await k.list!(client, { descendantsOf: g, pageSize: 200 }, undefined, addBad(g))).map((o) => ({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) })),
+            async (g: string): Promise<UnmanagedObject[]> => {
+              const out: UnmanagedObject[] = [];
+              for (const o of await k.list!(client, { descendantsOf: g, pageSize: 200 }, undefined, addBad(g))) {
+                const wrong = uidProblem(o.uid);
+                if (wrong === undefined) out.push({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) });
+                else addBad(g)({ kind: o.kind, uid: o.uid, problem: wrong });
+              }
+              return out;
+            },
           ] as const,
         ]
       : [],
@@ -144,6 +165,11 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       }
       const b = row.value;
       if (b.identityUid && identities.has(b.identityUid)) {
+        const wrong = uidProblem(b.uid);
+        if (wrong !== undefined) {
+          addBad(root)({ kind: "RoleBinding", uid: b.uid, problem: wrong });
+          continue;
+        }
         add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: ${tsString(b.uid)}` });
       }
     }

@@ -27,6 +27,7 @@ import { KINDS, type KindEntry } from "../kinds/registry";
 import { PACKAGE_NAME } from "../schema/package";
 import * as lookups from "../lookups";
 import { LOOKUPS } from "../lookups/catalog";
+import { wellFormed, wellFormedDeep } from "../text";
 
 const providerRpc = require("@pulumi/pulumi/proto/provider_grpc_pb") as { ResourceProviderService: grpc.ServiceDefinition };
 const proto = require("@pulumi/pulumi/proto/provider_pb") as Record<string, new () => Msg> & {
@@ -69,9 +70,14 @@ function propsOf(s: unknown): Props {
   return (unwrapSecrets((s as { toJavaScript(): Props }).toJavaScript()) ?? {}) as Props;
 }
 
-/** A Struct of `props`, with `undefined` members left out (protobuf has no undefined). */
-function structOf(props: Props): Msg {
-  return structProto.Struct.fromJavaScript(JSON.parse(JSON.stringify(props)) as object);
+/**
+ * A Struct of `props`, with `undefined` members left out (protobuf has no undefined), and every string well-formed
+ * (`wellFormedDeep`, provider/text.ts): a lone surrogate the API sent (`"\ud800"` is valid JSON) is U+FFFD, as the
+ * dynamic provider's results are (`runtime.ts` `wellFormedResults`), since protobuf strings are UTF-8 and the
+ * engine refuses a message holding one ("invalid UTF-8", naming neither field nor value).
+ */
+export function structOf(props: Props): Msg {
+  return structProto.Struct.fromJavaScript(wellFormedDeep(JSON.parse(JSON.stringify(props)) as object));
 }
 
 /** The type token in a URN (`urn:pulumi:<stack>::<project>::<parent types$>type::<name>`). */
@@ -109,7 +115,7 @@ export async function serveNativeProvider(version: string, schemaText: string): 
         (res) => cb(null, res),
         (err: unknown) => {
           const e = err as { message?: string; code?: number };
-          cb({ code: typeof e.code === "number" && e.code > 0 && e.code < 17 ? e.code : grpc.status.UNKNOWN, details: e.message ?? String(err) } as grpc.ServiceError, null);
+          cb({ code: typeof e.code === "number" && e.code > 0 && e.code < 17 ? e.code : grpc.status.UNKNOWN, details: wellFormed(e.message ?? String(err)) } as grpc.ServiceError, null);
         },
       );
     };
@@ -158,7 +164,7 @@ export async function serveNativeProvider(version: string, schemaText: string): 
         const ef = forEngine(f as { property: string; reason: string }, news);
         const cf = new proto["CheckFailure"]!();
         cf["setProperty"]!(ef.property);
-        cf["setReason"]!(ef.reason);
+        cf["setReason"]!(wellFormed(ef.reason));
         r["addFailures"]!(cf);
       }
       return r;
@@ -205,7 +211,7 @@ export async function serveNativeProvider(version: string, schemaText: string): 
         return r;
       }
       const res = await implOf(k).create(inputs);
-      r["setId"]!(res.id);
+      r["setId"]!(wellFormed(res.id));
       r["setProperties"]!(structOf(wrapSecrets((res.outs ?? {}) as Props, k.secrets)));
       return r;
     }),
@@ -215,7 +221,7 @@ export async function serveNativeProvider(version: string, schemaText: string): 
       const props = propsOf(req["getProperties"]!());
       const res = await implOf(k).read(id, props);
       const r = new proto["ReadResponse"]!();
-      r["setId"]!(res.id ?? "");
+      r["setId"]!(wellFormed(res.id ?? ""));
       if (res.id) {
         const outs = (res.props ?? {}) as Props;
         r["setProperties"]!(structOf(wrapSecrets(outs, k.secrets)));
