@@ -223,6 +223,10 @@ describe("--fail-on globs", () => {
     expect(capabilityMatcher(["groups.(list)"])("groups.list")).toBe(false); // regex syntax is literal
     expect(() => capabilityMatcher(["iam.*,"])).toThrow(/an empty capability pattern/);
   });
+  it("are bounded before they are compiled: a 1 MB glob and 1,001 globs are refused naming the size", () => {
+    expect(() => capabilityMatcher(["*".repeat(1_000_000)])).toThrow(/--fail-on: a capability pattern of 1000000 characters \(at most 256\)/);
+    expect(() => capabilityMatcher([Array.from({ length: 1001 }, () => "iam.*").join(",")])).toThrow(/--fail-on: 1001 capability patterns \(at most 1000\)/);
+  });
 });
 
 describe("the closure as a review of the gate found it", () => {

@@ -107,6 +107,10 @@ export function capabilityMatcher(patterns: readonly string[]): (dotted: string)
   const list = patterns.flatMap((p) => p.split(",")).map((p) => p.trim());
   const bad = list.find((p) => p === "");
   if (bad !== undefined) throw new Error(`--fail-on: an empty capability pattern in "${patterns.join(",")}"; give globs such as iam.*, *.delete`);
+  // Bounded before anything is compiled: a capability name is short, and there are a few hundred of them.
+  const long = list.find((p) => p.length > 256);
+  if (long !== undefined) throw new Error(`--fail-on: a capability pattern of ${long.length} characters (at most 256), starting "${printable(long.slice(0, 40))}"`);
+  if (list.length > 1000) throw new Error(`--fail-on: ${list.length} capability patterns (at most 1000)`);
   const res = list.map((p) => RE2JS.compile(`^${p.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : RE2JS.quote(c))).join("")}$`));
   return (dotted) => res.some((re) => re.matches(dotted) || re.matches(qualified(dotted)));
 }
