@@ -301,10 +301,16 @@ describe("roles", () => {
     expect(requests.map((r) => r.path)).toEqual([`/iam/v2beta1/roles/${viewer.uid}`]);
   });
 
-  it("getRole matching none names the filter", async () => {
+  it("getRole matching none names the filter, how many roles it looked at, and the nearest name when one is close", async () => {
     const err = await rejection(getRole({ name: "superuser" }, client));
     expect(err).toBeInstanceOf(LookupError);
-    expect(err.message).toBe('getRole: no role matches { name="superuser" }');
+    const roles = (await getRoles({}, client)).length;
+    expect(err.message).toBe(`getRole: no role matches { name="superuser" }; looked at ${roles} roles, none with a close name`);
+    const typo = (await rejection(getRole({ name: "editr" }, client))) as LookupError;
+    expect(typo.message).toBe(`getRole: no role matches { name="editr" }; did you mean "editor"? (looked at ${roles} roles)`);
+    expect(typo.nearby).toEqual({ looked: roles, complete: true, near: "editor" });
+    // Case ignored, and the suggestion is the name as the API spells it.
+    expect((await rejection(getRole({ name: "VIEWR" }, client))).message).toContain('did you mean "viewer"?');
   });
 
   it("a custom role named like a built-in makes the name ambiguous until narrowed", async () => {
@@ -413,7 +419,9 @@ describe("repos", () => {
     const python = await getRepo({ name: "python", parentUid: emu.orgUid }, client);
     expect((await getRepo({ uid: python.uid }, client)).name).toBe("python");
     const none = await rejection(getRepo({ name: "rust" }, client));
-    expect(none.message).toBe('getRepo: no repo matches { name="rust" }');
+    expect(none.message).toMatch(/^getRepo: no repo matches \{ name="rust" \}; (looked at \d+ repos, none with a close name|did you mean "[^"]+"\? \(looked at \d+ repos\))$/);
+    const near = await rejection(getRepo({ name: "pythn", parentUid: emu.orgUid }, client));
+    expect(near.message).toMatch(/^getRepo: no repo matches \{ name="pythn", parentUid="[0-9a-f]{40}" \}; did you mean "python"\? \(looked at \d+ repos under parentUid\)$/);
     const dups = await getRepos({ name: "dup-repo" }, client);
     expect(dups).toHaveLength(2);
     const many = (await rejection(getRepo({ name: "dup-repo" }, client))) as LookupError;

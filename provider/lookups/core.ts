@@ -32,9 +32,11 @@
  * ```
  */
 import * as pulumi from "@pulumi/pulumi";
+import { closest, distance } from "fastest-levenshtein";
 import type { PlatformClient, ReadableCollection } from "../client/client";
 import { PlatformError } from "../client/errors";
 import { markReported } from "../client/reported";
+import { printable } from "../text";
 import type { ListParams, Page } from "../client/pagination";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings } from "../config";
@@ -141,9 +143,12 @@ export class LookupError extends PlatformError {
   readonly matchCount: number | undefined;
   /** uids of the matches (at most {@link AMBIGUOUS_UID_LIMIT}); empty for `NO_MATCH`. */
   readonly uids: readonly string[];
+  /** For a `NO_MATCH` by name: the names looked at without the name filter, and the nearest one when one is close. */
+  readonly nearby?: NearbyNames | undefined;
 
   /**
    * @param what the kind of object, singular and plural, e.g. `["group", "groups"]`.
+   * @param nearby for a `NO_MATCH` by name: what {@link nearbyNames} found (named in the message).
    */
   constructor(
     reason: LookupFailure,
@@ -152,11 +157,16 @@ export class LookupError extends PlatformError {
     filters: Record<string, unknown>,
     matchCount: number | undefined,
     uids: readonly string[],
+    nearby?: NearbyNames,
   ) {
     const f = describeFilters(filters);
     let message: string;
     if (reason === "NO_MATCH") {
       message = `${lookup}: no ${what[0]} matches ${f}`;
+      if (nearby) {
+        const looked = `${nearby.complete ? "" : "the first "}${nearby.looked} ${nearby.looked === 1 ? what[0] : what[1]}${filters["parentUid"] !== undefined ? ` under parentUid` : ""}`;
+        message += nearby.near !== undefined ? `; did you mean "${printable(nearby.near)}"? (looked at ${looked})` : `; looked at ${looked}, none with a close name`;
+      }
     } else {
       const count = matchCount === undefined ? `more than ${uids.length}` : String(matchCount);
       const more = matchCount !== undefined && matchCount > uids.length ? `, and ${matchCount - uids.length} more` : matchCount === undefined ? ", and more" : "";
@@ -171,7 +181,32 @@ export class LookupError extends PlatformError {
     this.filters = filters;
     this.matchCount = matchCount;
     this.uids = uids;
+    this.nearby = nearby;
   }
+}
+
+/** What a name lookup that matched nothing could see: how many names, whether that was all, and the nearest. */
+export interface NearbyNames {
+  /** How many objects were read without the name filter (at most {@link NEARBY_LIMIT}). */
+  looked: number;
+  /** True when that was every object in scope. */
+  complete: boolean;
+  /** The nearest name (Levenshtein distance, case ignored, within a third of the name's length, at least 2), if any. */
+  near?: string | undefined;
+}
+
+/** The most objects a failed name lookup reads to suggest a name (two pages of 500). */
+export const NEARBY_LIMIT = 1000;
+
+/**
+ * The names near `name` among `names` ({@link NearbyNames}`.near`): the closest by Levenshtein distance
+ * (fastest-levenshtein), case ignored, if within `max(2, ⌊length/3⌋)`.
+ */
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  const lower = names.map((n) => n.toLowerCase());
+  const c = closest(name.toLowerCase(), lower);
+  return distance(name.toLowerCase(), c) <= Math.max(2, Math.floor(name.length / 3)) ? names[lower.indexOf(c)] : undefined;
 }
 
 /** The most uids an `AMBIGUOUS` {@link LookupError} lists (and the most matches a singular lookup reads). */
@@ -394,9 +429,18 @@ export async function namedLookup<T extends { uid: string }>(
   collection: () => ReadableCollection<T>,
 ): Promise<T> {
   const a = checkArgs(fn, args, { uid: "string", name: "string", parentUid: "string" });
-  return single(fn, what, a, ["name", "parentUid"], (uid) => collection().get(uid), () => ({
-    pages: collection().list(listParams({ ...pick(a, ["name"]), ...(a.parentUid !== undefined ? { childrenOf: a.parentUid } : {}) })).pages(),
-  }));
+  const scope = a.parentUid !== undefined ? { childrenOf: a.parentUid } : {};
+  try {
+    return await single(fn, what, a, ["name", "parentUid"], (uid) => collection().get(uid), () => ({
+      pages: collection().list(listParams({ ...pick(a, ["name"]), ...scope })).pages(),
+    }));
+  } catch (err) {
+    // Nothing by that name: read the names in the same scope (bounded) and name the nearest, as the org file does.
+    if (!(err instanceof LookupError) || err.reason !== "NO_MATCH" || a.name === undefined) throw err;
+    const seen = await take((collection() as ReadableCollection<T & { name?: string }>).list({ ...scope, pageSize: 500 }).pages(), NEARBY_LIMIT + 1);
+    const names = seen.slice(0, NEARBY_LIMIT).map((x) => x.name).filter((n): n is string => typeof n === "string");
+    throw new LookupError("NO_MATCH", fn, what, err.filters as Record<string, unknown>, 0, [], { looked: Math.min(seen.length, NEARBY_LIMIT), complete: seen.length <= NEARBY_LIMIT, near: nearestName(a.name, names) });
+  }
 }
 
 /** A plural lookup: `(args?, client?) => Promise<T[]>` (client: the program's by default). */
