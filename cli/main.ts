@@ -54,7 +54,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: (args) => exitWith(load(() => (require("../provider/commands/recover") as typeof import("../provider/commands/recover")).recoverCommand(args))),
   },
   unmanaged: {
-    summary: "list objects under a stack's groups that no stack references, with the adoptUid line for each (exit 1 if any)",
+    summary: "list objects under a stack's groups that no stack references, with the line that adopts each in the program's language (exit 1 if any)",
     run: (args) => exitWith(load(() => (require("../provider/commands/unmanaged") as typeof import("../provider/commands/unmanaged")).unmanagedCommand(args))),
   },
   export: {

@@ -15,70 +15,12 @@
  *   (`<stack>`, `organization/<stack>`) is a stack of the project found above (the diy backends'
  *   `ParseReference`, pkg/backend/diy/store.go).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { findProject } from "../programLanguage";
 import { homedir } from "node:os";
 import * as path from "node:path";
-import { parse as parseYaml } from "yaml";
 
-/** The project file the CLI would use, and what these commands read of it. */
-export interface ProjectFile {
-  /** The project file's path (`…/Pulumi.yaml`). */
-  file: string;
-  /** The folder holding it. */
-  dir: string;
-  /** The project's `name`, when it is a string. */
-  name?: string;
-  /** The project's `backend.url`, when it is a non-empty string. */
-  backendUrl?: string;
-}
-
-/** The project file names the CLI looks for in each folder, in its order. */
-export const PROJECT_FILES = ["Pulumi.json", "Pulumi.yaml", "Pulumi.yml"] as const;
-
-/**
- * The project the CLI finds from `from` (see the module comment): the nearest folder, from `from` up to the root,
- * with a project file.
- * @returns undefined when no folder up to the root has one. A project file that does not parse gives a
- *   {@link ProjectFile} without `name` or `backendUrl` (the CLI itself then refuses to run).
- */
-export function findProject(from: string): ProjectFile | undefined {
-  let dir = path.resolve(from);
-  for (;;) {
-    for (const f of PROJECT_FILES) {
-      const file = path.join(dir, f);
-      if (isFile(file)) return { file, dir, ...readProject(file) };
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false; // missing, or a folder the user cannot read (the CLI goes on upward too)
-  }
-}
-
-/** `name` and `backend.url` of a project file; fields it cannot read are left out. */
-function readProject(file: string): { name?: string; backendUrl?: string } {
-  let doc: unknown;
-  try {
-    const text = readFileSync(file, "utf8");
-    doc = file.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
-  } catch {
-    return {};
-  }
-  if (typeof doc !== "object" || doc === null) return {};
-  const d = doc as { name?: unknown; backend?: { url?: unknown } | null };
-  const url = typeof d.backend === "object" && d.backend !== null ? d.backend.url : undefined;
-  return {
-    ...(typeof d.name === "string" && d.name !== "" ? { name: d.name } : {}),
-    ...(typeof url === "string" && url !== "" ? { backendUrl: url } : {}),
-  };
-}
+export { PROJECT_FILES, findProject, type ProjectFile } from "../programLanguage";
 
 /** Where the backend's URL came from: the variable, the project file, or the stored login. */
 export type BackendSource = "PULUMI_BACKEND_URL" | "project" | "login";

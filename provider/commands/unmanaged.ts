@@ -18,6 +18,7 @@
  * A row the server sends that the client cannot read is reported, naming what is wrong, and the rest are listed.
  * Exit code 1 when any are found, so a CI job can fail on it, like the drift report; 2 when it could not run.
  */
+import { programLanguage, propertyLine } from "../programLanguage";
 import type { PlatformClient } from "../client/client";
 import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client/errors";
 import { tsString } from "../escape";
@@ -95,6 +96,8 @@ function parentOf(uid: string): string {
  */
 export async function findUnmanaged(ref: StackRef, client: PlatformClient, root: string | undefined, others: readonly string[] = []): Promise<UnmanagedObject[]> {
   const state = await exportStack(ref);
+  // Adopt lines in the language of the stack's program (its project's runtime).
+  const lang = programLanguage(ref.cwd);
   // Resources read with `X.get` are in the state as external: the stack references them but does not manage
   // them, so what lies under them (or binds them) is not the stack's to report.
   const mine = (state.deployment.resources ?? []).filter((r) => kindOfType(r.type) !== undefined && r.id && r["external"] !== true);
@@ -122,7 +125,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
               const out: UnmanagedObject[] = [];
               for (const o of await k.list!(client, { descendantsOf: g, pageSize: 200 }, undefined, addBad(g))) {
                 const wrong = uidProblem(o.uid);
-                if (wrong === undefined) out.push({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid) });
+                if (wrong === undefined) out.push({ ...o, parentUid: parentOf(o.uid), adopt: k.adoptLine(o.uid, lang) });
                 else addBad(g)({ kind: o.kind, uid: o.uid, problem: wrong });
               }
               return out;
@@ -142,7 +145,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   for (const g of allGroups) {
     try {
       const a = await client.accountAssociations.get(g);
-      add({ kind: "AccountAssociation", uid: a.uid, name: a.name ?? "", parentUid: g, adopt: "adopt: true" });
+      add({ kind: "AccountAssociation", uid: a.uid, name: a.name ?? "", parentUid: g, adopt: propertyLine(lang, "adopt", true) });
     } catch (err) {
       if (err instanceof ResponseShapeError && !(err instanceof ResponseTooLargeError)) addBad(g)({ kind: "AccountAssociation", uid: g, problem: err.message });
       else if (!isNotFound(err)) throw err;
@@ -170,7 +173,7 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
           addBad(root)({ kind: "RoleBinding", uid: b.uid, problem: wrong });
           continue;
         }
-        add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: `adoptUid: ${tsString(b.uid)}` });
+        add({ kind: "RoleBinding", uid: b.uid, name: `${b.identity?.name ?? b.identityUid} → ${b.role?.name ?? b.roleUid}`, parentUid: root, adopt: propertyLine(lang, "adoptUid", b.uid) });
       }
     }
   }

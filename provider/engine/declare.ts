@@ -78,6 +78,7 @@ import { Failures, isUnknown, uidpProblem } from "../validation";
 import { adoptExisting, betaOnly, canonical, deleteIgnoringNotFound, logInfo, parentOfUid, readOrGone, type ProviderImpl } from "./common";
 import type { ListParams } from "../client/pagination";
 import { tsString } from "../escape";
+import { propertyLine, type ProgramLanguage } from "../programLanguage";
 import { CREATE_TOKEN, createNamedSafely, createProvedInWindow, createTokenOf, newCreateToken } from "./lifecycle";
 import { batchedGet } from "./readBatch";
 import type { KindName, ResourceShape } from "./shim";
@@ -427,8 +428,11 @@ export interface DeclaredResource<I extends object, O extends I, A extends { uid
   readonly container: boolean;
   /** The declared field that names an object to a person (`name`, a subscription's `sink`), when one does. */
   readonly labelField: string | undefined;
-  /** How `unmanaged` says to take an object under management: `adoptUid: "<uid>"`, `adopt: true`, or delete it. */
-  adoptLine(uid: string): string;
+  /**
+   * How `unmanaged` says to take an object under management, spelled for `lang` (default TypeScript):
+   * `adoptUid: "<uid>"` (Python `adopt_uid="<uid>"`, …), `adopt: true`, or delete it.
+   */
+  adoptLine(uid: string, lang?: ProgramLanguage): string;
   /** Its objects keep their group from being deleted. */
   readonly blocksGroupDelete: boolean;
   /** How `export` places its objects ({@link ResourceDeclaration.export}); undefined: the generic path. */
@@ -700,8 +704,8 @@ export function declareResource<I extends object, O extends I, A extends { uid: 
     list,
     container: listing?.path ?? false,
     labelField: typeof label === "string" && label in d.fields ? label : undefined,
-    adoptLine: (uid) =>
-      listing?.notAdoptable ? `delete it (${listing.notAdoptable})` : "adoptUid" in d.fields ? `adoptUid: ${tsString(uid)}` : "adopt: true",
+    adoptLine: (uid, lang = "nodejs") =>
+      listing?.notAdoptable ? `delete it (${listing.notAdoptable})` : "adoptUid" in d.fields ? propertyLine(lang, "adoptUid", uid) : propertyLine(lang, "adopt", true),
     blocksGroupDelete: d.blocksGroupDelete ?? false,
     export: d.export,
     lookups: d.lookups,

@@ -43,6 +43,7 @@
  * destroy succeeds when the engine deletes children in parallel (e.g. when a program wires them by plain
  * strings). When it gives up, the error lists the children left, by kind and uid.
  */
+import { programLanguage, propertyLine, type ProgramLanguage } from "../programLanguage";
 import { randomBytes } from "node:crypto";
 import { ApiError, ConnectionError, FailedPreconditionError, ResponseShapeError, RpcCode } from "../client/errors";
 import type { Collection, PlatformClient, Transport } from "../client/client";
@@ -539,10 +540,16 @@ export async function describeChildren(client: PlatformClient, groupUid: string,
   return children.map((c) => `${c.kind} ${JSON.stringify(c.name)} (${kinds.containers.has(c.kind) ? `${under}/${c.name}` : `in ${path}`}, uid ${c.uid})`).join("; ");
 }
 
-/** What to do about children that block a group's delete. */
-const HOW_TO_SETTLE =
-  "Declare each in the program to manage it (`adoptUid: \"<uid>\"` adopts the existing object, and `pulumi destroy` then deletes it with the group), " +
-  "or delete it outside Pulumi; then run `pulumi destroy` again. `platform-pulumi unmanaged --stack <stack>` lists every object no stack manages, with its adoptUid line";
+/**
+ * What to do about children that block a group's delete, with the adopt hint spelled for `lang` (default: the
+ * language of the project in this process's folder, where the engine starts the provider).
+ */
+export function howToSettle(lang: ProgramLanguage = programLanguage()): string {
+  return (
+    `Declare each in the program to manage it (\`${propertyLine(lang, "adoptUid", "<uid>")}\` adopts the existing object, and \`pulumi destroy\` then deletes it with the group), ` +
+    "or delete it outside Pulumi; then run `pulumi destroy` again. `platform-pulumi unmanaged --stack <stack>` lists every object no stack manages, with the line that adopts it"
+  );
+}
 
 /** How long the children blocking a group's delete may stay exactly the same before the delete gives up (ms). */
 export const DEFAULT_STALL_MS = 30_000;
@@ -572,7 +579,7 @@ export async function deleteGroupPatiently(
   let changedAt = started;
   const giveUp = async (why: string, err: unknown): Promise<never> => {
     const [left, path] = await Promise.all([describeChildren(client, uid, kinds), groupPath(client, uid)]);
-    throw new Error(`group ${path} (uid ${uid}) could not be deleted ${why} because it is not empty; children left: ${left}. ${HOW_TO_SETTLE}`, { cause: err });
+    throw new Error(`group ${path} (uid ${uid}) could not be deleted ${why} because it is not empty; children left: ${left}. ${howToSettle()}`, { cause: err });
   };
   await retrying<void>({
     attempt: async () => {

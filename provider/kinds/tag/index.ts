@@ -12,6 +12,7 @@
  * name and every declared field, updated inside the attempt's server-time window, is this create's (tags carry
  * no creation time: their `updateTime` dates the create).
  */
+import { programLanguage, propertyLine } from "../../programLanguage";
 import * as pulumi from "@pulumi/pulumi";
 import type { PlatformClient } from "../../client/client";
 import type { ApiTag } from "../../client/types";
@@ -92,7 +93,7 @@ export const tagKind = declareResource<TagInputs, TagOutputs, ApiTag>({
       const same = (await client.tags.list({ childrenOf: inputs.repoUid, name: inputs.name, pageSize: 200 }).collect()).filter((t) => t.name === inputs.name);
       if (same.length > 0) {
         throw new Error(
-          `${what}: the repo already has a tag named "${inputs.name}" (${same[0]!.uid}, digest ${same[0]!.digest ?? "?"}), and the API's create would overwrite it; take it under management with adoptUid: "${same[0]!.uid}", or choose another name`,
+          `${what}: the repo already has a tag named "${inputs.name}" (${same[0]!.uid}, digest ${same[0]!.digest ?? "?"}), and the API's create would overwrite it; take it under management with ${propertyLine(programLanguage(), "adoptUid", same[0]!.uid)}, or choose another name`,
         );
       }
       const body = { name: inputs.name, digest: inputs.digest, bundles: inputs.bundles, deprecated: inputs.deprecated };
