@@ -73,4 +73,5 @@ const mainOptions = {
 
 module.exports = { options, mainOptions, englishOnly };
 
-if (require.main === module) Promise.all([esbuild.build(options), esbuild.build(mainOptions)]).catch(() => process.exit(1));
+// With the plugin archive (scripts/pack-plugin.js), built at the same time.
+if (require.main === module) Promise.all([esbuild.build(options), esbuild.build(mainOptions), require("./pack-plugin").packPlugin()]).catch(() => process.exit(1));

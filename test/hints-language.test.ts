@@ -41,7 +41,7 @@ const SPELLING: Record<string, (uid: string) => string> = {
 };
 
 describe.concurrent("unmanaged's adopt lines", () => {
-  it.for(Object.keys(SPELLING))("in a %s project", async (runtime, { expect }) => {
+  it.for(Object.keys(SPELLING))("in a %s project", { timeout: 120_000 }, async (runtime, { expect }) => {
     const project = path.join(dir, runtime);
     mkdirSync(path.join(project, "sub"), { recursive: true });
     writeFileSync(path.join(project, "Pulumi.yaml"), `name: hints-${runtime}\nruntime: ${runtime}\n`);
@@ -80,5 +80,5 @@ describe.concurrent("unmanaged's adopt lines", () => {
         ["Identity", bot.uid, SPELLING[runtime]!(bot.uid as string)],
       ]),
     );
-  }, 120_000);
+  });
 });

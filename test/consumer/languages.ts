@@ -14,12 +14,18 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 import { parseDocument } from "yaml";
-import { REPO_ROOT } from "../../scripts/lib/pulumi";
+import { REPO_ROOT, cliBinDir } from "../../scripts/lib/pulumi";
 import { ensureHost, languageTest, type LanguageProgram } from "../harness/nativeOrg";
 import { PKG, cleanEnv, run, tail, toolchainNodeBin, type Toolchain } from "./toolchain";
 
 /** The plugin's path in a project's Pulumi.yaml, as docs/native.md writes it. */
 export const PLUGIN_PATH = `node_modules/${PKG.name}/plugin`;
+
+/** The YAML run's Pulumi home, empty but for the plugin installed from the tarball's archive, inside the project's folder. */
+const PULUMI_HOME_DIR = ".pulumi-home";
+
+/** This machine's `<os>-<arch>` as Pulumi names plugin archives (scripts/pack-plugin.js). */
+const PLUGIN_PLATFORM = `${{ darwin: "darwin", win32: "windows" }[process.platform as string] ?? process.platform}-${{ x64: "amd64" }[process.arch as string] ?? process.arch}`;
 
 /** Where a Python run installs the tarball's `sdk/python` (`pip install --target`), inside the project's folder. */
 const PYTHON_SDK_TARGET = ".platform-sdk";
@@ -134,9 +140,21 @@ function describeProgram(tc: Toolchain, program: LanguageProgram, dir: string, n
       const from = path.join(REPO_ROOT, "test", "programs", program.program);
       for (const f of readdirSync(from).filter((f) => !/^Pulumi\..+\.yaml$/.test(f))) copyFileSync(path.join(from, f), path.join(dir, f));
       const project = parseDocument(readFileSync(path.join(dir, "Pulumi.yaml"), "utf8"));
-      project.setIn(["plugins", "providers", 0, "path"], PLUGIN_PATH);
+      if (program.language === "YAML") {
+        // YAML: the plugin as Pulumi users install providers (docs/native.md "Install the plugin"): the archive the
+        // tarball ships, `pulumi plugin install`ed into an empty Pulumi home, and no `plugins:` path in Pulumi.yaml.
+        const archives = path.join(dir, "node_modules", PKG.name, "dist", "plugin");
+        const archive = readdirSync(archives).find((f) => /^pulumi-resource-platform-v.+\.tar\.gz$/.test(f));
+        expect(archive, `the plugin archive in ${archives}`).toBe(`pulumi-resource-platform-v${PKG.version}-${PLUGIN_PLATFORM}.tar.gz`);
+        const installed = await run(path.join(cliBinDir(), "pulumi"), ["plugin", "install", "resource", "platform", PKG.version, "--file", path.join(archives, archive!)], { cwd: dir, env: { ...process.env, PULUMI_HOME: path.join(dir, PULUMI_HOME_DIR) }, timeoutMs: 120_000 });
+        expect(installed.code, tail(installed)).toBe(0);
+        expect(readdirSync(path.join(dir, PULUMI_HOME_DIR, "plugins"))).toContain(`resource-platform-v${PKG.version}`);
+        project.delete("plugins");
+      } else {
+        project.setIn(["plugins", "providers", 0, "path"], PLUGIN_PATH);
+        expect(project.toJS().plugins).toEqual({ providers: [{ name: "platform", path: PLUGIN_PATH }] });
+      }
       writeFileSync(path.join(dir, "Pulumi.yaml"), project.toString());
-      expect(project.toJS().plugins).toEqual({ providers: [{ name: "platform", path: PLUGIN_PATH }] });
       if (program.language === "Go") {
         // The SDK from the tarball, as docs/native.md says: go.mod's `replace` names the installed package's copy.
         const gomod = path.join(dir, "go.mod");
@@ -169,10 +187,12 @@ function describeProgram(tc: Toolchain, program: LanguageProgram, dir: string, n
 
     languageTest({
       ...program,
-      // Python: the tarball's SDK, installed above, ahead of the venv's.
+      // Python: the tarball's SDK, installed above, ahead of the venv's; YAML: the Pulumi home the plugin was installed into.
       host: (lines) => {
         const made = program.host(lines);
-        return program.language === "Python" ? { ...made, env: { ...made.env, PYTHONPATH: path.join(dir, PYTHON_SDK_TARGET) } } : made;
+        if (program.language === "Python") return { ...made, env: { ...made.env, PYTHONPATH: path.join(dir, PYTHON_SDK_TARGET) } };
+        if (program.language === "YAML") return { ...made, env: { ...made.env, PULUMI_HOME: path.join(dir, PULUMI_HOME_DIR) } };
+        return made;
       },
       title: `${program.language}: the org's steps through the plugin installed from the tarball`,
       cwd: dir,

@@ -190,9 +190,10 @@ export const YAML_PROGRAM: LanguageProgram = {
             type: "platform:iam:Group",
             properties: { name: "yaml-legacy", description: "made outside", parentUid: emu.orgUid },
           });
-          // The program with the generated code added, in a copy whose plugin path is absolute (the same plugin).
+          // The program with the generated code added, in a copy whose plugin path (if it names one: the consumer
+          // tier's installs the plugin into its Pulumi home instead) is absolute (the same plugin).
           const project = parse(readFileSync(path.join(cwd, "Pulumi.yaml"), "utf8")) as Record<string, any>;
-          project["plugins"].providers[0].path = path.resolve(cwd, project["plugins"].providers[0].path as string);
+          if (project["plugins"]) project["plugins"].providers[0].path = path.resolve(cwd, project["plugins"].providers[0].path as string);
           project["resources"] = { ...project["resources"], ...generated.resources };
           writeFileSync(path.join(work, "Pulumi.yaml"), stringify(project));
           copyFileSync(path.join(cwd, `Pulumi.${stack}.yaml`), path.join(work, `Pulumi.${stack}.yaml`));
