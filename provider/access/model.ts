@@ -380,7 +380,11 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
       for (const [cap, byGroup] of held.get(y) ?? []) {
         for (const [g, vias] of byGroup) {
           if (how(x, cap, g)) continue;
-          const v = vias.reduce((a, b) => (b.path.length < a.path.length ? b : a));
+          // y's own `present` steps are not x's to take: x holds its own token (or one of its choosing), not y's
+          // workload's; x presents for that identity directly where its own token is accepted.
+          const mine = vias.filter((v) => !v.path.some((s) => s.kind === "present"));
+          if (mine.length === 0) continue;
+          const v = mine.reduce((a, b) => (b.path.length < a.path.length ? b : a));
           found.push([x, cap, g, escalation(v.roleId, v.role, v.boundAt, [...prefix, step, ...v.path])]);
         }
       }
