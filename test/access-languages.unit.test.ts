@@ -119,4 +119,29 @@ describe("present between two patterns", () => {
     expect(holds(ix, closed, "folded", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
     expect(holds(ix, effectiveAccess(o, { escalations: [] }), "x-deploy", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
   });
+
+  it("an identity taken over does not present its own workload's token for the taker: the taker holds another token", () => {
+    const builtins: AccessRole[] = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
+    const o: AccessOrg = {
+      groups: [{ id: "root", name: "acme" }, { id: "ci", parentId: "root", name: "ci" }],
+      identities: [
+        { id: "admin", name: "admin", groupId: "ci", claimMatch: { issuer: gh, subject: "repo:my-org/admin:ref:refs/heads/main" } },
+        { id: "broad", name: "broad", groupId: "ci", claimMatch: sub("repo:my-org/.*") },
+        { id: "prod", name: "prod", groupId: "root", claimMatch: { issuer: gh, subject: "repo:my-org/prod:environment:production" } },
+      ],
+      roles: [...builtins, { id: "updater", name: "updater", groupId: "ci", capabilities: ["CAP_IAM_IDENTITY_UPDATE"] }],
+      bindings: [
+        { identityId: "admin", roleId: "updater", groupId: "ci" },
+        { identityId: "prod", roleId: "role:owner", groupId: "root" },
+      ],
+    };
+    const ix = new OrgIndex(o);
+    const closed = effectiveAccess(o);
+    // broad's own workloads include prod's (a token with prod's subject): broad presents for prod.
+    expect(holds(ix, closed, "broad", "CAP_IAM_GROUPS_DELETE", "root")?.via[0]!.path.map((s) => s.kind)).toEqual(["present"]);
+    // admin takes broad over (rewriting its claimMatch, or presenting its own token, which broad accepts), but the
+    // token it holds then is its own, not prod's.
+    expect(holds(ix, closed, "admin", "CAP_IAM_IDENTITY_UPDATE", "ci")).toBeDefined();
+    expect(holds(ix, closed, "admin", "CAP_IAM_GROUPS_DELETE", "root")).toBeUndefined();
+  });
 });
