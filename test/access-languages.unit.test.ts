@@ -1,5 +1,5 @@
 /**
- * `present` between two patterns (docs/access.md "Escalation paths"): whether an identity whose own `claimMatch`
+ * `present` between two patterns (docs/access.md "The model"): whether an identity whose own `claimMatch`
  * is a pattern presents for another, decided on the two patterns' languages (provider/access/languages.ts, refa),
  * and the decisions it must leave alone: exact values as before, claims the actor does not constrain, patterns it
  * cannot decide (RE2 rejects them, a construct it refuses, over the size or state limits). The same steps carried

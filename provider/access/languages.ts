@@ -368,7 +368,7 @@ export interface PresentedToken {
  * A token that `actor`'s `claimMatch` accepts and `target`'s accepts too, as the token exchange decides (exact
  * values equal, a pattern matches the whole claim; an exact issuer, subject or audience takes precedence over its
  * pattern; the target's `claims` and `claimPatterns` both apply; no audience rule means the default audience): the token a
- * workload running as the actor can exchange for the target (docs/access.md "Escalation paths", `present`).
+ * workload running as the actor can exchange for the target (docs/access.md "The model", `present`).
  *
  * Undefined when there is none or it cannot be shown: the actor's issuer or subject, or a claim the target
  * constrains, is one the actor does not constrain at all (its value is not known); the target has an audience rule
