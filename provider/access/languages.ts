@@ -3,7 +3,7 @@
  * automata with refa, and one such token to show it.
  *
  * A pattern (`issuerPattern`, `subjectPattern`, `audiencePattern`, `claimPatterns`) is RE2 syntax (seed §2 Identity;
- * docs/access.md "Escalation paths") matched against a whole claim, `.` matching any character (DOTALL), as the
+ * docs/access.md "The model") matched against a whole claim, `.` matching any character (DOTALL), as the
  * model matches ({@link wholeMatch}). refa reads JavaScript regular expressions, so a pattern is first checked by
  * RE2 (RE2JS: what RE2 rejects admits nothing) and then rewritten into the JavaScript syntax of the same language
  * ({@link toJsSource}); a construct whose meaning differs or that this rewrite does not know (case folding and other
@@ -377,6 +377,20 @@ export interface PresentedToken {
  */
 export function presentedToken(actor: ClaimMatch | undefined, target: ClaimMatch | undefined): PresentedToken | undefined {
   if (!actor || !target) return undefined;
+  // The model asks about the same two objects once per pair and again for each route's words.
+  let byTarget = tokenCache.get(actor);
+  if (!byTarget) tokenCache.set(actor, (byTarget = new WeakMap()));
+  const hit = byTarget.get(target);
+  if (hit !== undefined) return hit ?? undefined;
+  const token = decideToken(actor, target);
+  byTarget.set(target, token ?? null);
+  return token;
+}
+
+/** Answers of {@link presentedToken} by the two `claimMatch` objects (a changed object is a new key). */
+const tokenCache = new WeakMap<ClaimMatch, WeakMap<ClaimMatch, PresentedToken | null>>();
+
+function decideToken(actor: ClaimMatch, target: ClaimMatch): PresentedToken | undefined {
   const rule = (exact: string | undefined, pattern: string | undefined): { exact: string[]; patterns: string[] } =>
     exact ? { exact: [exact], patterns: [] } : pattern ? { exact: [], patterns: [pattern] } : { exact: [], patterns: [] };
   const both = (a: ReturnType<typeof rule>, b: ReturnType<typeof rule>): string | undefined =>
