@@ -26,10 +26,10 @@
  * use the resource's URN for objects a preview has not created yet). Parents are explicit (`parentId`), never
  * read from a uid's shape, for that reason.
  */
-import { RE2JS } from "re2js";
 import type { ClaimMatch } from "../client/types";
 import { CAPABILITY_NAMES, dottedName } from "../capabilities";
 import { BUILTIN_ROLE_CAPABILITIES } from "./builtin";
+import { presentedToken } from "./languages";
 
 /** A group: `parentId` undefined for the org's root group. */
 export interface AccessGroup {
@@ -242,8 +242,13 @@ function stepWords(ix: OrgIndex, s: EscalationStep, generic = false): string {
       return `${who} creates an invite to ${at(s.groupId)} with role ${role(s.roleId)} and redeems it (group_invites.create)`;
     case "createRole":
       return `${who} creates a custom role at ${at(s.roleGroupId)} with ${added(s.capability)} (roles.create) and binds itself to it at ${at(s.groupId)} (role_bindings.create)`;
-    case "present":
-      return `${who}'s own workload token matches the claimMatch of identity "${ix.identityName(s.targetId)}" (${ix.identityPath(s.targetId)}), so it exchanges that token for it`;
+    case "present": {
+      // Through patterns on both sides: which token, as one value both admit (its subject).
+      const own = ix.identities.get(s.actorId)?.claimMatch;
+      const token = own && !own.subject ? presentedToken(own, ix.identities.get(s.targetId)?.claimMatch) : undefined;
+      const which = token ? ` (a token with subject ${JSON.stringify(token.subject)} matches both)` : "";
+      return `${who}'s own workload token matches the claimMatch of identity "${ix.identityName(s.targetId)}" (${ix.identityPath(s.targetId)})${which}, so it exchanges that token for it`;
+    }
     case "identityProvider":
       return s.providerId !== undefined
         ? `${who} sets the default role of identity provider "${s.providerId}" at ${at(s.groupId)} to ${role(s.roleId)} and signs in through it (identity_providers.update)`
@@ -252,40 +257,16 @@ function stepWords(ix: OrgIndex, s: EscalationStep, generic = false): string {
 }
 
 /**
- * Whether a token that `actor`'s own workload presents (its `claimMatch`'s exact values: issuer, subject, audience
- * and claims) is accepted by `target`'s `claimMatch`, as the token exchange decides (exact values equal, patterns
- * match the whole claim; no audience rule on either side means the default audience). A value the actor's
- * `claimMatch` does not pin (a pattern, or a claim it does not name) is not known, so it matches nothing here: the
- * model never claims a step it cannot show.
+ * Whether a token that `actor`'s own workload presents is accepted by `target`'s `claimMatch`, as the token exchange
+ * decides (exact values equal, patterns match the whole claim; no audience rule on either side means the default
+ * audience): for every claim the target constrains, the values the actor's `claimMatch` admits (its exact value, or
+ * its pattern's language) and the ones the target admits have one in common, decided on the patterns' languages
+ * ({@link presentedToken}, refa). A claim the actor does not constrain at all is not known, so it matches nothing
+ * here, and a pattern that cannot be decided (refused, oversized) decides nothing: the model never claims a step it
+ * cannot show.
  */
 export function presents(actor: ClaimMatch | undefined, target: ClaimMatch | undefined): boolean {
-  if (!actor || !target) return false;
-  const rule = (exact: string | undefined, pattern: string | undefined, value: string | undefined): boolean => {
-    if (exact !== undefined && exact !== "") return value === exact;
-    if (pattern !== undefined && pattern !== "") return value !== undefined && fullMatch(pattern, value);
-    return true;
-  };
-  if (!actor.issuer || !actor.subject) return false;
-  if (!rule(target.issuer, target.issuerPattern, actor.issuer)) return false;
-  if (!rule(target.subject, target.subjectPattern, actor.subject)) return false;
-  const targetAud = Boolean(target.audience || target.audiencePattern);
-  const actorAud = Boolean(actor.audience || actor.audiencePattern);
-  if (targetAud ? !actor.audience || !rule(target.audience, target.audiencePattern, actor.audience) : actorAud) return false;
-  for (const [k, v] of Object.entries(target.claims ?? {})) if (actor.claims?.[k] !== v) return false;
-  for (const [k, p] of Object.entries(target.claimPatterns ?? {})) {
-    const v = actor.claims?.[k];
-    if (v === undefined || !fullMatch(p, v)) return false;
-  }
-  return true;
-}
-
-/** Whether `value` matches `pattern` as a whole (RE2, as the token exchange matches); a pattern RE2 rejects matches nothing. */
-function fullMatch(pattern: string, value: string): boolean {
-  try {
-    return RE2JS.compile(`^(?:${pattern})$`, RE2JS.DOTALL).matches(value);
-  } catch {
-    return false;
-  }
+  return presentedToken(actor, target) !== undefined;
 }
 
 /** The identity whose token takes the next step after `path`, starting as `x`: the last one assumed, or `x`. */
@@ -399,7 +380,11 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
       for (const [cap, byGroup] of held.get(y) ?? []) {
         for (const [g, vias] of byGroup) {
           if (how(x, cap, g)) continue;
-          const v = vias.reduce((a, b) => (b.path.length < a.path.length ? b : a));
+          // y's own `present` steps are not x's to take: x holds its own token (or one of its choosing), not y's
+          // workload's; x presents for that identity directly where its own token is accepted.
+          const mine = vias.filter((v) => !v.path.some((s) => s.kind === "present"));
+          if (mine.length === 0) continue;
+          const v = mine.reduce((a, b) => (b.path.length < a.path.length ? b : a));
           found.push([x, cap, g, escalation(v.roleId, v.role, v.boundAt, [...prefix, step, ...v.path])]);
         }
       }

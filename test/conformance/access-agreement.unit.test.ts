@@ -10,11 +10,16 @@
  *    assume, bind, rebind, edit the role, create a custom role and bind itself to it, present its own workload's
  *    token for an identity whose claimMatch pattern admits it) and the final action succeeds (it failed before).
  *    Each step is taken with the token of the identity the model credits it to. Half the orgs hold an identity
- *    trusting a subject pattern every other identity's token matches.
+ *    trusting a subject pattern every other identity's token matches, one trusting a branch pattern within it (so
+ *    `present` between two patterns, carried out with a token bearing the common value the model found) and,
+ *    with four identities or more, one trusting a pattern that shares no value with the others.
  * 4. Every direct grant is listed with its binding, never only behind an escalation above it.
  * 3. Out of reach: for a sample of pairs the closure does not reach, every attempt to get there is refused:
  *    the action itself, binding itself owner there, rewriting a binding there, taking over an identity that holds
- *    it, and adding it to a custom role bound to the identity.
+ *    it (rewriting its claimMatch, or presenting its own workload's token for it), and adding it to a custom role
+ *    bound to the identity.
+ * 5. `present`, pair by pair: for every two identities of the org, the token the model says one presents for the
+ *    other is exchanged for it; where the model says it presents none, its own workload's token is refused.
  *
  * Invites and identity providers are left out of the executed closure: the emulator does not serve invite
  * redemption or sign-in through a provider, so those paths cannot be carried out here (their first step, creating
@@ -22,18 +27,25 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OrgIndex, effectiveAccess, holds, type EscalationStep, type Grant } from "../../provider/access/model";
-import { EXECUTABLE, PROBES, PROBE_CAPS, allowed, build, carryOut, next, ok, orgSpec, tokenFor, translateStep, translator } from "./access-org";
-import { scaled } from "../harness/scale";
-import { api, base, builtinRole, listAll, type Res } from "./helpers";
+import { OrgIndex, effectiveAccess, holds, presents, type EscalationStep, type Grant } from "../../provider/access/model";
+import { presentedToken } from "../../provider/access/languages";
+import { EXECUTABLE, PROBES, PROBE_CAPS, allowed, build, carryOut, next, ok, orgSpec, presentedThroughPatterns, tokenFor, translateStep, translator, type Built } from "./access-org";
+import { SMALL_SCALE, scaled } from "../harness/scale";
+import { api, base, builtinRole, http, listAll, qs, type Res } from "./helpers";
 
 const SEED = 2424;
 const ORGS = scaled(8, 2);
 const OUT_OF_REACH_PER_ORG = 40;
 
+/** Exchanges an OIDC token with `subject` (and `claims`, `audience`) from the emulator's test issuer for `identity`. */
+async function exchange(b: Built, identity: string, subject: string, opts: { claims?: Record<string, string>; audience?: string } = {}): Promise<Res> {
+  const oidc = await b.emu.issuer.mint(subject, opts);
+  return http(`${b.emu.authUrl}/sts/exchange${qs({ aud: b.emu.url, identity })}`, { token: oidc });
+}
+
 describe("effective access agrees with the API's enforcement", () => {
   it(`${ORGS} orgs from seed ${SEED}: every identity × ${PROBE_CAPS.length} capabilities × every group; every reported escalation carried out, ${OUT_OF_REACH_PER_ORG} out-of-reach pairs attempted per org`, async () => {
-    const counts = { direct: 0, allowed: 0, denied: 0, escalations: 0, paths: 0, escalationKinds: new Map<string, number>(), outOfReach: 0, refusedAttempts: 0, firstStepsOnly: 0 };
+    const counts = { presentPairs: 0, presentAccepted: 0, presentRefused: 0, direct: 0, allowed: 0, denied: 0, escalations: 0, paths: 0, escalationKinds: new Map<string, number>(), outOfReach: 0, refusedAttempts: 0, firstStepsOnly: 0 };
     await fc.assert(
       fc.asyncProperty(orgSpec, async (spec) => {
         const a = await build(spec);
@@ -76,10 +88,12 @@ describe("effective access agrees with the API's enforcement", () => {
                 attempts.push([`edit role ${role.name}`, api(a.emu, "PATCH", `${base("roles")}/${role.id}`, { capabilities: [...role.capabilities, cap] }, t)]);
               }
             }
-            // Taking over an identity that holds cap at g.
+            // Taking over an identity that holds cap at g: rewriting its claimMatch, or presenting its own token for it.
+            // (What another holds only by presenting its own workload's token is not the taker's: it holds another.)
             for (const other of a.identities) {
-              if (other !== id && holds(ix, closed, other, cap, g)) {
+              if (other !== id && holds(ix, closed, other, cap, g)?.via.some((v) => !v.path.some((s) => s.kind === "present"))) {
                 attempts.push([`rewrite claimMatch of ${other}`, api(a.emu, "PATCH", `${base("identities")}/${other}`, { claimMatch: { issuer: a.emu.issuer.url, subject: `hijack-${next()}` } }, t)]);
+                attempts.push([`present its own workload's token for ${other}`, exchange(a, other, a.subject.get(id)!)]);
               }
             }
             attempts.push(["the action itself", PROBES[cap]!(a, g, t).then((yes) => ({ status: yes ? 200 : 403, body: { code: yes ? 0 : 7 }, ms: 0 }))]);
@@ -89,6 +103,25 @@ describe("effective access agrees with the API's enforcement", () => {
               counts.refusedAttempts++;
             }
             counts.outOfReach++;
+          }
+
+          // 5. present, pair by pair: the token the model says x presents for y is exchanged for y; where it says
+          // none, x's own workload's token is refused.
+          for (const x of a.identities) {
+            for (const y of a.identities) {
+              if (x === y) continue;
+              if (presents(a.claimMatch.get(x), a.claimMatch.get(y))) {
+                const common = presentedToken(a.claimMatch.get(x), a.claimMatch.get(y))!;
+                expect(common.issuer).toBe(a.emu.issuer.url);
+                const r = await exchange(a, y, common.subject, { claims: common.claims, ...(common.audience !== undefined ? { audience: common.audience } : {}) });
+                ok(r, `${ix.identityPath(x)} presents ${JSON.stringify(common.subject)} for ${ix.identityPath(y)}`);
+                counts.presentAccepted++;
+              } else {
+                expect(allowed(await exchange(a, y, a.subject.get(x)!), "exchange"), `${ix.identityPath(x)}'s own token ${a.subject.get(x)} for ${ix.identityPath(y)}, which the model says it cannot present for`).toBe(false);
+                counts.presentRefused++;
+              }
+              counts.presentPairs++;
+            }
           }
 
           // 2. Escalations: every reported escalated grant (of the probe capabilities). Grants that share a path
@@ -156,11 +189,15 @@ describe("effective access agrees with the API's enforcement", () => {
     console.log(
       `access agreement (seed ${SEED}, ${ORGS} orgs): ${counts.direct} direct pairs checked (${counts.allowed} allowed, ${counts.denied} denied); ` +
         `${counts.escalations} escalated grants carried out over ${counts.paths} paths (${kinds}); ${counts.outOfReach} out-of-reach pairs, ${counts.refusedAttempts} attempts all refused; ` +
-        `${counts.firstStepsOnly} owner invites accepted as a first step`,
+        `${counts.firstStepsOnly} owner invites accepted as a first step; present pair by pair: ${counts.presentPairs} pairs, ${counts.presentAccepted} tokens accepted, ` +
+        `${counts.presentRefused} own tokens refused; ${presentedThroughPatterns.count} present steps carried out between two patterns`,
     );
     expect(counts.direct).toBeGreaterThan(0);
     expect(counts.allowed).toBeGreaterThan(0);
     expect(counts.denied).toBeGreaterThan(0);
     expect(counts.escalations).toBeGreaterThan(0);
+    expect(counts.presentAccepted).toBeGreaterThan(0);
+    expect(counts.presentRefused).toBeGreaterThan(0);
+    if (!SMALL_SCALE) expect(presentedThroughPatterns.count, "a present step between two patterns carried out").toBeGreaterThan(0);
   }, 120_000);
 });

@@ -7,7 +7,9 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
 import { OrgIndex, effectiveAccess, type AccessOrg, type EscalationKind, type EscalationStep } from "../../provider/access/model";
+import { presentedToken, wholeMatch } from "../../provider/access/languages";
 import { orgFromApi } from "../../provider/access/sources";
+import type { ClaimMatch } from "../../provider/client/types";
 import { api, base, builtinRole, http, listAll, qs, type Res } from "./helpers";
 
 /** The escalation kinds the emulator serves end to end (no invite redemption, no sign-in through a provider). */
@@ -28,7 +30,11 @@ export interface OrgSpec {
   identities: number[];
   roles: Array<{ group: number; caps: string[] }>;
   bindings: Array<{ identity: number; role: number; group: number }>;
-  /** Whether the first identity trusts a subject pattern every other identity's own token matches (`present`). */
+  /**
+   * Whether the first identity trusts a subject pattern every other identity's own token matches (`present`); then
+   * the second trusts a branch pattern of its own within it (`present` between two patterns, both ways), and a
+   * fourth, where there is one, a pattern that shares no value with any other (never presents).
+   */
   broad: boolean;
 }
 
@@ -49,6 +55,8 @@ export interface Built {
   customRoles: string[];
   bindings: string[];
   subject: Map<string, string>;
+  /** The current claimMatch of each identity the spec made (an `assume` rewrites it). */
+  claimMatch: Map<string, ClaimMatch>;
   org: AccessOrg;
 }
 
@@ -71,14 +79,21 @@ export async function build(spec: OrgSpec): Promise<Built> {
     groups.push(r.body.uid);
   }
   const subject = new Map<string, string>();
+  const claimMatches = new Map<string, ClaimMatch>();
   const identities: string[] = [];
   for (let i = 0; i < spec.identities.length; i++) {
-    const sub = `sub-${i}-${next()}`;
-    const claimMatch = spec.broad && i === 0 ? { issuer: emu.issuer.url, subjectPattern: "sub-.*" } : { issuer: emu.issuer.url, subject: sub };
+    const n = next();
+    // Its own workload's subject, and the claimMatch that admits it: exact, or one of the patterns of a broad org.
+    let sub = `sub-${i}-${n}`;
+    let claimMatch: ClaimMatch = { issuer: emu.issuer.url, subject: sub };
+    if (spec.broad && i === 0) claimMatch = { issuer: emu.issuer.url, subjectPattern: "sub-.*" };
+    if (spec.broad && i === 1) [sub, claimMatch] = [`sub-1-${n}:ref:refs/heads/main`, { issuer: emu.issuer.url, subjectPattern: `sub-1-${n}:ref:refs/heads/.*` }];
+    if (spec.broad && i === 3) [sub, claimMatch] = [`other-3-${n}/x`, { issuer: emu.issuer.url, subjectPattern: `other-3-${n}/.*` }];
     const r = await api(emu, "POST", `${base("identities")}/${groups[1 + (spec.identities[i]! % (groups.length - 1))]}`, { name: `id${i}-${unique}`, claimMatch });
     ok(r, "create identity");
     identities.push(r.body.uid);
     subject.set(r.body.uid, sub);
+    claimMatches.set(r.body.uid, claimMatch);
   }
   const customRoles: string[] = [];
   for (const [i, role] of spec.roles.entries()) {
@@ -112,7 +127,7 @@ export async function build(spec: OrgSpec): Promise<Built> {
       expect(listed, `${b.identityId} ${cap} at ${b.groupId}: a direct grant shown only by escalation`).toBe(true);
     }
   }
-  return { emu, groups, identities, customRoles, bindings, subject, org };
+  return { emu, groups, identities, customRoles, bindings, subject, claimMatch: claimMatches, org };
 }
 
 /** An API token for `identity` through the token exchange, with its current subject. */
@@ -162,6 +177,9 @@ export const PROBES: Record<string, (b: Built, group: string, token: string) => 
 /** The capabilities {@link PROBES} can try. */
 export const PROBE_CAPS = Object.keys(PROBES);
 
+/** How many `present` steps were carried out through a common value of two patterns (the actor's subject and the target's both patterns). */
+export const presentedThroughPatterns = { count: 0 };
+
 /** Carries out one escalation step as its actor; returns the identity acting after it. */
 export async function carryOut(b: Built, step: EscalationStep, tokens: Map<string, string>, roleCaps: Map<string, string[]>): Promise<string> {
   const t = tokens.get(step.actorId) ?? (await tokenFor(b, step.actorId));
@@ -171,6 +189,7 @@ export async function carryOut(b: Built, step: EscalationStep, tokens: Map<strin
       const sub = `taken-${next()}`;
       ok(await api(b.emu, "PATCH", `${base("identities")}/${step.targetId}`, { claimMatch: { issuer: b.emu.issuer.url, subject: sub } }, t), "rewrite claimMatch");
       b.subject.set(step.targetId, sub);
+      b.claimMatch.set(step.targetId, { issuer: b.emu.issuer.url, subject: sub });
       tokens.set(step.targetId, await tokenFor(b, step.targetId));
       return step.targetId;
     }
@@ -198,8 +217,18 @@ export async function carryOut(b: Built, step: EscalationStep, tokens: Map<strin
       return step.actorId;
     }
     case "present": {
-      // The actor's own workload token, exchanged for the target: no API call, no capability.
-      const oidc = await b.emu.issuer.mint(b.subject.get(step.actorId)!);
+      // A token of the actor's own workload that the target accepts too, exchanged for the target: no API call, no
+      // capability. Between two patterns it carries the common value the model found; with an exact subject, that.
+      const common = presentedToken(b.claimMatch.get(step.actorId), b.claimMatch.get(step.targetId));
+      const oidc = common
+        ? await b.emu.issuer.mint(common.subject, { claims: common.claims, ...(common.audience !== undefined ? { audience: common.audience } : {}) })
+        : await b.emu.issuer.mint(b.subject.get(step.actorId)!);
+      if (common) {
+        expect(common.issuer, "the common issuer is the emulator's test issuer").toBe(b.emu.issuer.url);
+        const own = b.claimMatch.get(step.actorId)!;
+        expect(own.subject ?? wholeMatch(own.subjectPattern!, common.subject), `${common.subject} is a subject of ${step.actorId}'s own workloads`).toBeTruthy();
+        if (!own.subject && !b.claimMatch.get(step.targetId)?.subject) presentedThroughPatterns.count++;
+      }
       const r = await http(`${b.emu.authUrl}/sts/exchange${qs({ aud: b.emu.url, identity: step.targetId })}`, { token: oidc });
       ok(r, `present ${step.actorId}'s token for ${step.targetId}`);
       tokens.set(step.targetId, r.body.token as string);
