@@ -9,7 +9,7 @@ import { spawn, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 
 const dir = mkdtempSync(path.join(tmpdir(), "plugin-launcher-"));

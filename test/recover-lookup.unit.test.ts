@@ -78,7 +78,7 @@ async function expectRefused(stack: string, cwd: string, key: string): Promise<v
 describe("the project, found as the CLI finds it", () => {
   it("is the nearest folder upward with Pulumi.json, Pulumi.yaml or Pulumi.yml, json first", () => {
     const { root, sub } = project("p", "Pulumi.yaml", "outer");
-    expect(findProject(sub)).toEqual({ file: path.join(root, "Pulumi.yaml"), dir: root, name: "outer" });
+    expect(findProject(sub)).toEqual({ file: path.join(root, "Pulumi.yaml"), dir: root, name: "outer", runtime: "nodejs" });
     const inner = path.join(root, "src");
     writeFileSync(path.join(inner, "Pulumi.yml"), "name: inner\n");
     expect(findProject(sub)?.name).toBe("inner");
