@@ -329,6 +329,18 @@ describe("platform-pulumi export round trip", () => {
     expect(adopted.filter((u) => !u.startsWith(`${security}/`))).toEqual([]);
   }, 60_000);
 
+  it("--format yaml --under names each object living directly in that group, which the org file cannot hold", async () => {
+    const security = (await client.groups.list({ childrenOf: emu.orgUid, name: "security" }).collect())[0]!.uid;
+    const own = (await client.identities.list({ childrenOf: security }).collect()).filter((i) => i.uid.split("/").length === security.split("/").length + 1);
+    expect(own.length).toBeGreaterThan(0);
+    const out = path.join(work, "under-yaml");
+    const r = await bin(["export", "--org", emu.orgUid, "--under", security, "--out", out, "--format", "yaml"], apiEnv);
+    expect(r.code, tail(r)).toBe(0);
+    expect(readFileSync(path.join(out, "org.yaml"), "utf8")).not.toContain(own[0]!.uid);
+    expect(r.stdout).toContain("left out, and managed by no stack this export makes");
+    for (const i of own) expect(r.stdout).toContain(`Identity ${i.name} (uid ${i.uid})`);
+  }, 60_000);
+
   it("draws a progress bar when stderr is a terminal (under a pseudo-terminal from script(1))", async () => {
     const out = path.join(work, "tty");
     const cmd = [process.execPath, BIN, "export", "--org", emu.orgUid, "--out", out].map((a) => `'${a}'`).join(" ");

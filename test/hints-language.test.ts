@@ -1,8 +1,8 @@
 /**
  * Hints in the program's language (provider/programLanguage.ts), through the built bin against the emulator in
- * another process: `unmanaged` in a project of each runtime (a stack with no resources yet, so every object of
- * the org is unmanaged) gives each row's "to manage it" line as that program writes it. No engine run: the stacks
- * are only created (`pulumi stack init`), never updated.
+ * another process: `unmanaged` in a project of each runtime gives each row's "to manage it" line as that program
+ * writes it, for objects under the stack's group and directly in the group its groups live in (an export's
+ * --under group). No engine run: each stack's state is imported (`pulumi stack import`), never updated.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,9 +47,12 @@ describe.concurrent("unmanaged's adopt lines", () => {
     writeFileSync(path.join(project, "Pulumi.yaml"), `name: hints-${runtime}\nruntime: ${runtime}\n`);
     const cli = new PulumiCli({ cwd: project, backendDir: path.join(dir, "backend"), stack: "s", env: { ...emu.env } });
     await cli.ok(["stack", "init", "s", "--no-select"]);
-    // The stack holds one group (its state imported, as `pulumi stack import` writes it); under it, made outside
-    // Pulumi, a group and an identity no stack manages.
-    const team = await call("POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: `team-${runtime}`, description: "d" });
+    // The stack holds one group (its state imported, as `pulumi stack import` writes it), in a department group it
+    // does not hold (as an org file exported with --under places its groups); under the group, and directly in the
+    // department, made outside Pulumi: objects no stack manages.
+    const dept = await call("POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: `dept-${runtime}`, description: "d" });
+    const inDept = await call("POST", `/iam/v2beta1/identities/${dept.uid}`, { name: "dept-bot", description: "d", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:o/d:ref:refs/heads/main" } });
+    const team = await call("POST", `/iam/v2beta1/groups/${dept.uid}`, { name: `team-${runtime}`, description: "d" });
     const legacy = await call("POST", `/iam/v2beta1/groups/${team.uid}`, { name: "legacy", description: "d" });
     const bot = await call("POST", `/iam/v2beta1/identities/${team.uid}`, { name: "bot-made-by-hand", description: "d", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:o/r:ref:refs/heads/main" } });
     const state = JSON.parse((await cli.ok(["stack", "export"])).stdout) as { deployment: Record<string, unknown> };
@@ -62,8 +65,8 @@ describe.concurrent("unmanaged's adopt lines", () => {
         custom: true,
         id: team.uid,
         type: "platform:iam:Group",
-        inputs: { parentUid: emu.env.PLATFORM_ORG_UID, name: team.name },
-        outputs: { uid: team.uid, parentUid: emu.env.PLATFORM_ORG_UID, name: team.name, description: "d" },
+        inputs: { parentUid: dept.uid, name: team.name },
+        outputs: { uid: team.uid, parentUid: dept.uid, name: team.name, description: "d" },
         provider: `${urn("pulumi:providers:platform", "default")}::00000000-0000-0000-0000-000000000000`,
       },
     ];
@@ -78,7 +81,11 @@ describe.concurrent("unmanaged's adopt lines", () => {
       expect.arrayContaining([
         ["Group", legacy.uid, SPELLING[runtime]!(legacy.uid as string)],
         ["Identity", bot.uid, SPELLING[runtime]!(bot.uid as string)],
+        // Directly in the group the stack's groups live in: the stack's to report (docs/export.md, --under).
+        ["Identity", inDept.uid, SPELLING[runtime]!(inDept.uid as string)],
       ]),
     );
+    // The department itself is not the stack's: neither listed nor anything beside it in the root.
+    expect(rows.map((o) => o.uid)).not.toContain(dept.uid);
   });
 });

@@ -22,6 +22,7 @@ import { writeOrgFile } from "../export/yaml";
 import { generatorHazards, importFile } from "../export/pulumiImport";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
+import { printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
 import { runCommand, type CommandFrame } from "./frame";
 
@@ -221,12 +222,28 @@ export function stderrProgress(stream: NodeJS.WriteStream = process.stderr): Rea
   };
 }
 
-/** The summary table: kinds × counts, then what was left out and why. */
+/** The most objects the summary names one by one (the rest are counted). */
+export const NAMED_LEFT_OUT = 50;
+
+/**
+ * The summary table: kinds × counts, then what was left out and why, then each object left out that the export
+ * read (kind, path, uid; at most {@link NAMED_LEFT_OUT}, the rest counted), so none goes unnamed: no stack will
+ * manage it until it is adopted another way.
+ */
 export function summary(counts: Record<string, number>, skipped: readonly Skipped[]): string {
   const rows = Object.entries(counts).map(([k, n]) => [k, String(n)]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const out = [table(["kind", "exported"], [...rows, ["total", String(total)]])];
   if (skipped.length) out.push("", table(["not exported", "count", "why"], skipped.map((s) => [s.kind, String(s.count), s.why])));
+  const named = skipped.flatMap((s) => (s.objects ?? []).map((o) => ({ kind: s.kind, ...o })));
+  if (named.length) {
+    out.push(
+      "",
+      `left out, and managed by no stack this export makes (adopt each with --format ts or --format pulumi-import, or declare it with its uid):`,
+      ...named.slice(0, NAMED_LEFT_OUT).map((o) => `  ${o.kind} ${printable(o.path)} (uid ${printable(o.uid)})`),
+      ...(named.length > NAMED_LEFT_OUT ? [`  and ${named.length - NAMED_LEFT_OUT} more`] : []),
+    );
+  }
   return out.join("\n");
 }
 

@@ -6,6 +6,8 @@
  * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,
  *   identity providers, group invites, repos, tags, overlays, overlay bindings, subscriptions, and the account
  *   association of each group found);
+ * - directly in the group the stack's top-level groups live in, when that is not the root (an `Org`'s `parentUid`,
+ *   the `--under` group of an export): every child no stack holds (docs/export.md: the org file cannot hold them);
  * - under the stack's configured root (`platform:orgUid`, then `PLATFORM_ORG_UID`): the children of a kind and
  *   name the stack declares there (the duplicates a lost create leaves), and the role bindings that grant one of
  *   the stack's identities a role there.
@@ -13,8 +15,9 @@
  * An object counts as managed when any stack of the project in the current backend holds it, so two stacks that
  * share a root do not report each other; `--with` adds the stacks of other projects (the other projects of a split
  * export, README "Export: one stack per top-level group"), so a set of stacks that shares an org does not report
- * each other's objects either. Each object comes with the line that adopts it (`adoptUid: "<uid>"`,
- * `adopt: true` for an account association; an invite cannot be adopted, its code is gone: delete it).
+ * each other's objects either. Each object comes with the line that adopts it, spelled in the language of the
+ * stack's program (`adoptUid: "<uid>"`, `adopt_uid="<uid>"` in Python, …; `adopt: true` for an account
+ * association; an invite cannot be adopted, its code is gone: delete it).
  * A row the server sends that the client cannot read is reported, naming what is wrong, and the rest are listed.
  * Exit code 1 when any are found, so a CI job can fail on it, like the drift report; 2 when it could not run.
  */
@@ -141,6 +144,17 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
       if (o.kind === "Group") allGroups.add(o.uid);
     }
   }
+  // The group the stack's top-level groups live in (an Org's parentUid, the --under group of an export), when it is
+  // not the org's root: what lives directly in it and no stack manages is the stack's to report too (the org file
+  // an export writes cannot hold it, docs/export.md). The root has its own rule below.
+  const stackGroups = new Set(groups);
+  const anchors = new Set(
+    mine
+      .filter((r) => r.type.endsWith(":Group"))
+      .map((r) => r.inputs?.["parentUid"])
+      .filter((p): p is string => typeof p === "string" && p.includes("/") && p !== root && !stackGroups.has(p)),
+  );
+  for (const a of anchors) for (const [, scan] of scans) for (const o of (await scan(a)).filter((x) => x.parentUid === a)) add(o);
   // Account associations have their group's uid: one GET per group found.
   for (const g of allGroups) {
     try {

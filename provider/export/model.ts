@@ -186,6 +186,11 @@ export interface Skipped {
   kind: string;
   count: number;
   why: string;
+  /**
+   * The objects left out, by uid and path, when the export read them (the org file's own leave-outs: objects the
+   * model declares that the file cannot hold); absent for objects it could not read.
+   */
+  objects?: Array<{ uid: string; path: string }>;
 }
 
 /** The org as the writers see it: the hand-placed kinds ({@link HandModel}) and the generic ones ({@link GenericModel}). */

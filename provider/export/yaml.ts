@@ -61,9 +61,11 @@ export interface OrgFileOptions {
 export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
   const outside = { groups: new Map<string, string>(), identities: new Map<string, string>(), roles: new Map<string, string>() };
   const skipped: Skipped[] = [...m.skipped];
-  const skip = (kind: string, count: number, why: string) => {
-    if (count > 0) skipped.push({ kind, count, why });
+  const skip = (kind: string, count: number, why: string, objects?: Array<{ uid: string; path: string }>) => {
+    if (count > 0) skipped.push({ kind, count, why, ...(objects?.length ? { objects } : {}) });
   };
+  /** The declared objects each leave-out reason names (`skip`'s `objects`). */
+  const left = { notExact: [] as Array<{ uid: string; path: string }>, identities: [] as Array<{ uid: string; path: string }>, roles: [] as Array<{ uid: string; path: string }>, bindings: [] as Array<{ uid: string; path: string }>, repos: [] as Array<{ uid: string; path: string }>, subscriptions: [] as Array<{ uid: string; path: string }> };
   // Paths in the file are names joined by "/", unique: a group with a same-named sibling cannot be referred to.
   const inFile = new Set<string>();
   let dupGroups = 0;
@@ -95,15 +97,20 @@ export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
     const cm = i.api.claimMatch;
     const exact = cm && cm.issuer && cm.subject && Object.entries(cm).every(([k, v]) => ["issuer", "subject"].includes(k) || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0));
     const group = i.parent.to === "declared" && inFile.has(i.parent.node.uid) ? i.parent.node.path : undefined;
-    if (!exact) notExact++;
-    else if (group === undefined || i.path.split("/").pop() !== i.api.name) outOfFile++;
+    if (!exact) {
+      notExact++;
+      left.notExact.push({ uid: i.uid, path: i.path });
+    } else if (group === undefined || i.path.split("/").pop() !== i.api.name) {
+      outOfFile++;
+      left.identities.push({ uid: i.uid, path: i.path });
+    }
     else {
       identityPath.set(i.uid, i.path);
       identities.push({ name: i.api.name, uid: i.uid, group, ...(i.api.description ? { description: i.api.description } : {}), claimMatch: { issuer: cm!.issuer, subject: cm!.subject } });
     }
   }
-  skip("Identity", notExact, "the org file holds claimMatch identities with an exact issuer and subject only (use --format ts)");
-  skip("Identity", outOfFile, "in the root group or a group the file cannot hold");
+  skip("Identity", notExact, "the org file holds claimMatch identities with an exact issuer and subject only (use --format ts)", left.notExact);
+  skip("Identity", outOfFile, "in the group the file's top-level groups live in (the root or the --under group), or a group the file cannot hold (use --format ts)", left.identities);
 
   /** The file path of the group an object lives in, or undefined when the file does not hold that group. */
   const groupIn = ({ parent }: { parent: Ref }): string | undefined => (parent.to === "declared" && inFile.has(parent.node.uid) ? parent.node.path : undefined);
@@ -116,14 +123,16 @@ export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
   let rolesOut = 0;
   for (const r of m.roles) {
     const group = groupIn(r);
-    if (group === undefined || !named(r.path, r.api.name)) rolesOut++;
-    else {
+    if (group === undefined || !named(r.path, r.api.name)) {
+      rolesOut++;
+      left.roles.push({ uid: r.uid, path: r.path });
+    } else {
       fileRoles.push({ uid: r.uid, name: r.api.name, group });
       const caps = [...new Set(r.api.capabilities)].sort().map((w) => (wireName(dottedName(w)) === w ? dottedName(w) : w));
       roles.push({ name: r.api.name, uid: r.uid, group, ...(r.api.description ? { description: r.api.description } : {}), capabilities: caps });
     }
   }
-  skip("Role", rolesOut, "in the root group, or with a same-named sibling: the org file puts roles in its groups, by name");
+  skip("Role", rolesOut, "in the group the file's top-level groups live in (the root or the --under group), or with a same-named sibling: the org file puts roles in its groups, by name (use --format ts)", left.roles);
   /** The role the org-setup program would bind for `name` at `group`: the file's nearest at or above, else a built-in. */
   const resolves = (name: string, group: string) =>
     fileRoles.filter((r) => r.name === name && (group === r.group || group.startsWith(`${r.group}/`))).sort((a, b) => b.group.length - a.group.length)[0]?.uid;
@@ -146,15 +155,17 @@ export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
       : b.role.to === "builtin" && resolves(b.role.name, group) === undefined ? b.role.name
       : b.role.to === "declared" && b.role.node.kind === "Role" && resolves(b.role.node.api.name, group) === b.role.node.uid ? b.role.node.api.name
       : undefined;
-    if (identity === undefined || group === undefined || role === undefined) unbindable++;
-    else {
+    if (identity === undefined || group === undefined || role === undefined) {
+      unbindable++;
+      left.bindings.push({ uid: b.uid, path: b.path });
+    } else {
       bindings.push({ identity, group, role, uid: b.uid });
       if (b.identity.to === "declared" && o?.outsideObjects.has(b.identity.node.uid)) outside.identities.set(identity, b.identity.node.uid);
       const r = b.role.to === "declared" ? b.role.node : undefined;
       if (r && o?.outsideObjects.has(r.uid)) outside.roles.set(`${fileRoles.find((f) => f.uid === r.uid)!.group}/${role}`, r.uid);
     }
   }
-  skip("RoleBinding", unbindable, "the org file binds its own identities, at its own groups, to built-in roles or its own roles by name");
+  skip("RoleBinding", unbindable, "the org file binds its own identities, at its own groups, to built-in roles or its own roles by name (use --format ts)", left.bindings);
 
   // Repos: the file holds name, description, sync config and README; one with more would be changed by adoption.
   const repos: Array<Record<string, unknown>> = [];
@@ -164,21 +175,25 @@ export function writeOrgFile(m: OrgModel, o?: OrgFileOptions): OrgFileExport {
     const group = groupIn(r);
     const extra = !a.sync_config && ((a.aliases?.length ?? 0) > 0 || (a.activeTags?.length ?? 0) > 0 || (a.bundles?.length ?? 0) > 0 || (a.catalogTier ?? "CATALOG_TIER_UNSPECIFIED") !== "CATALOG_TIER_UNSPECIFIED");
     const overlay = a.customOverlay !== undefined && Object.keys(a.customOverlay).length > 0;
-    if (group === undefined || extra || overlay || !named(r.path, a.name)) reposOut++;
-    else {
+    if (group === undefined || extra || overlay || !named(r.path, a.name)) {
+      reposOut++;
+      left.repos.push({ uid: r.uid, path: r.path });
+    } else {
       const sync = a.sync_config ? Object.fromEntries((["source", "amazon", "google", "azure"] as const).filter((k) => a.sync_config![k]).map((k) => [k, a.sync_config![k]])) : undefined;
       repos.push({ name: a.name, uid: r.uid, group, ...(a.description ? { description: a.description } : {}), ...(sync ? { syncConfig: sync } : {}), ...(r.readme ? { readme: r.readme } : {}) });
     }
   }
-  skip("Repo", reposOut, "aliases, active tags, bundles, a catalog tier or a custom overlay (the org file has none of them), a same-named sibling, or the root group (use --format ts)");
+  skip("Repo", reposOut, "aliases, active tags, bundles, a catalog tier or a custom overlay (the org file has none of them), a same-named sibling, or the group the file's top-level groups live in (use --format ts)", left.repos);
   const subscriptions: Array<Record<string, unknown>> = [];
   let subsOut = 0;
   for (const x of m.subscriptions) {
     const group = groupIn(x);
-    if (group === undefined) subsOut++;
-    else subscriptions.push({ group, sink: x.api.sink, uid: x.uid });
+    if (group === undefined) {
+      subsOut++;
+      left.subscriptions.push({ uid: x.uid, path: x.path });
+    } else subscriptions.push({ group, sink: x.api.sink, uid: x.uid });
   }
-  skip("Subscription", subsOut, "in the root group, which the org file cannot name (use --format ts)");
+  skip("Subscription", subsOut, "in the group the file's top-level groups live in (the root or the --under group), which the org file cannot name (use --format ts)", left.subscriptions);
   // Every other kind of the registry the export declares has no place in the org file.
   const declared = declaredCounts(m);
   for (const k of KINDS) if (!ORG_FILE_KINDS.has(k.kind)) skip(k.kind, declared[k.kind] ?? 0, `the org file has no ${k.what}s (use --format ts)`);
