@@ -4,7 +4,11 @@
  * A `Role` takes either form and sends the wire form.
  */
 
-/** Capabilities this package knows, in wire form (the IAM, registry and vulnerability families). */
+/**
+ * Capabilities this package knows, in wire form (the IAM, registry, events and vulnerability families): the one
+ * list the provider (a Role's capabilities), the access model (provider/access) and the policy pack derive from;
+ * `test/resources.unit.test.ts` holds it equal to the emulator's own copy (emulator/access.ts).
+ */
 export const CAPABILITY_NAMES = [
   "CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_UPDATE", "CAP_IAM_GROUPS_LIST", "CAP_IAM_GROUPS_DELETE",
   "CAP_IAM_GROUP_INVITES_CREATE", "CAP_IAM_GROUP_INVITES_LIST", "CAP_IAM_GROUP_INVITES_DELETE",
@@ -20,7 +24,12 @@ export const CAPABILITY_NAMES = [
   "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_TAG_LIST", "CAP_TAG_DELETE", "CAP_REFERRERS_LIST",
   "CAP_VULN_REPORT_CREATE", "CAP_VULN_REPORT_LIST", "CAP_VULN_CREATE",
   "CAP_ADVISORIES_CREATE", "CAP_ADVISORIES_UPDATE", "CAP_ADVISORIES_LIST", "CAP_ADVISORIES_DELETE", "CAP_ADVISORIES_APPROVE",
+  "CAP_REGISTRY_OVERLAYS_EDIT", "CAP_REGISTRY_OVERLAYS_LIST",
+  "CAP_EVENTS_SUBSCRIPTION_CREATE", "CAP_EVENTS_SUBSCRIPTION_UPDATE", "CAP_EVENTS_SUBSCRIPTION_LIST", "CAP_EVENTS_SUBSCRIPTION_DELETE",
 ] as const;
+
+/** A capability this package knows, in wire form. */
+export type CapabilityName = (typeof CAPABILITY_NAMES)[number];
 
 /** The dotted form of a wire name: `CAP_IAM_ROLE_BINDINGS_CREATE` → `role_bindings.create`. */
 export function dottedName(wire: string): string {

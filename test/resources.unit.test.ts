@@ -2,6 +2,9 @@
  * Role, IdentityProvider, AccountAssociation, GroupInvite and the Identity relationship oneof: each provider
  * method against the emulator, called the way the dynamic-provider host calls them.
  */
+import { CAPABILITY_NAMES } from "../provider/capabilities";
+import { CAPABILITIES as EMULATOR_CAPABILITIES } from "../emulator/access";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { generateKeyPair, exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../emulator";
@@ -31,6 +34,14 @@ describe("Role", () => {
     expect(wireName("repo.list")).toBe("CAP_REPO_LIST");
     expect(dottedName("CAP_IAM_IDENTITY_PROVIDERS_DELETE")).toBe("identity_providers.delete");
     expect(wireName("groups.fly")).toBeUndefined();
+  });
+
+  it("one capability list: the provider's is the emulator's own copy, and every built-in role's capability is in it", () => {
+    expect([...CAPABILITY_NAMES].sort()).toEqual([...EMULATOR_CAPABILITIES].sort());
+    expect(wireName("CAP_EVENTS_SUBSCRIPTION_CREATE")).toBe("CAP_EVENTS_SUBSCRIPTION_CREATE");
+    expect(wireName("registry_overlays.edit")).toBe("CAP_REGISTRY_OVERLAYS_EDIT");
+    expect(wireName("events_subscription.list")).toBe("CAP_EVENTS_SUBSCRIPTION_LIST");
+    for (const caps of Object.values(BUILTIN_ROLE_CAPABILITIES)) for (const c of caps) expect(wireName(c)).toBe(c);
   });
 
   it("check normalizes capabilities (wire form, sorted, deduplicated) and names each unknown one", async () => {

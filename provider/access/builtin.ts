@@ -4,19 +4,22 @@
  * are found by name: their uids differ from one API to another.
  */
 
-const READ = [
+import type { CapabilityName } from "../capabilities";
+
+// Typed by the one capability list (provider/capabilities.ts): a capability it does not name does not compile.
+const READ: readonly CapabilityName[] = [
   "CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST", "CAP_IAM_ROLES_LIST", "CAP_IAM_ROLE_BINDINGS_LIST", "CAP_IAM_IDENTITY_PROVIDERS_LIST",
   "CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST", "CAP_IAM_GROUP_INVITES_LIST", "CAP_REPO_LIST", "CAP_TAG_LIST", "CAP_MANIFEST_LIST", "CAP_ADVISORIES_LIST",
   "CAP_REGISTRY_OVERLAYS_LIST", "CAP_EVENTS_SUBSCRIPTION_LIST",
 ];
-const WRITE = [
+const WRITE: readonly CapabilityName[] = [
   "CAP_IAM_GROUPS_CREATE", "CAP_IAM_GROUPS_UPDATE", "CAP_IAM_IDENTITY_CREATE", "CAP_IAM_IDENTITY_UPDATE",
   "CAP_IAM_IDENTITY_PROVIDERS_CREATE", "CAP_IAM_IDENTITY_PROVIDERS_UPDATE", "CAP_IAM_ACCOUNT_ASSOCIATIONS_CREATE",
   "CAP_IAM_ACCOUNT_ASSOCIATIONS_UPDATE", "CAP_IAM_GROUP_INVITES_CREATE",
   "CAP_REPO_CREATE", "CAP_REPO_UPDATE", "CAP_TAG_CREATE", "CAP_TAG_UPDATE", "CAP_REGISTRY_OVERLAYS_EDIT",
   "CAP_EVENTS_SUBSCRIPTION_CREATE", "CAP_EVENTS_SUBSCRIPTION_UPDATE",
 ];
-const ADMIN = [
+const ADMIN: readonly CapabilityName[] = [
   "CAP_IAM_GROUPS_DELETE", "CAP_IAM_IDENTITY_DELETE", "CAP_IAM_IDENTITY_PROVIDERS_DELETE", "CAP_IAM_ACCOUNT_ASSOCIATIONS_DELETE",
   "CAP_IAM_GROUP_INVITES_DELETE", "CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_UPDATE", "CAP_IAM_ROLES_DELETE",
   "CAP_IAM_ROLE_BINDINGS_CREATE", "CAP_IAM_ROLE_BINDINGS_UPDATE", "CAP_IAM_ROLE_BINDINGS_DELETE",
@@ -31,7 +34,7 @@ export type BuiltinRoleName = "viewer" | "editor" | "owner" | "registry.pull";
  * plus creates and updates), owner (editor plus deletes, roles and role bindings), registry.pull (repo and tag
  * reads).
  */
-export const BUILTIN_ROLE_CAPABILITIES: Readonly<Record<BuiltinRoleName, readonly string[]>> = {
+export const BUILTIN_ROLE_CAPABILITIES: Readonly<Record<BuiltinRoleName, readonly CapabilityName[]>> = {
   viewer: READ,
   editor: [...READ, ...WRITE],
   owner: [...READ, ...WRITE, ...ADMIN],
