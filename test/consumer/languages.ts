@@ -35,15 +35,18 @@ const PYTHON_SDK_TARGET = ".platform-sdk";
  * user of another language (the peer @pulumi/pulumi comes with it).
  * @returns the install's `node_modules` and its time in ms. @throws Error with npm's output when it fails.
  */
-export async function installTarball(tc: Toolchain, dir: string, tarball: string): Promise<{ nodeModules: string; ms: number }> {
+export async function installTarball(tc: Toolchain, dir: string, tarball: string, extra: readonly string[] = []): Promise<{ nodeModules: string; ms: number }> {
   mkdirSync(dir, { recursive: true });
   const env = cleanEnv(await toolchainNodeBin(tc));
-  const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund", tarball], { cwd: dir, env, timeoutMs: 600_000 });
-  if (install.code !== 0) throw new Error(`npm install ${tarball} failed on ${tc.name}:\n${tail(install)}`);
+  const install = await run("npm", ["install", "--loglevel=warn", "--no-audit", "--no-fund", tarball, ...extra], { cwd: dir, env, timeoutMs: 600_000 });
+  if (install.code !== 0) throw new Error(`npm install ${tarball} ${extra.join(" ")} failed on ${tc.name}:\n${tail(install)}`);
   const nodeModules = path.join(dir, "node_modules");
   expect(existsSync(path.join(nodeModules, PKG.name, "plugin", "pulumi-resource-platform")), `${tc.name}: the plugin is in the install`).toBe(true);
   return { nodeModules, ms: install.ms };
 }
+
+/** What `installTarball` is given besides the tarball for the YAML program: the policy pack's runtime, for `gate` (README "Job 3"). */
+export const POLICY_PEER = `@pulumi/policy@${PKG.peerDependencies["@pulumi/policy"]}`;
 
 /**
  * The installed plugin's launcher (`<dir>/node_modules/platform-pulumi/plugin/pulumi-resource-platform`) is

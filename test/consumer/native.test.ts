@@ -14,17 +14,17 @@
  */
 import * as path from "node:path";
 import { GO_PROGRAM, PYTHON_PROGRAM, YAML_PROGRAM } from "../harness/nativeOrg";
-import { describeNativePrograms, installTarball } from "./languages";
+import { POLICY_PEER, describeNativePrograms, installTarball } from "./languages";
 import { TOOLCHAINS, type Toolchain } from "./toolchain";
 import { useConsumerWork } from "./work";
 
 const { work, tarball, keep } = useConsumerWork("platform-pulumi-native-");
 
-/** One plain `npm install <tarball>` on `tc` in `<work>/native-node<major>`, kept for inspection when it fails. */
-async function plainInstall(tc: Toolchain): Promise<{ nodeModules: string; ms: number }> {
+/** One plain `npm install <tarball> [extra]` on `tc` in `<work>/native-node<major>`, kept for inspection when it fails. */
+async function plainInstall(tc: Toolchain, extra: readonly string[] = []): Promise<{ nodeModules: string; ms: number }> {
   const dir = path.join(work, `native-node${tc.nodeMajor}`);
   try {
-    return await installTarball(tc, dir, tarball());
+    return await installTarball(tc, dir, tarball(), extra);
   } catch (err) {
     keep(dir);
     throw err;
@@ -44,7 +44,8 @@ describeNativePrograms({
   tc: newest,
   programs: [YAML_PROGRAM],
   work,
-  install: "one npm install <tarball>",
-  nodeModules: () => plainInstall(newest),
+  // @pulumi/policy too: the YAML stack's steps run every job of the installed bin, the gate's policy pack included.
+  install: "one npm install <tarball> @pulumi/policy",
+  nodeModules: () => plainInstall(newest, [POLICY_PEER]),
   onFail: keep,
 });

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { PulumiCli, REPO_ROOT } from "../../scripts/lib/pulumi";
+import { run } from "../consumer/toolchain";
 import { mkGroup } from "../helpers";
 import { emulatorEnv, stepTest, type Step } from "./steps";
 
@@ -172,6 +173,52 @@ export const YAML_PROGRAM: LanguageProgram = {
   program: "native-yaml",
   host: (lines) => ({ dir: lines[lines.length - 1] ?? "" }),
   steps: [
+    {
+      // docs/native.md "The commands and the policy pack on a native stack": the package's jobs read a native
+      // stack as they read a dynamic one (the engine's own fields, such as the create token, are never drift).
+      name: "every job of the installed bin is clean on the unchanged stack (drift, gate, access --current, unmanaged, recover), then drift sees exactly the one change made outside Pulumi",
+      command: null,
+      check: async ({ cli, cwd, client, outputs }) => {
+        const bin = path.join(cwd, "node_modules", ".bin", "platform-pulumi");
+        const stack = cli.opts.stack;
+        const job = async (args: string[]) => {
+          const r = await run(bin, [...args, "--stack", stack, "--cwd", cwd], { cwd, env: cli.env(), timeoutMs: 300_000 });
+          return { code: r.code, out: r.stdout, json: () => JSON.parse(r.stdout) as Record<string, any>, why: `${args.join(" ")}: exit ${r.code}\n${r.stdout}\n${r.stderr}` };
+        };
+        const [drift, gate, access, unmanaged, recover] = await Promise.all([
+          job(["drift", "--format", "json"]),
+          job(["gate", "--format", "json"]),
+          job(["access", "--current", "--format", "json"]),
+          job(["unmanaged", "--format", "json"]),
+          job(["recover"]),
+        ]);
+        expect(drift.code, drift.why).toBe(0);
+        expect(drift.json()).toEqual({ stack, drifted: [], pending: [], unmanaged: [] });
+        expect(gate.code, gate.why).toBe(0);
+        expect(gate.json()["violations"].filter((v: { status: string }) => v.status === "new"), gate.why).toEqual([]);
+        expect((gate.json()["access"]?.changes ?? []) as unknown[]).toEqual([]);
+        expect(access.code, access.why).toBe(0);
+        const grants = access.json()["grants"] as Array<{ identity: { uid: string | null } }>;
+        expect(grants.length, access.why).toBeGreaterThan(0);
+        expect(new Set(grants.map((g) => g.identity.uid))).toEqual(new Set([outputs["ciUid"]]));
+        expect(unmanaged.code, unmanaged.why).toBe(0);
+        expect(unmanaged.json()).toEqual([]);
+        expect(recover.code, recover.why).toBe(0);
+        expect(recover.out).toContain(`stack ${stack}: no pending operations, nothing to recover`);
+        // One change made outside Pulumi: exactly one drifted row, that field; then put back as it was.
+        const team = outputs["teamUid"] as string;
+        const declared = (await client.groups.get(team)).description;
+        await client.groups.patch(team, { description: "changed outside, once" }, ["description"]);
+        try {
+          const once = await job(["drift", "--format", "json"]);
+          expect(once.code, once.why).toBe(1);
+          const rows = once.json()["drifted"] as Array<{ uid: string; change: string; fields: Array<{ path: string }> }>;
+          expect(rows.map((r) => [r.uid, r.change, r.fields.map((f) => f.path)])).toEqual([[team, "changed", ["description"]]]);
+        } finally {
+          await client.groups.patch(team, { description: declared }, ["description"]);
+        }
+      },
+    },
     {
       name: "pulumi import adopts a group made outside Pulumi by its uid with no write, and its generated YAML previews no change",
       command: null,
