@@ -87,6 +87,24 @@ afterAll(async () => {
   rmSync(path.join(orgProgram, "Pulumi.cnr-org.yaml"), { force: true });
 });
 
+describe.concurrent("gate in a project without @pulumi/policy", () => {
+  it("exits 2 and passes the fix on once: npm install --save-dev @pulumi/policy", async ({ expect }) => {
+    // The pack's process cannot resolve @pulumi/policy, as in a project that did not install the optional peer
+    // dependency (a preloaded module refuses to resolve it, in every Node.js process the preview starts).
+    const block = path.join(backend, "no-policy.js");
+    writeFileSync(block, `const M = require("module"); const r = M._resolveFilename; M._resolveFilename = function (req, ...rest) { if (req === "@pulumi/policy") { const e = new Error("Cannot find module '@pulumi/policy'"); e.code = "MODULE_NOT_FOUND"; throw e; } return r.call(this, req, ...rest); };\n`);
+    const r = await runBin(["gate", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor({ NODE_OPTIONS: `--require ${block}` }));
+    expect(r.code, r.stderr).toBe(2);
+    const report = JSON.parse(r.stdout) as { errors: string[] };
+    const hint = "run `npm install --save-dev @pulumi/policy` in the Pulumi project";
+    expect(r.stderr.split(hint).length - 1, r.stderr).toBe(1);
+    expect(report.errors.join("\n")).toContain(hint);
+    // Each reason once.
+    expect(new Set(report.errors).size).toBe(report.errors.length);
+    console.log(`gate without @pulumi/policy: exit ${r.code}; stderr:\n${r.stderr}`);
+  });
+});
+
 describe.concurrent("drift with a token the API rejects", () => {
   it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async ({ expect }) => {
     // One run of the bin (--format json). The table and Markdown are what reportCouldNotRun prints for the error that

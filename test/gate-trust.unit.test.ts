@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BASELINE_ENV, GATE_OUT_ENV, parseGateInputs, sha256 } from "../provider/access/gateChannel";
 import { gateInputs, loadBaseline, writeGateFile } from "../policies/change";
 import { typeMatcher, unreviewedResource } from "../policies/rules";
-import { trustPackResults } from "../provider/commands/gate";
+import { POLICY_PEER_HINT, canResolvePolicy, trustPackResults, withPackHints } from "../provider/commands/gate";
 import { callerOf, privilegeWarning, readsOnly, writeGrants } from "../provider/commands/privilege";
 import { formatVerify } from "../provider/commands/gateVerify";
 import type { PlatformClient } from "../provider/client/client";
@@ -174,5 +174,18 @@ describe("gate --verify's report", () => {
     expect(failed).toMatch(/gate --verify: FAILED: 1 capability gain\(s\) applied that the review did not show/);
     expect(formatVerify({ stack: "prod", passed: true, approved: "a.json", approvedPassed: false, unshown: [], shown: 2 }, "markdown")).toBe("**gate --verify: passed (2 gain(s) since the reviewed baseline, each shown by the review; note: the reviewed report had not passed the gate)**\n");
     expect(JSON.parse(formatVerify({ stack: "prod", passed: true, approved: "a.json", approvedPassed: true, unshown: [], shown: 0 }, "json"))).toMatchObject({ passed: true });
+  });
+});
+
+describe("the preview's errors when the pack cannot start", () => {
+  const failed = 'error: policy pack "/p/policies" failed to start: could not read plugin [/p/policies]: exit status 1';
+  it("each once, with the fix in front when @pulumi/policy does not resolve", () => {
+    expect(withPackHints([failed, failed, ` ${failed}`], () => false)).toEqual([POLICY_PEER_HINT, failed]);
+    expect(withPackHints([failed], () => true)).toEqual([failed]);
+    expect(withPackHints(["error: something else", "error: something else"], () => false)).toEqual(["error: something else"]);
+  });
+  it("resolves @pulumi/policy as the pack's process would: from this repository yes, from a bare folder no", () => {
+    expect(canResolvePolicy([process.cwd()])).toBe(true);
+    expect(canResolvePolicy([tmpdir()])).toBe(false);
   });
 });

@@ -160,6 +160,29 @@ function packSettings(config: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
+/** What to do when the pack's process could not load @pulumi/policy (the pack prints it to its own stderr, which the engine does not pass on). */
+export const POLICY_PEER_HINT = "the policy pack needs @pulumi/policy (an optional peer dependency of platform-pulumi): run `npm install --save-dev @pulumi/policy` in the Pulumi project";
+
+/** Whether `@pulumi/policy` resolves from any of `from` (the pack's folder, the project's), as the pack's process would resolve it. */
+export function canResolvePolicy(from: readonly string[]): boolean {
+  try {
+    require.resolve("@pulumi/policy", { paths: [...from] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The preview's errors, each once (the engine reports a pack that failed to start for each stage), with the fix in
+ * front when the pack failed to start and `@pulumi/policy` does not resolve ({@link POLICY_PEER_HINT}).
+ */
+export function withPackHints(errors: readonly string[], policyResolves: () => boolean): string[] {
+  const once = [...new Set(errors.map((e) => e.trim()))].filter(Boolean);
+  const failedToStart = once.some((e) => /policy pack .* failed to start/.test(e));
+  return failedToStart && !policyResolves() ? [POLICY_PEER_HINT, ...once] : once;
+}
+
 /** Whether the pack's files can be believed ({@link trustPackResults}). */
 export interface PackTrust {
   /** True when the pack confirmed, through the engine's events, the baseline it read and every file the gate will read. */
@@ -241,7 +264,9 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // What the pack says it read and wrote (policies/change.ts `gate-inputs`), from the engine's events.
     const inputsEvent = r.policies.find((p) => p.policyName === GATE_INPUTS_POLICY);
     const inputs = inputsEvent ? parseGateInputs(inputsEvent.message) : undefined;
-    const { violations: judged, notEvaluated, errors } = violationsOf({ ...r, policies: r.policies.filter((p) => p.policyName !== GATE_INPUTS_POLICY) });
+    const found = violationsOf({ ...r, policies: r.policies.filter((p) => p.policyName !== GATE_INPUTS_POLICY) });
+    const { violations: judged, notEvaluated } = found;
+    const errors = [...new Set(found.errors)];
     const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed: r.summary !== undefined });
     let violations = judged;
     let access: GateReport["access"] = null;
@@ -272,7 +297,7 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
         : broken && failing.length === 0
           ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`]
           : [];
-    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: why, ...(silenced.length ? { silenced } : {}), ...(baselineObjects ? { baseline: { objects: baselineObjects } } : {}), exitCode };
+    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: withPackHints(why, () => canResolvePolicy([pack, ref.cwd])), ...(silenced.length ? { silenced } : {}), ...(baselineObjects ? { baseline: { objects: baselineObjects } } : {}), exitCode };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
