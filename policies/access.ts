@@ -14,7 +14,7 @@ import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceV
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
-import { capabilityMatcher, compactRows, diffGrants, reportGrants } from "../provider/access/report";
+import { capabilityMatcher, compactRows, diffGrants, moreRoutesWords, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
@@ -485,12 +485,13 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       // Reviewed exceptions: a live one silences its findings (listed by the gate), an expired one says so.
       const verdict = applyExclusions("no-new-access", rows, exclusions);
       recordSilenced("no-new-access", verdict.silenced);
-      const gone = new Set(rows.filter((r) => !verdict.kept.includes(r)));
+      const kept = new Set(verdict.kept);
+      const gone = new Set(rows.filter((r) => !kept.has(r)));
       if (changes) writeGateFile("access.json", JSON.stringify({ changes: changes.filter((c) => !gone.has(c)) }));
       for (const r of compactRows(verdict.kept)) {
         const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
         const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");
-        const how = r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`;
+        const how = `${r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`}${r.moreRoutes ? `; ${moreRoutesWords(r.moreRoutes)}` : ""}`;
         report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
       }
     },

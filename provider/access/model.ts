@@ -157,6 +157,7 @@ export class OrgIndex {
   readonly identities = new Map<string, AccessIdentity>();
   readonly roles = new Map<string, AccessRole>();
   private readonly ancestorCache = new Map<string, string[]>();
+  private readonly pathCache = new Map<string, string>();
 
   constructor(readonly org: AccessOrg) {
     for (const g of org.groups) this.groups.set(g.id, g);
@@ -188,6 +189,12 @@ export class OrgIndex {
    * hold, or at or below a group whose name is not known (`""`), is shown by its id.
    */
   groupPath(id: string): string {
+    let p = this.pathCache.get(id);
+    if (p === undefined) this.pathCache.set(id, (p = this.pathOf(id)));
+    return p;
+  }
+
+  private pathOf(id: string): string {
     if (!this.groups.has(id)) return id;
     const chain = [...this.ancestors(id)].reverse();
     const top = this.groups.get(chain[0]!)!;
@@ -218,9 +225,6 @@ export class OrgIndex {
     return this.roles.get(id)?.name ?? id;
   }
 }
-
-/** What one identity holds: capability → group → the ways it holds it. */
-type Holdings = Map<string, Map<string, Via[]>>;
 
 function stepWords(ix: OrgIndex, s: EscalationStep, generic = false): string {
   const added = (cap: string) => (generic ? "the capabilities" : dottedName(cap));
@@ -276,16 +280,251 @@ function actorAfter(x: string, path: readonly EscalationStep[]): string {
   return a;
 }
 
+/** A step's identity for {@link once}, computed once per step object (paths share their steps). */
+const stepKeys = new WeakMap<EscalationStep, string>();
+function stepKey(s: EscalationStep): string {
+  let k = stepKeys.get(s);
+  if (k === undefined) stepKeys.set(s, (k = JSON.stringify(s)));
+  return k;
+}
+
 /** `steps` with a step that repeats an earlier one (the same action by the same actor) left out. */
 function once(steps: readonly EscalationStep[]): EscalationStep[] {
+  if (steps.length < 2) return [...steps];
   const seen = new Set<string>();
   return steps.filter((s) => {
-    const k = JSON.stringify(s);
+    const k = stepKey(s);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
   });
 }
+
+/** A `claimMatch` as a string, equal for equal values whatever the order of their members. */
+function claimKey(cm: ClaimMatch): string {
+  const sorted = (o: Readonly<Record<string, string>> | undefined) => (o ? Object.keys(o).sort().map((k) => [k, o[k]]) : null);
+  return JSON.stringify([cm.issuer, cm.issuerPattern, cm.subject, cm.subjectPattern, cm.audience, cm.audiencePattern, sorted(cm.claims), sorted(cm.claimPatterns)]);
+}
+
+/**
+ * The identities that can `present` for each other, in classes: the strongly connected components of the
+ * `present` graph (an edge from x to y when x's own workload token satisfies y's `claimMatch`, {@link presents}).
+ * Whoever runs as one member of a class can become every other, so a class holds one set of grants, which each
+ * member reaches by the `present` steps of {@link PresentClasses.chain}. `presents` is asked once per pair of
+ * distinct `claimMatch` values, not per pair of identities: identities with equal values present alike.
+ */
+export interface PresentClasses {
+  /** Each identity's class: an index into {@link members}. */
+  classOf: Map<string, number>;
+  /** Each class's members, in the order of the org's identities; a class of one is an identity no other can present for and back. */
+  members: string[][];
+  /**
+   * The `present` steps (fewest) that take `from` to `to`, both of one class; `[]` when they are the same.
+   * @throws Error when they are not of one class.
+   */
+  chain(from: string, to: string): EscalationStep[];
+  /** Per class: one `present` edge `[actor, target]` into each other class a member's token reaches, the first found. */
+  out: Array<Array<[string, string]>>;
+  /** Whether each member of class `c` presents for each other in one step (so {@link chain} is one step between any two). */
+  clique(c: number): boolean;
+}
+
+/** The {@link PresentClasses} of `identities` (an identity without a `claimMatch` is a class of its own). */
+export function presentClasses(identities: readonly AccessIdentity[]): PresentClasses {
+  const keyOf = new Map<string, string>();
+  const keyMembers = new Map<string, string[]>();
+  const keyCm = new Map<string, ClaimMatch>();
+  for (const i of identities) {
+    if (!i.claimMatch) continue;
+    const k = claimKey(i.claimMatch);
+    keyOf.set(i.id, k);
+    if (!keyMembers.has(k)) {
+      keyMembers.set(k, []);
+      keyCm.set(k, i.claimMatch);
+    }
+    keyMembers.get(k)!.push(i.id);
+  }
+  const keys = [...keyMembers.keys()];
+  const edges = new Map<string, string[]>(keys.map((k) => [k, []]));
+  for (const a of keys) for (const b of keys) if (presents(keyCm.get(a), keyCm.get(b))) edges.get(a)!.push(b);
+
+  // Strongly connected components of the key graph (Tarjan's algorithm, iterative).
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const sccOf = new Map<string, number>();
+  const sccCyclic: boolean[] = [];
+  let counter = 0;
+  for (const root of keys) {
+    if (index.has(root)) continue;
+    const work: Array<[string, number]> = [[root, 0]];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length) {
+      const top = work[work.length - 1]!;
+      const [v, i] = top;
+      const next = edges.get(v)!;
+      if (i < next.length) {
+        top[1]++;
+        const w = next[i]!;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, 0]);
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const u = work[work.length - 1]![0];
+        low.set(u, Math.min(low.get(u)!, low.get(v)!));
+      }
+      if (low.get(v) === index.get(v)) {
+        const id = sccCyclic.length;
+        const comp: string[] = [];
+        for (;;) {
+          const w = stack.pop()!;
+          onStack.delete(w);
+          sccOf.set(w, id);
+          comp.push(w);
+          if (w === v) break;
+        }
+        // A class is a component whose every claimMatch presents for every other in one step (a clique): a member
+        // then holds its own token for any other. Presenting is not transitive (a pattern's token that another
+        // pattern accepts is not the token a third identity accepts), so a component that is not a clique is split:
+        // each claimMatch that presents for itself is a class, reached from the others by their direct steps.
+        const clique = comp.every((a) => comp.every((b) => edges.get(a)!.includes(b)));
+        sccCyclic.push(clique && (comp.length > 1 || edges.get(v)!.includes(v)));
+      }
+    }
+  }
+
+  // Identities of a cyclic clique component form one class; so do identities of one self-presenting claimMatch
+  // (of a component that is not a clique); any other identity is a class of its own.
+  const classOf = new Map<string, number>();
+  const members: string[][] = [];
+  const byScc = new Map<string, number>();
+  for (const i of identities) {
+    if (classOf.has(i.id)) continue;
+    const k = keyOf.get(i.id);
+    const scc = k === undefined ? undefined : sccOf.get(k)!;
+    const group = scc === undefined ? undefined : sccCyclic[scc] ? `scc:${scc}` : edges.get(k!)!.includes(k!) ? `key:${k}` : undefined;
+    if (group !== undefined) {
+      let c = byScc.get(group);
+      if (c === undefined) {
+        byScc.set(group, (c = members.length));
+        members.push([]);
+      }
+      members[c]!.push(i.id);
+      classOf.set(i.id, c);
+    } else {
+      classOf.set(i.id, members.length);
+      members.push([i.id]);
+    }
+  }
+
+  const steps = new Map<string, EscalationStep>();
+  const present = (actorId: string, targetId: string): EscalationStep => {
+    const k = `${actorId}\u0000${targetId}`;
+    let s = steps.get(k);
+    if (!s) steps.set(k, (s = { kind: "present", actorId, targetId }));
+    return s;
+  };
+  /** The fewest keys from `from` to `to` (both in one cyclic component), `from` first: [from, to] when one step does. */
+  const keyPaths = new Map<string, string[]>();
+  const keyPath = (from: string, to: string): string[] => {
+    const memo = keyPaths.get(`${from}\u0000${to}`);
+    if (memo) return memo;
+    const parent = new Map<string, string>();
+    const queue = [from];
+    let found = false;
+    for (let q = 0; q < queue.length && !found; q++) {
+      const v = queue[q]!;
+      for (const w of edges.get(v)!) {
+        if (parent.has(w)) continue;
+        parent.set(w, v);
+        if (w === to) {
+          found = true;
+          break;
+        }
+        queue.push(w);
+      }
+    }
+    if (!found) throw new Error(`presentClasses: no present path between claimMatch keys ${from} and ${to}`);
+    const path = [to];
+    for (let k = parent.get(to)!; path.length <= keys.length; k = parent.get(k)!) {
+      path.push(k);
+      if (k === from) break;
+    }
+    path.reverse();
+    keyPaths.set(`${from}\u0000${to}`, path);
+    return path;
+  };
+  const chains = new Map<string, Map<string, EscalationStep[]>>();
+  const chain = (from: string, to: string): EscalationStep[] => {
+    if (from === to) return [];
+    let byTo = chains.get(from);
+    if (!byTo) chains.set(from, (byTo = new Map()));
+    let c = byTo.get(to);
+    if (c) return c;
+    if (classOf.get(from) !== classOf.get(to) || classOf.get(from) === undefined) throw new Error(`presentClasses: identities ${from} and ${to} are not of one class`);
+    const kp = keyPath(keyOf.get(from)!, keyOf.get(to)!);
+    const ids = [from, ...kp.slice(1, -1).map((key) => keyMembers.get(key)![0]!), to];
+    c = ids.slice(1).map((t, i) => present(ids[i]!, t));
+    byTo.set(to, c);
+    return c;
+  };
+  /** Whether every member of class `c` presents for every other in one step (one `claimMatch` value that accepts its own token). */
+  const clique = (c: number): boolean => {
+    const ms = members[c]!;
+    const k = keyOf.get(ms[0]!);
+    return ms.length === 1 || (k !== undefined && ms.every((m) => keyOf.get(m) === k) && edges.get(k)!.includes(k));
+  };
+
+  const out: Array<Array<[string, string]>> = members.map((ms, c) => {
+    const edgesOut: Array<[string, string]> = [];
+    const reached = new Set<number>([c]);
+    const firstOfKey = new Map<string, string>();
+    for (const m of ms) {
+      const k = keyOf.get(m);
+      if (k !== undefined && !firstOfKey.has(k)) firstOfKey.set(k, m);
+    }
+    for (const [k, a] of firstOfKey) {
+      for (const k2 of edges.get(k)!) {
+        for (const y of keyMembers.get(k2)!) {
+          const d = classOf.get(y)!;
+          if (reached.has(d)) continue;
+          reached.add(d);
+          edgesOut.push([a, y]);
+        }
+      }
+    }
+    return edgesOut;
+  });
+  return { classOf, members, chain, out, clique };
+}
+
+/**
+ * A way a class of identities ({@link presentClasses}) holds a grant, before it is put in words: the
+ * {@link Via}'s data, and the member whose token starts its path (`origin`). A member other than the origin
+ * reaches it by the class's `present` steps to the origin first.
+ */
+interface ClassVia {
+  kind: "binding" | "escalation";
+  roleId: string;
+  role: string;
+  boundAt: string;
+  path: EscalationStep[];
+  origin: string;
+}
+
+/** What one class holds: capability → group → the ways it holds it. */
+type ClassHoldings = Map<string, Map<string, ClassVia[]>>;
 
 /**
  * Each identity's effective access: its direct grants (from its bindings) closed under the escalation steps
@@ -293,210 +532,347 @@ function once(steps: readonly EscalationStep[]): EscalationStep[] {
  * one step), each step credited to the identity whose token takes it. Direct grants are always listed (a binding
  * at an ancestor covers one below it); an escalated grant is left out where a grant of the same capability at the
  * group or an ancestor already exists. A binding to a role the org does not hold grants nothing.
+ *
+ * Identities that can `present` for each other ({@link presentClasses}) are closed over once, as a class: each
+ * member holds what the class holds, through its own bindings where it has them, else by `present` steps to the
+ * member whose path it is (one step when their tokens match each other's `claimMatch`), so N identities trusting
+ * one workload cost the closure of one, not N² takeovers.
  * @returns grants sorted by identity id, capability, then group path; for one identity, capability and group,
  *   direct grants come first.
  */
 export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant[] {
   const ix = new OrgIndex(org);
   const kinds = new Set(opts.escalations ?? ESCALATION_KINDS);
-  const held = new Map<string, Holdings>();
-  for (const i of org.identities) held.set(i.id, new Map());
-
-  const holdingsOf = (id: string): Holdings => {
-    let h = held.get(id);
-    if (!h) held.set(id, (h = new Map()));
+  const pc = kinds.has("present") ? presentClasses(org.identities) : presentClasses(org.identities.map((i) => ({ ...i, claimMatch: undefined })));
+  const classOf = pc.classOf;
+  const members = pc.members;
+  /** The class of `id`; an identity the org does not hold (only a binding names it) becomes a class of its own. */
+  const nodeOf = (id: string): number => {
+    let c = classOf.get(id);
+    if (c === undefined) {
+      classOf.set(id, (c = members.length));
+      members.push([id]);
+      pc.out.push([]);
+    }
+    return c;
+  };
+  const held = new Map<number, ClassHoldings>();
+  const holdingsOf = (c: number): ClassHoldings => {
+    let h = held.get(c);
+    if (!h) held.set(c, (h = new Map()));
     return h;
   };
-  /** The cheapest way `id` holds `cap` at `group` (at it or an ancestor), or undefined. */
-  const how = (id: string, cap: string, group: string): { at: string; via: Via } | undefined => {
-    const byGroup = held.get(id)?.get(cap);
+  const shortest = (vias: readonly ClassVia[]): ClassVia => vias.reduce((a, b) => (b.path.length < a.path.length ? b : a));
+  /** The cheapest way class `c` holds `cap` at `group` (at it or an ancestor), or undefined. */
+  const how = (c: number, cap: string, group: string): { at: string; via: ClassVia } | undefined => {
+    const byGroup = held.get(c)?.get(cap);
     if (!byGroup) return undefined;
-    let best: { at: string; via: Via } | undefined;
+    let best: { at: string; via: ClassVia } | undefined;
     for (const a of ix.ancestors(group)) {
       for (const v of byGroup.get(a) ?? []) if (!best || v.path.length < best.via.path.length) best = { at: a, via: v };
     }
     return best;
   };
-  /** Groups where `id` holds `cap` (each reaching its subtree). */
-  const groupsWith = (id: string, cap: string): string[] => [...(held.get(id)?.get(cap)?.keys() ?? [])];
-  const add = (id: string, cap: string, group: string, via: Via): boolean => {
-    if (how(id, cap, group)) return false;
-    const h = holdingsOf(id);
+  /** Groups where class `c` holds `cap` (each reaching its subtree). */
+  const groupsWith = (c: number, cap: string): string[] => [...(held.get(c)?.get(cap)?.keys() ?? [])];
+  /** The (capability, group) pairs each class gained in the last round: what a takeover after its first need look at. */
+  let gainedLast = new Map<number, Array<[string, string]>>();
+  const add = (c: number, cap: string, group: string, via: ClassVia): boolean => {
+    if (how(c, cap, group)) return false;
+    const h = holdingsOf(c);
     let byGroup = h.get(cap);
     if (!byGroup) h.set(cap, (byGroup = new Map()));
     byGroup.set(group, [via]);
     return true;
   };
 
-  // Direct grants: every binding of a known role.
+  // Direct grants: every binding of a known role, per identity (a binding at an ancestor makes one below redundant).
+  const direct = new Map<string, Map<string, Map<string, ClassVia[]>>>();
   for (const b of org.bindings) {
     const role = ix.roles.get(b.roleId);
     if (!role) continue;
+    nodeOf(b.identityId);
+    let h = direct.get(b.identityId);
+    if (!h) direct.set(b.identityId, (h = new Map()));
     for (const cap of new Set(role.capabilities)) {
-      const h = holdingsOf(b.identityId);
       let byGroup = h.get(cap);
       if (!byGroup) h.set(cap, (byGroup = new Map()));
       const vias = byGroup.get(b.groupId) ?? [];
-      if (!vias.some((v) => v.roleId === role.id)) vias.push({ kind: "binding", roleId: role.id, role: role.name, boundAt: b.groupId, steps: [], path: [] });
+      if (!vias.some((v) => v.roleId === role.id)) vias.push({ kind: "binding", roleId: role.id, role: role.name, boundAt: b.groupId, path: [], origin: b.identityId });
       byGroup.set(b.groupId, vias);
     }
   }
-  // A direct grant at a group is redundant when a binding at an ancestor holds the same capability.
-  for (const h of held.values()) {
-    for (const byGroup of h.values()) for (const g of [...byGroup.keys()]) if (ix.ancestors(g).slice(1).some((a) => byGroup.has(a))) byGroup.delete(g);
+  for (const [id, h] of direct) {
+    const mine = holdingsOf(nodeOf(id));
+    for (const [cap, byGroup] of h) {
+      for (const g of [...byGroup.keys()]) if (ix.ancestors(g).slice(1).some((a) => byGroup.has(a))) byGroup.delete(g);
+      let classGroups = mine.get(cap);
+      if (!classGroups) mine.set(cap, (classGroups = new Map()));
+      for (const [g, vias] of byGroup) classGroups.set(g, [...(classGroups.get(g) ?? []), ...vias]);
+    }
   }
+  for (const [c, h] of held) gainedLast.set(c, [...h].flatMap(([cap, byGroup]) => [...byGroup.keys()].map((g): [string, string] => [cap, g])));
 
   const universe = [...new Set([...CAPABILITY_NAMES, ...Object.values(BUILTIN_ROLE_CAPABILITIES).flat(), ...org.roles.flatMap((r) => r.capabilities)])].sort();
   const owner = org.roles.find((r) => r.groupId === undefined && r.name === "owner");
-  /** The role an actor would pick to get `cap`: owner when it has it, else the first role (by name) that has it. */
-  const roleFor = (cap: string): AccessRole | undefined =>
-    owner?.capabilities.includes(cap) ? owner : [...org.roles].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).find((r) => r.capabilities.includes(cap));
-  const escalation = (roleId: string, role: string, boundAt: string, steps: readonly EscalationStep[]): Via => {
-    const path = once(steps);
-    return { kind: "escalation", roleId, role, boundAt, steps: path.map((s) => stepWords(ix, s)), path, route: path.map((s) => stepWords(ix, s, true)) };
-  };
-  /** A role gotten at `group` by a step that may pick any role (`bind`, `invite`, an identity provider's default). */
-  const anyRole = (id: string, group: string, prefix: readonly EscalationStep[], step: (roleId: string) => EscalationStep, out: Array<[string, string, string, Via]>) => {
-    for (const cap of universe) {
-      const role = roleFor(cap);
-      if (role) out.push([id, cap, group, escalation(role.id, role.name, group, [...prefix, step(role.id)])]);
+  const byName = [...org.roles].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  /** The role an actor would pick to get each capability: owner when it has it, else the first role (by name) that has it. */
+  const roleFor = new Map<string, AccessRole>();
+  for (const cap of universe) {
+    const r = owner?.capabilities.includes(cap) ? owner : byName.find((x) => x.capabilities.includes(cap));
+    if (r) roleFor.set(cap, r);
+  }
+  const escalation = (origin: string, roleId: string, role: string, boundAt: string, steps: readonly EscalationStep[]): ClassVia => ({ kind: "escalation", roleId, role, boundAt, path: once(steps), origin });
+  type Found = [number, string, string, ClassVia];
+  /**
+   * A round's candidates: for each (class, capability, group) only the first with the fewest steps, which is the
+   * one a sort by length would keep (the others are refused once it is added).
+   */
+  class Candidates {
+    private readonly best = new Map<string, Found>();
+    /** Whether a candidate of `steps` steps could still be kept for `c`, `cap`, `g`. */
+    worth(c: number, cap: string, g: string, steps: number): boolean {
+      const o = this.best.get(`${c}\u0000${cap}\u0000${g}`);
+      return !o || steps < o[3].path.length;
     }
-  };
-
-  // Whose `claimMatch` each identity's own workload token satisfies: a step that needs no capability.
-  const presentable = new Map<string, string[]>();
-  if (kinds.has("present")) {
-    for (const x of org.identities) {
-      const targets = org.identities.filter((y) => y.id !== x.id && presents(x.claimMatch, y.claimMatch)).map((y) => y.id);
-      if (targets.length) presentable.set(x.id, targets);
+    push(f: Found): void {
+      const k = `${f[0]}\u0000${f[1]}\u0000${f[2]}`;
+      const o = this.best.get(k);
+      if (!o || f[3].path.length < o[3].path.length) this.best.set(k, f);
+    }
+    /** The kept candidates, fewest steps first (in the order they were offered among equals). */
+    sorted(): Found[] {
+      return [...this.best.values()].sort((a, b) => a[3].path.length - b[3].path.length);
     }
   }
+  /** A role gotten at `group` by a step that may pick any role (`bind`, `invite`, an identity provider's default). */
+  const anyRole = (c: number, origin: string, group: string, prefix: readonly EscalationStep[], step: (roleId: string) => EscalationStep, out: Candidates) => {
+    const steps = new Map<string, EscalationStep>();
+    for (const cap of universe) {
+      const role = roleFor.get(cap);
+      if (!role) continue;
+      let s = steps.get(role.id);
+      if (!s) steps.set(role.id, (s = step(role.id)));
+      out.push([c, cap, group, escalation(origin, role.id, role.name, group, [...prefix, s])]);
+    }
+  };
+  /** Steps already taken (class, kind, target): taking one again in a later round finds nothing new. */
+  const done = new Set<string>();
+  const first = (key: string): boolean => (done.has(key) ? false : (done.add(key), true));
+  /** Class pairs (taker, taken) whose holdings were taken over whole: later rounds take only what the taken gained. */
+  const taken = new Set<string>();
+  const identitiesByGroup = new Map<string, AccessIdentity[]>();
+  for (const y of org.identities) if (y.groupId !== undefined) identitiesByGroup.set(y.groupId, [...(identitiesByGroup.get(y.groupId) ?? []), y]);
+  const bindingsByGroup = new Map<string, Array<[number, AccessBinding]>>();
+  org.bindings.forEach((b, i) => bindingsByGroup.set(b.groupId, [...(bindingsByGroup.get(b.groupId) ?? []), [i, b]]));
 
-  const identityIds = org.identities.map((i) => i.id);
   for (let round = 0; round < 64; round++) {
-    const found: Array<[string, string, string, Via]> = [];
-    /** x takes over y by `prefix` then `step`, and holds whatever y holds, with y's own steps after. */
-    const takeOver = (x: string, y: string, prefix: readonly EscalationStep[], step: EscalationStep) => {
-      for (const [cap, byGroup] of held.get(y) ?? []) {
-        for (const [g, vias] of byGroup) {
-          if (how(x, cap, g)) continue;
-          // y's own `present` steps are not x's to take: x holds its own token (or one of its choosing), not y's
-          // workload's; x presents for that identity directly where its own token is accepted.
-          const mine = vias.filter((v) => !v.path.some((s) => s.kind === "present"));
-          if (mine.length === 0) continue;
-          const v = mine.reduce((a, b) => (b.path.length < a.path.length ? b : a));
-          found.push([x, cap, g, escalation(v.roleId, v.role, v.boundAt, [...prefix, step, ...v.path])]);
-        }
+    const found = new Candidates();
+    const takenNow: string[] = [];
+    /** Class c takes over class d (entering it as `entry`) by `prefix` then `step`, and holds whatever d holds, with d's own steps after. */
+    const takeOver = (c: number, origin: string, d: number, entry: string, prefix: readonly EscalationStep[], step: EscalationStep) => {
+      const pair = `${c}>${d}`;
+      const whole = !taken.has(pair);
+      takenNow.push(pair);
+      const h = held.get(d);
+      if (!h) return;
+      const pairs: Iterable<[string, string]> = whole ? [...h].flatMap(([cap, byGroup]) => [...byGroup.keys()].map((g): [string, string] => [cap, g])) : (gainedLast.get(d) ?? []);
+      for (const [cap, g] of pairs) {
+        const all = h.get(cap)?.get(g);
+        if (!all || how(c, cap, g)) continue;
+        // What d holds through the identity entered, by its own routes: d's `present` steps are not c's to take (c
+        // holds its own token, or one of its choosing, not d's workloads'), and another member's grants would need
+        // d's workload token too. c presents for that member directly where its own token is accepted.
+        const vias = all.filter((x) => x.origin === entry && !x.path.some((st) => st.kind === "present"));
+        if (vias.length === 0) continue;
+        const v = shortest(vias);
+        const enter = pc.chain(entry, v.origin);
+        if (!found.worth(c, cap, g, prefix.length + 1 + enter.length + v.path.length)) continue;
+        found.push([c, cap, g, escalation(origin, v.roleId, v.role, v.boundAt, [...prefix, step, ...enter, ...v.path])]);
       }
     };
-    for (const x of identityIds) {
-      if (kinds.has("present")) for (const y of presentable.get(x) ?? []) takeOver(x, y, [], { kind: "present", actorId: x, targetId: y });
+    for (let c = 0; c < members.length; c++) {
+      if (kinds.has("present")) for (const [a, b] of pc.out[c]!) takeOver(c, a, classOf.get(b)!, b, [], { kind: "present", actorId: a, targetId: b });
+      if (!held.has(c)) continue;
       if (kinds.has("assume")) {
-        for (const y of org.identities) {
-          if (y.id === x || y.groupId === undefined) continue;
-          const h = how(x, IDENTITY_UPDATE, y.groupId);
+        // One takeover per class reached: through the identity it can rewrite with the fewest steps.
+        const best = new Map<number, { h: { at: string; via: ClassVia }; y: string }>();
+        for (const [g, ys] of identitiesByGroup) {
+          const h = how(c, IDENTITY_UPDATE, g);
           if (!h) continue;
-          takeOver(x, y.id, h.via.path, { kind: "assume", actorId: actorAfter(x, h.via.path), targetId: y.id, heldAt: h.at });
+          for (const y of ys) {
+            const d = classOf.get(y.id)!;
+            if (d === c) continue;
+            const b = best.get(d);
+            if (!b || h.via.path.length < b.h.via.path.length) best.set(d, { h, y: y.id });
+          }
         }
+        for (const [d, { h, y }] of best) takeOver(c, h.via.origin, d, y, h.via.path, { kind: "assume", actorId: actorAfter(h.via.origin, h.via.path), targetId: y, heldAt: h.at });
       }
       if (kinds.has("bind")) {
-        for (const g of groupsWith(x, BINDINGS_CREATE)) {
-          const h = how(x, BINDINGS_CREATE, g)!;
-          const actor = actorAfter(x, h.via.path);
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "bind", actorId: actor, roleId, groupId: g }), found);
+        for (const g of groupsWith(c, BINDINGS_CREATE)) {
+          if (!first(`${c}\u0000bind\u0000${g}`)) continue;
+          const h = how(c, BINDINGS_CREATE, g)!;
+          const actor = actorAfter(h.via.origin, h.via.path);
+          anyRole(c, h.via.origin, g, h.via.path, (roleId) => ({ kind: "bind", actorId: actor, roleId, groupId: g }), found);
         }
       }
       if (kinds.has("createRole")) {
         // A new custom role with any capability, bound to the actor where it may bind.
-        const rc = [...(held.get(x)?.get(ROLES_CREATE) ?? [])].map(([at, vias]) => ({ at, via: vias.reduce((a, b) => (b.path.length < a.path.length ? b : a)) }));
+        const rc = [...(held.get(c)?.get(ROLES_CREATE) ?? [])].map(([at, vias]) => ({ at, via: shortest(vias) }));
         rc.sort((a, b) => a.via.path.length - b.via.path.length);
         const make = rc[0];
         if (make) {
-          for (const g of groupsWith(x, BINDINGS_CREATE)) {
-            const h = how(x, BINDINGS_CREATE, g)!;
-            const prefix = [...h.via.path, ...make.via.path];
-            const actor = actorAfter(x, prefix);
+          for (const g of groupsWith(c, BINDINGS_CREATE)) {
+            if (!first(`${c}\u0000createRole\u0000${g}`)) continue;
+            const h = how(c, BINDINGS_CREATE, g)!;
+            const origin = h.via.origin;
+            // The way to create roles that its origin reaches in the fewest steps.
+            const mk = rc.reduce((a, b) => (b.via.path.length + pc.chain(origin, b.via.origin).length < a.via.path.length + pc.chain(origin, a.via.origin).length ? b : a));
+            const prefix = [...h.via.path, ...pc.chain(origin, mk.via.origin), ...mk.via.path];
+            const actor = actorAfter(origin, prefix);
             for (const cap of universe) {
-              if (how(x, cap, g)) continue;
-              const step: EscalationStep = { kind: "createRole", actorId: actor, roleGroupId: make.at, groupId: g, capability: cap };
-              found.push([x, cap, g, escalation(`${NEW_ROLE_PREFIX}${cap}`, "a new custom role", g, [...prefix, step])]);
+              if (how(c, cap, g)) continue;
+              const step: EscalationStep = { kind: "createRole", actorId: actor, roleGroupId: mk.at, groupId: g, capability: cap };
+              found.push([c, cap, g, escalation(origin, `${NEW_ROLE_PREFIX}${cap}`, "a new custom role", g, [...prefix, step])]);
             }
           }
         }
       }
       if (kinds.has("rebind")) {
-        for (const b of org.bindings) {
-          if (b.identityId === x) continue;
-          const h = how(x, BINDINGS_UPDATE, b.groupId);
+        for (const [g, bs] of bindingsByGroup) {
+          const h = how(c, BINDINGS_UPDATE, g);
           if (!h) continue;
-          const actor = actorAfter(x, h.via.path);
-          anyRole(x, b.groupId, h.via.path, (roleId) => ({ kind: "rebind", actorId: actor, binding: b, roleId }), found);
+          const actor = actorAfter(h.via.origin, h.via.path);
+          for (const [i, b] of bs) {
+            // An identity alone does not rewrite its own binding (as before classes); a member of a class may (another member can).
+            if ((members[c]!.length === 1 && b.identityId === members[c]![0]) || !first(`${c}\u0000rebind\u0000${i}`)) continue;
+            anyRole(c, h.via.origin, b.groupId, h.via.path, (roleId) => ({ kind: "rebind", actorId: actor, binding: b, roleId }), found);
+          }
         }
       }
       if (kinds.has("editRole")) {
-        // A custom role bound to x, or to an identity x can take over (edit the role first, then assume).
-        for (const b of org.bindings) {
+        // A custom role bound to a member, or to an identity the class can take over (edit the role first, then assume).
+        org.bindings.forEach((b, i) => {
           const role = ix.roles.get(b.roleId);
-          if (!role || role.groupId === undefined) continue;
-          const h = how(x, ROLES_UPDATE, role.groupId);
-          if (!h) continue;
-          let takeover: EscalationStep[] = [];
-          if (b.identityId !== x) {
+          if (!role || role.groupId === undefined) return;
+          const h = how(c, ROLES_UPDATE, role.groupId);
+          if (!h) return;
+          const editor = actorAfter(h.via.origin, h.via.path);
+          let origin = h.via.origin;
+          let path: EscalationStep[];
+          const edit = (cap: string): EscalationStep => ({ kind: "editRole", actorId: editor, roleId: role.id, capability: cap, heldAt: h.at });
+          let steps: (cap: string) => EscalationStep[];
+          if (classOf.get(b.identityId) === c) {
+            // A member's own role: that member holds it once edited (after becoming the editor's origin).
+            origin = b.identityId;
+            path = [...pc.chain(b.identityId, h.via.origin), ...h.via.path];
+            steps = (cap) => [...path, edit(cap)];
+          } else {
             const target = ix.identities.get(b.identityId);
-            const t = target?.groupId !== undefined && kinds.has("assume") ? how(x, IDENTITY_UPDATE, target.groupId) : undefined;
-            if (!t) continue;
-            takeover = [...t.via.path, { kind: "assume", actorId: actorAfter(x, t.via.path), targetId: b.identityId, heldAt: t.at }];
+            const t = target?.groupId !== undefined && kinds.has("assume") ? how(c, IDENTITY_UPDATE, target.groupId) : undefined;
+            if (!t) return;
+            const takeover = [...pc.chain(h.via.origin, t.via.origin), ...t.via.path, { kind: "assume", actorId: actorAfter(t.via.origin, t.via.path), targetId: b.identityId, heldAt: t.at } as EscalationStep];
+            steps = (cap) => [...h.via.path, edit(cap), ...takeover];
           }
-          const editor = actorAfter(x, h.via.path);
+          if (!first(`${c}\u0000editRole\u0000${i}`)) return;
           for (const cap of universe) {
             if (role.capabilities.includes(cap)) continue;
-            const edit: EscalationStep = { kind: "editRole", actorId: editor, roleId: role.id, capability: cap, heldAt: h.at };
-            found.push([x, cap, b.groupId, escalation(role.id, role.name, b.groupId, [...h.via.path, edit, ...takeover])]);
+            found.push([c, cap, b.groupId, escalation(origin, role.id, role.name, b.groupId, steps(cap))]);
           }
-        }
+        });
       }
       if (kinds.has("invite")) {
-        for (const g of groupsWith(x, INVITES_CREATE)) {
-          const h = how(x, INVITES_CREATE, g)!;
-          const actor = actorAfter(x, h.via.path);
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "invite", actorId: actor, roleId, groupId: g }), found);
+        for (const g of groupsWith(c, INVITES_CREATE)) {
+          if (!first(`${c}\u0000invite\u0000${g}`)) continue;
+          const h = how(c, INVITES_CREATE, g)!;
+          const actor = actorAfter(h.via.origin, h.via.path);
+          anyRole(c, h.via.origin, g, h.via.path, (roleId) => ({ kind: "invite", actorId: actor, roleId, groupId: g }), found);
         }
       }
       if (kinds.has("identityProvider")) {
-        for (const g of groupsWith(x, IDP_CREATE)) {
-          const h = how(x, IDP_CREATE, g)!;
-          const actor = actorAfter(x, h.via.path);
-          anyRole(x, g, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: g }), found);
+        for (const g of groupsWith(c, IDP_CREATE)) {
+          if (!first(`${c}\u0000idp\u0000${g}`)) continue;
+          const h = how(c, IDP_CREATE, g)!;
+          const actor = actorAfter(h.via.origin, h.via.path);
+          anyRole(c, h.via.origin, g, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: g }), found);
         }
-        for (const p of org.identityProviders ?? []) {
-          const h = how(x, IDP_UPDATE, p.groupId);
-          if (!h) continue;
-          const actor = actorAfter(x, h.via.path);
-          anyRole(x, p.groupId, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: p.groupId, providerId: p.name }), found);
-        }
+        (org.identityProviders ?? []).forEach((p, i) => {
+          const h = how(c, IDP_UPDATE, p.groupId);
+          if (!h || !first(`${c}\u0000idpUpdate\u0000${i}`)) return;
+          const actor = actorAfter(h.via.origin, h.via.path);
+          anyRole(c, h.via.origin, p.groupId, h.via.path, (roleId) => ({ kind: "identityProvider", actorId: actor, roleId, groupId: p.groupId, providerId: p.name }), found);
+        });
       }
     }
+    for (const p of takenNow) taken.add(p);
     // Shortest paths first, so a grant keeps the fewest steps found in this round.
-    found.sort((a, b) => a[3].path.length - b[3].path.length);
-    let changed = false;
-    for (const [id, cap, g, via] of found) {
-      if (add(id, cap, g, via)) {
-        changed = true;
+    const gained = new Map<number, Array<[string, string]>>();
+    for (const [c, cap, g, via] of found.sorted()) {
+      if (add(c, cap, g, via)) {
+        gained.set(c, [...(gained.get(c) ?? []), [cap, g]]);
         // A new grant at an ancestor covers escalated grants below it; a binding stays listed (a route of its own).
-        const byGroup = held.get(id)!.get(cap)!;
+        const byGroup = held.get(c)!.get(cap)!;
         for (const other of [...byGroup.keys()]) {
           if (other === g || !ix.within(other, g)) continue;
-          const direct = byGroup.get(other)!.filter((v) => v.kind === "binding");
-          if (direct.length) byGroup.set(other, direct);
+          const kept = byGroup.get(other)!.filter((v) => v.kind === "binding");
+          if (kept.length) byGroup.set(other, kept);
           else byGroup.delete(other);
         }
       }
     }
-    if (!changed) break;
+    gainedLast = gained;
+    if (gained.size === 0) break;
   }
 
+  // Each member's grants: its own bindings where it has them, else the class's way, entered by `present` steps.
+  const words = new WeakMap<EscalationStep, [string, string]>();
+  const wordsOf = (s: EscalationStep): [string, string] => {
+    let w = words.get(s);
+    if (!w) words.set(s, (w = [stepWords(ix, s), stepWords(ix, s, true)]));
+    return w;
+  };
+  const own = new Map<ClassVia, Via>();
+  const viaOf = (m: string, v: ClassVia): Via => {
+    if (v.origin === m) {
+      let hit = own.get(v);
+      if (!hit) {
+        hit = { kind: v.kind, roleId: v.roleId, role: v.role, boundAt: v.boundAt, steps: v.path.map((s) => wordsOf(s)[0]), path: v.path };
+        if (v.kind === "escalation") hit.route = v.path.map((s) => wordsOf(s)[1]);
+        own.set(v, hit);
+      }
+      return hit;
+    }
+    const path = once([...pc.chain(m, v.origin), ...v.path]);
+    return { kind: "escalation", roleId: v.roleId, role: v.role, boundAt: v.boundAt, steps: path.map((s) => wordsOf(s)[0]), path, route: path.map((s) => wordsOf(s)[1]) };
+  };
   const out: Grant[] = [];
-  for (const [id, h] of held) for (const [cap, byGroup] of h) for (const [g, via] of byGroup) out.push({ identityId: id, capability: cap, groupId: g, via });
+  for (const [c, h] of held) {
+    const ms = members[c]!;
+    const oneStep = pc.clique(c);
+    for (const [cap, byGroup] of h) {
+      for (const [g, vias] of byGroup) {
+        const covered = ix.ancestors(g).slice(1).some((a) => byGroup.has(a));
+        // The members' own bindings here, by member; the class's shortest way for the others.
+        const mineOf = new Map<string, ClassVia[]>();
+        for (const v of vias) if (v.kind === "binding") mineOf.set(v.origin, [...(mineOf.get(v.origin) ?? []), v]);
+        const best = shortest(vias);
+        const esc = vias.find((v) => v.kind === "escalation");
+        for (const m of ms) {
+          const mine = mineOf.get(m);
+          if (mine) out.push({ identityId: m, capability: cap, groupId: g, via: mine.map((v) => viaOf(m, v)) });
+          else if (!covered) {
+            // In a class whose members each present for every other, entering costs one step (none from the origin).
+            const v = oneStep ? (esc?.origin === m && esc.path.length <= best.path.length + 1 ? esc : best) : vias.reduce((a, b) => (cost(m, b) < cost(m, a) ? b : a));
+            out.push({ identityId: m, capability: cap, groupId: g, via: [viaOf(m, v)] });
+          }
+        }
+      }
+    }
+  }
+  function cost(m: string, v: ClassVia): number {
+    return v.path.length + (v.origin === m ? 0 : pc.chain(m, v.origin).length);
+  }
   return out.sort((a, b) => cmp(a.identityId, b.identityId) || cmp(a.capability, b.capability) || cmp(ix.groupPath(a.groupId), ix.groupPath(b.groupId)));
 }
 

@@ -37,9 +37,20 @@ export interface ReportGrant {
   group: string;
   /** What holding the capability is worth (provider/access/severity.ts). */
   severity: Severity;
-  /** Every route to it, direct bindings first. */
+  /**
+   * The routes to it, direct bindings first, then the fewest steps: at most {@link ROUTES_LISTED}, the rest counted
+   * in {@link moreRoutes}, so a report grows with its grants, never with the ways to them.
+   */
   via: ReportVia[];
+  /** How many routes to it are not listed in `via` (past {@link ROUTES_LISTED}); absent when every route is. */
+  moreRoutes?: number | undefined;
 }
+
+/** The most routes a grant of a report lists ({@link ReportGrant.via}); the rest are counted, not listed. */
+export const ROUTES_LISTED = 3;
+
+/** Orders as `String.prototype.localeCompare` does (the default locale), at a fraction of its cost per call. */
+const collator = new Intl.Collator();
 
 /** One change between two states. */
 export interface ReportChange extends ReportGrant {
@@ -49,14 +60,32 @@ export interface ReportChange extends ReportGrant {
 /** The grants of `grants` (from {@link effectiveAccess} over `so.org`) in report form, by identity path, capability, group. */
 export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGrant[] {
   const ix = new OrgIndex(so.org);
-  const rows = grants.map((g) => ({
-    identity: { name: ix.identityName(g.identityId), path: ix.identityPath(g.identityId), uid: so.identityUid.get(g.identityId) ?? (g.identityId.startsWith("urn:") ? null : g.identityId) },
-    capability: dottedName(g.capability),
-    group: ix.groupPath(g.groupId),
-    severity: capabilitySeverity(g.capability),
-    via: g.via.map((v) => ({ kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps, ...(v.route ? { route: v.route } : {}) })),
-  }));
-  return rows.sort((x, y) => x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
+  // One identity object per identity, one route object per model route: a report's rows share them.
+  const identities = new Map<string, ReportIdentity>();
+  const identityOf = (id: string): ReportIdentity => {
+    let i = identities.get(id);
+    if (!i) identities.set(id, (i = { name: ix.identityName(id), path: ix.identityPath(id), uid: so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id) }));
+    return i;
+  };
+  const routes = new WeakMap<Grant["via"][number], ReportVia>();
+  const routeOf = (v: Grant["via"][number]): ReportVia => {
+    let r = routes.get(v);
+    if (!r) routes.set(v, (r = { kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps, ...(v.route ? { route: v.route } : {}) }));
+    return r;
+  };
+  const rows = grants.map((g): ReportGrant => {
+    // Direct bindings first, then the fewest steps; past ROUTES_LISTED, counted.
+    const vias = g.via.length > 1 ? [...g.via].sort((a, b) => Number(b.kind === "binding") - Number(a.kind === "binding") || a.path.length - b.path.length) : g.via;
+    return {
+      identity: identityOf(g.identityId),
+      capability: dottedName(g.capability),
+      group: ix.groupPath(g.groupId),
+      severity: capabilitySeverity(g.capability),
+      via: vias.slice(0, ROUTES_LISTED).map(routeOf),
+      ...(vias.length > ROUTES_LISTED ? { moreRoutes: vias.length - ROUTES_LISTED } : {}),
+    };
+  });
+  return rows.sort((x, y) => collator.compare(x.identity.path, y.identity.path) || collator.compare(x.capability, y.capability) || collator.compare(x.group, y.group));
 }
 
 const identityKey = (i: ReportIdentity): string => i.uid ?? `path:${i.path}`;
@@ -77,18 +106,21 @@ export function diffGrants(before: readonly ReportGrant[], after: readonly Repor
     const m = new Map<string, ReportGrant[]>();
     for (const g of gs) {
       const k = `${identityKey(g.identity)}\u0000${g.capability}`;
-      m.set(k, [...(m.get(k) ?? []), g]);
+      const list = m.get(k);
+      if (list) list.push(g);
+      else m.set(k, [g]);
     }
     return m;
   };
+  const change = (g: ReportGrant, c: "gained" | "lost"): ReportChange => ({ identity: g.identity, change: c, capability: g.capability, group: g.group, severity: g.severity, via: g.via, ...(g.moreRoutes ? { moreRoutes: g.moreRoutes } : {}) });
   const b = index(before);
   const a = index(after);
   const covered = (m: Map<string, ReportGrant[]>, g: ReportGrant) => (m.get(`${identityKey(g.identity)}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
   const out: ReportChange[] = [
-    ...after.filter((g) => !covered(b, g)).map((g): ReportChange => ({ identity: g.identity, change: "gained", capability: g.capability, group: g.group, severity: g.severity, via: g.via })),
-    ...before.filter((g) => !covered(a, g)).map((g): ReportChange => ({ identity: g.identity, change: "lost", capability: g.capability, group: g.group, severity: g.severity, via: g.via })),
+    ...after.filter((g) => !covered(b, g)).map((g) => change(g, "gained")),
+    ...before.filter((g) => !covered(a, g)).map((g) => change(g, "lost")),
   ];
-  return out.sort((x, y) => (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) || x.identity.path.localeCompare(y.identity.path) || x.capability.localeCompare(y.capability) || x.group.localeCompare(y.group));
+  return out.sort((x, y) => (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) || collator.compare(x.identity.path, y.identity.path) || collator.compare(x.capability, y.capability) || collator.compare(x.group, y.group));
 }
 
 /** The qualified dotted name (`iam.groups.create` for an IAM capability; else the dotted name). */
@@ -133,6 +165,13 @@ export interface CompactRow {
   how: string[];
   /** Whether the route is a binding of the identity's own. */
   direct: boolean;
+  /** The most routes to one of its capabilities that the report does not list ({@link ReportGrant.moreRoutes}); absent when none. */
+  moreRoutes?: number | undefined;
+}
+
+/** The closing words of a row whose capabilities have routes not listed: `and 2 more routes not listed`. */
+export function moreRoutesWords(n: number): string {
+  return `and ${n} more route${n === 1 ? "" : "s"} not listed`;
 }
 
 const BUILTIN_ORDER = ["owner", "editor", "viewer", "registry.pull"] as const;
@@ -182,7 +221,10 @@ export function rolesFor(capabilities: readonly string[]): string {
   return n === 0 ? roles.join(" + ") : `${roles.join(" + ")} + ${n} more: ${words.join(", ")}`;
 }
 
-/** Groups rows by identity, change, scope and route ({@link CompactRow}); most severe first, gains before losses. */
+/**
+ * Groups rows by identity, change, scope and route ({@link CompactRow}); most severe first, gains before losses. A
+ * row's `moreRoutes` is the most routes any of its capabilities has past those listed.
+ */
 export function compactRows(rows: ReadonlyArray<ReportGrant | ReportChange>): CompactRow[] {
   const out = new Map<string, CompactRow>();
   for (const r of rows) {
@@ -195,7 +237,8 @@ export function compactRows(rows: ReadonlyArray<ReportGrant | ReportChange>): Co
       if (hit) {
         if (!hit.capabilities.includes(r.capability)) hit.capabilities.push(r.capability);
         if (compareSeverity(r.severity, hit.severity) < 0) hit.severity = r.severity;
-      } else out.set(key, { identity: r.identity, change, group: r.group, severity: r.severity, capabilities: [r.capability], gives: "", how, direct: v.kind === "binding" });
+        if (r.moreRoutes && r.moreRoutes > (hit.moreRoutes ?? 0)) hit.moreRoutes = r.moreRoutes;
+      } else out.set(key, { identity: r.identity, change, group: r.group, severity: r.severity, capabilities: [r.capability], gives: "", how, direct: v.kind === "binding", ...(r.moreRoutes ? { moreRoutes: r.moreRoutes } : {}) });
     }
   }
   const list = [...out.values()];
@@ -255,7 +298,7 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
     // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
     const id = identityKey(r.identity);
     const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}`;
-    const how = r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))).join("<br>");
+    const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
     const line = current
       ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`
       : `| ${r.severity} | ${who} | ${r.change === "gained" ? "+ gained" : "- lost"} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`;
@@ -285,6 +328,7 @@ export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, curre
     out.push(printable(`${sign}[${r.severity}] ${r.identity.path}  at ${r.group}: ${r.gives}`));
     if (r.direct) out.push(`    ${printable(r.how[0]!)}`);
     else r.how.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
+    if (r.moreRoutes) out.push(`    (${moreRoutesWords(r.moreRoutes)})`);
   }
   return `${out.join("\n")}\n`;
 }
