@@ -55,7 +55,10 @@ export function known(obj: unknown, key: string): unknown {
 export type RoleLookup = (uid: string) => Promise<RoleInfo | undefined>;
 
 /** The environment's API client (no stack config reaches a policy pack), made once; null without settings. */
-let envClient: { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> }; groups: { get(uid: string): Promise<{ name: string }> } } | null | undefined;
+let envClient:
+  | { roles: { get(uid: string): Promise<{ name: string; capabilities?: string[] }> }; groups: { get(uid: string): Promise<{ name: string }> }; identities: { get(uid: string): Promise<{ name: string }> } }
+  | null
+  | undefined;
 function apiClient(): NonNullable<typeof envClient> | null {
   if (envClient === undefined) {
     try {
@@ -108,6 +111,32 @@ export function apiGroupLookup(): GroupLookup {
   return (envGroupLookup ??= cachedApiLookup(async (client, uid) => (await client.groups.get(uid)).name));
 }
 
+let envIdentityLookup: GroupLookup | undefined;
+
+/** Names an identity by uid through the environment's API client, once per uid per run; undefined when it cannot. */
+export function apiIdentityNameLookup(): GroupLookup {
+  return (envIdentityLookup ??= cachedApiLookup(async (client, uid) => (await client.identities.get(uid)).name));
+}
+
+/**
+ * An identity's path (`/<group name>/…/<identity name>`, the form every other finding uses), its name and its
+ * groups' named by `names`/`groups` (its uid's segments are its groups', seed §2 uidp); the uid itself when a name
+ * cannot be read.
+ */
+export async function identityPathOf(uid: string, names: { identity: GroupLookup; group: GroupLookup }, hydrated?: string): Promise<string> {
+  const segs = uid.split("/");
+  if (segs.length < 2) return uid;
+  const name = hydrated || (await names.identity(uid));
+  if (!name) return uid;
+  const groups: string[] = [];
+  for (let i = 2; i < segs.length; i++) {
+    const g = await names.group(segs.slice(0, i).join("/"));
+    if (!g) return uid;
+    groups.push(g);
+  }
+  return `/${[...groups, name].join("/")}`;
+}
+
 let envLookup: RoleLookup | undefined;
 
 /**
@@ -155,7 +184,7 @@ export interface NoOwnerAtRootConfig {
  * existing role on the root group; a group the change creates is never the root, and a role it creates is a
  * custom role. The identity, often new, is read only for the message.
  */
-export function noOwnerAtRootWith(lookup: () => RoleLookup): ResourceValidationPolicy {
+export function noOwnerAtRootWith(lookup: () => RoleLookup, names: () => { identity: GroupLookup; group: GroupLookup } = () => ({ identity: apiIdentityNameLookup(), group: apiGroupLookup() })): ResourceValidationPolicy {
   return {
     name: "no-owner-at-root",
     description: "No identity is bound to the owner role at the organization's root group.",
@@ -187,8 +216,12 @@ export function noOwnerAtRootWith(lookup: () => RoleLookup): ResourceValidationP
       }
       if (!isOwner) return;
       const identity = known(props, "identityUid");
-      const who = typeof identity === "string" ? `identity ${identity}` : `the identity of role binding "${args.name}" (created by this change)`;
-      report(tagged("critical", `${who} is bound to the owner role at the root group ${group}; bind it lower in the tree or with a narrower role`));
+      const hydrated = known(known(props, "identity"), "name");
+      const who =
+        typeof identity === "string"
+          ? `identity ${await identityPathOf(identity, names(), typeof hydrated === "string" ? hydrated : undefined)}`
+          : `the identity of role binding "${args.name}" (created by this change)`;
+      report(tagged("critical", `${who} is bound to the owner role at the root group / (uid ${group}); bind it lower in the tree or with a narrower role`));
     }),
   };
 }

@@ -438,7 +438,7 @@ describe.concurrent("the gate judges the change", () => {
     expect(r.markdown).toMatch(/2 finding\(s\) already present before this change/);
 
     expect(all.code, all.markdown).toBe(1);
-    expect(all.markdown).toMatch(/FAILED: 1 mandatory finding\(s\) at critical or high \(1 critical\)/);
+    expect(all.markdown).toMatch(/FAILED: 1 mandatory finding\(s\) \(1 critical\) at critical or high/);
   }, LONG);
 
   it("a description edited and a group added: passes, no access gained", async ({ expect }) => {

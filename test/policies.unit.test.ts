@@ -375,7 +375,7 @@ describe("the review's risky configurations each fire a policy", () => {
 describe("no-owner-at-root decides from what is known at preview", () => {
   it("flags an owner binding of a new identity on the root group (identity unknown, role by name)", async () => {
     const props = withUnknown({ groupUid: ROOT, roleUid: ROLE_UID["owner"] }, ["identityUid", "role"]);
-    expect(await violations(noOwnerAtRoot, "RoleBinding", props)).toEqual([`the identity of role binding "r" (created by this change) is bound to the owner role at the root group ${ROOT}; bind it lower in the tree or with a narrower role`]);
+    expect(await violations(noOwnerAtRoot, "RoleBinding", props)).toEqual([`the identity of role binding "r" (created by this change) is bound to the owner role at the root group / (uid ${ROOT}); bind it lower in the tree or with a narrower role`]);
   });
   it("passes without reading unknowns: a group the change creates, a role it creates", async () => {
     expect(await violations(noOwnerAtRoot, "RoleBinding", withUnknown({ roleUid: ROLE_UID["owner"] }, ["groupUid", "identityUid"]))).toEqual([]);
@@ -432,5 +432,18 @@ describe("judging the change (policies/change.ts)", () => {
       delete process.env[BASELINE_ENV];
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("no-owner-at-root names the identity by path", () => {
+  it("as every other finding does: /<group>/…/<identity>, from the hydrated name or the API; the uid when a name cannot be read", async () => {
+    const identity = `${CHILD}/1111111111111111`;
+    const names = { identity: async (u: string) => (u === identity ? "release-bot" : undefined), group: async (u: string) => (u === CHILD ? "platform" : undefined) };
+    const policy = noOwnerAtRootWith(() => lookup, () => names);
+    expect(await violations(policy, "RoleBinding", { groupUid: ROOT, identityUid: identity, roleUid: ROLE_UID["owner"] })).toEqual([
+      `identity /platform/release-bot is bound to the owner role at the root group / (uid ${ROOT}); bind it lower in the tree or with a narrower role`,
+    ]);
+    const unnamed = noOwnerAtRootWith(() => lookup, () => ({ identity: async () => undefined, group: async () => undefined }));
+    expect((await violations(unnamed, "RoleBinding", { groupUid: ROOT, identityUid: identity, roleUid: ROLE_UID["owner"] }))[0]).toContain(`identity ${identity} is bound`);
   });
 });

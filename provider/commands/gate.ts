@@ -326,13 +326,16 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   const findings = r.violations.filter((v) => !(shownAccess && v.policy === "no-new-access"));
   const fresh = findings.filter((v) => v.status === "new");
   const present = findings.filter((v) => v.status === "already present");
-  const failingAccess = failing.filter((v) => shownAccess && v.policy === "no-new-access").length;
-  const failingPolicy = failing.length - failingAccess;
+  const failingAccessRows = failing.filter((v) => shownAccess && v.policy === "no-new-access");
+  const failingPolicyRows = failing.filter((v) => !failingAccessRows.includes(v));
+  const failingAccess = failingAccessRows.length;
+  const failingPolicy = failingPolicyRows.length;
   const verdict =
     exitCode === 0
       ? `policy gate: passed (nothing new at ${sev}${fresh.length ? `; ${fresh.length} new finding(s) below it or advisory` : ""}${present.length ? `; ${present.length} already present before this change` : ""}${r.notEvaluated.length ? `; ${r.notEvaluated.length} not evaluated until apply` : ""})`
       : exitCode === 1
-        ? `policy gate: FAILED: ${[failingPolicy ? `${failingPolicy} ${r.all ? "" : "new "}mandatory finding(s)` : "", failingAccess ? `${failingAccess} access gain(s)` : ""].filter(Boolean).join(" and ")} at ${sev} (${count(failing)})`
+        ? // Each count with its own severities, so every number adds up as printed.
+          `policy gate: FAILED: ${[failingPolicy ? `${failingPolicy} ${r.all ? "" : "new "}mandatory finding(s) (${count(failingPolicyRows)})` : "", failingAccess ? `${failingAccess} access gain(s) (${count(failingAccessRows)})` : ""].filter(Boolean).join(" and ")} at ${sev}`
         : `policy gate: FAILED: the preview did not complete: ${printable(r.errors.join(" ").split("\n")[0] ?? "")}`;
   const header = ["severity", "level", "policy", "resource", "message"];
   const row = (v: Violation) => [v.severity, v.level, v.policy, v.resource, v.message];

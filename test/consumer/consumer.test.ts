@@ -502,7 +502,7 @@ function describeToolchain(tc: Toolchain): void {
         const strict = await run(bin, ["gate", "--stack", "prod", "--config", "gitlab-only.json", "--all"], { cwd: dir, env: cli.env() });
         expect(strict.code, tail(strict)).toBe(1);
         expect(strict.stdout).toMatch(/high\s+mandatory\s+allowed-issuers\s+Identity::ci-bot\s+issuer "https:\/\/token\.actions\.githubusercontent\.com" is not one of the allowed issuers/);
-        expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) at critical or high (1 high)");
+        expect(strict.stdout).toContain("policy gate: FAILED: 1 mandatory finding(s) (1 high) at critical or high");
       });
     }
 
