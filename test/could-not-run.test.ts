@@ -15,7 +15,7 @@
  * same error, however long the machine takes to reach the API.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -109,9 +109,12 @@ describe.concurrent("drift with a token the API rejects", () => {
   it("exits 2 and gives the API's status, message and the token hint on stderr and in the table, json and markdown", async ({ expect }) => {
     // One run of the bin (--format json). The table and Markdown are what reportCouldNotRun prints for the error that
     // JSON holds; its stderr and JSON, rendered the same way, are byte for byte the bin's, so the error is the bin's.
-    const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", "json"], envFor(WRONG));
+    const jsonOut = path.join(backend, "drift-could-not-run.json");
+    const r = await runBin(["drift", "--stack", "cnr", "--cwd", drift, "--format", "json", "--json-out", jsonOut], envFor(WRONG));
     expect(r.code, r.stderr).toBe(2);
     const out = JSON.parse(r.stdout) as { stack: string; error: CouldNotRun };
+    // --json-out gets the same envelope, with the error, when the command could not run.
+    expect(readFileSync(jsonOut, "utf8")).toBe(r.stdout);
     expect(out.stack).toBe("cnr");
     expect(out.error.reasons.join("\n")).toMatch(/\(code 16, HTTP 401\)/);
     expect(out.error.hints).toEqual([UNAUTHENTICATED_HINT]);

@@ -15,6 +15,7 @@
  * nothing. Exit codes: 0 when nothing drifted and nothing is unmanaged (pending changes alone are 0), 1 when
  * something drifted or is unmanaged, 2 when the check could not run (the reason on stderr).
  */
+import { writeFileSync } from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from "./events";
 import { FORMATS, TIMEOUT_USAGE, mdTable, shown, type ReportFormat } from "./report";
@@ -234,7 +235,7 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
 }
 
 /** The `drift` subcommand's usage. */
-export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged] [--with <stack>]... [--timeout <d>]
+export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged] [--with <stack>]... [--json-out <file>] [--timeout <d>]
   Reports what changed outside Pulumi (drifted: the API differs from the state), apart from what the program
   would change (pending: every step \`pulumi up --refresh\` would take). Runs one \`pulumi preview --refresh\`:
   changes neither the state nor the API. The stack's backend and credentials come from the environment.
@@ -245,6 +246,8 @@ export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <
   --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
   --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
                     managed too (the other projects of a split export); repeat it for each
+  --json-out <file> also write the JSON report (--format json's object) to <file>, a CI artifact; when the command
+                    cannot run, the same envelope as --format json's, with the error
 ${TIMEOUT_USAGE}`;
 
 /** What `drift`'s exit code 1 means (0: nothing drifted or unmanaged; pending changes alone are 0). */
@@ -255,7 +258,7 @@ const DRIFT_FOUND = "something drifted (or, with --unmanaged, is unmanaged); pen
  * @returns the exit code (./frame.ts: 0 nothing drifted, 1 drift or unmanaged objects, 2 could not run).
  */
 export function driftCommand(argv: readonly string[]): Promise<number> {
-  const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true } } } as const;
+  const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true }, "json-out": { type: "string" } } } as const;
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     const withUnmanaged = values["unmanaged"] === true;
     const others = (values["with"] as string[] | undefined) ?? [];
@@ -264,6 +267,7 @@ export function driftCommand(argv: readonly string[]): Promise<number> {
       throw new UsageError(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}`);
     }
     const report = await driftReport(ref, { unmanaged: withUnmanaged, with: others });
+    if (typeof values["json-out"] === "string") writeFileSync(values["json-out"], formatDrift(report, "json", withUnmanaged));
     if (format === "sarif") process.stdout.write(`${jsonText(driftSarif(report, await locatorFor(ref, [], false)))}\n`);
     else process.stdout.write(formatDrift(report, format, withUnmanaged));
     return driftExitCode(report);

@@ -25,6 +25,7 @@
  * without `PULUMI_STACK` or `--format`) and `export` (its own `parseArgs`) use it as well as the report commands, and
  * report.ts keeps what only reports share (Markdown tables, the review options).
  */
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { EXIT, TIMEOUT_OPTION, TIMEOUT_USAGE, parseTimeout, reportCouldNotRun, withTimeout, type Timeout } from "./failure";
 import type { ReportFormat } from "./format";
@@ -203,6 +204,15 @@ export async function runCommand(frame: CommandFrame, argv: readonly string[], r
     return await withTimeout(frame.name, timeout, () => run({ ref, format: format as ReportFormat, values, positionals }));
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message);
+    // `--json-out` (gate, access, drift) gets the envelope `--format json` prints, with the error, on failure too.
+    const jsonOut = values["json-out"];
+    if (typeof jsonOut === "string") {
+      try {
+        reportCouldNotRun(frame.name, "json", ref?.stack, err, { stdout: (t) => writeFileSync(jsonOut, t), stderr: () => undefined });
+      } catch {
+        // the file cannot be written: stderr below still says why the command could not run
+      }
+    }
     return reportCouldNotRun(frame.name, format as ReportFormat, ref?.stack, err);
   }
 }

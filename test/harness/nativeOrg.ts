@@ -185,8 +185,9 @@ export const YAML_PROGRAM: LanguageProgram = {
           const r = await run(bin, [...args, "--stack", stack, "--cwd", cwd], { cwd, env: cli.env(), timeoutMs: 300_000 });
           return { code: r.code, out: r.stdout, json: () => JSON.parse(r.stdout) as Record<string, any>, why: `${args.join(" ")}: exit ${r.code}\n${r.stdout}\n${r.stderr}` };
         };
+        const driftJson = path.join(cwd, "drift-report.json");
         const [drift, gate, access, unmanaged, recover] = await Promise.all([
-          job(["drift", "--format", "json"]),
+          job(["drift", "--format", "json", "--json-out", driftJson]),
           job(["gate", "--format", "json"]),
           job(["access", "--current", "--format", "json"]),
           job(["unmanaged", "--format", "json"]),
@@ -194,6 +195,7 @@ export const YAML_PROGRAM: LanguageProgram = {
         ]);
         expect(drift.code, drift.why).toBe(0);
         expect(drift.json()).toEqual({ stack, drifted: [], pending: [], unmanaged: [] });
+        expect(readFileSync(driftJson, "utf8"), "drift --json-out writes what --format json prints").toBe(drift.out);
         expect(gate.code, gate.why).toBe(0);
         expect(gate.json()["violations"].filter((v: { status: string }) => v.status === "new"), gate.why).toEqual([]);
         expect((gate.json()["access"]?.changes ?? []) as unknown[]).toEqual([]);
