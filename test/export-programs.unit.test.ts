@@ -10,11 +10,11 @@
  *   every payload is the exact value of a string literal, no payload identifier is code.
  * - **YAML**: the `yaml` library reads `Pulumi.yaml`; every entry is a resource of that name and type whose
  *   properties, with `$$` read as `$` (Pulumi YAML), are exactly the imported inputs; no text holds a live `${`.
- * - **TypeScript**: the TypeScript parser reads `index.ts`; every entry is one `CustomResource(type, name, …)`; every
+ * - **TypeScript**: the TypeScript parser reads `index.ts`; every entry is one `new Native(type, name, …)` (a `pulumi.CustomResource`); every
  *   payload is a string literal's exact value, no payload identifier is code.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
@@ -151,7 +151,7 @@ describe("the programs beside import.json", () => {
     expect(yamlProgramText("$${a}$")).toBe("$$$${a}$$");
   });
 
-  it("TypeScript: index.ts parses; every entry is one CustomResource(type, name, …); every payload is a string literal's exact value", () => {
+  it("TypeScript: index.ts parses; every entry is one Native(type, name, …); every payload is a string literal's exact value", () => {
     const f = ts.createSourceFile("index.ts", files.get("typescript/index.ts")!, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
     expect((f as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics).toEqual([]);
     const strings = new Set<string>();
@@ -160,7 +160,7 @@ describe("the programs beside import.json", () => {
     const visit = (n: ts.Node) => {
       if (ts.isStringLiteral(n)) strings.add(n.text);
       if (ts.isIdentifier(n)) identifiers.add(n.text);
-      if (ts.isNewExpression(n) && n.expression.getText(f) === "pulumi.CustomResource") {
+      if (ts.isNewExpression(n) && n.expression.getText(f) === "Native") {
         const [t, name] = n.arguments!;
         declared.push(`${(t as ts.StringLiteral).text} ${(name as ts.StringLiteral).text}`);
       }
@@ -170,6 +170,14 @@ describe("the programs beside import.json", () => {
     expect(declared).toEqual(entries.map((e) => `${e.type} ${e.name}`));
     for (const p of payloads()) expect(strings, p.text).toContain(p.text);
     for (const id of PAYLOAD_ONLY) expect(identifiers, id).not.toContain(id);
+    // And it type-checks against @pulumi/pulumi, with the project's tsconfig.json.
+    const project = path.join(dir, "typescript");
+    mkdirSync(project);
+    for (const name of ["index.ts", "tsconfig.json"]) writeFileSync(path.join(project, name), files.get(`typescript/${name}`)!);
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(project, "node_modules"));
+    const parsed = ts.parseJsonConfigFileContent(JSON.parse(files.get("typescript/tsconfig.json")!), ts.sys, project);
+    const program = ts.createProgram(parsed.fileNames, { ...parsed.options, noEmit: true });
+    expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
   });
 
   it("Python string literals: what Python reads back is the text, for every payload", () => {

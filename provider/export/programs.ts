@@ -359,8 +359,9 @@ function tsValue(v: unknown, indent: string): string {
 }
 
 /**
- * The TypeScript program (`index.ts`): one `new pulumi.CustomResource(<type token>, name, {…})` per resource (the
- * native type by its token: docs/native.md, no Node.js SDK is shipped), every input a property.
+ * The TypeScript program (`index.ts`): one `new Native(<type token>, name, {…})` per resource, `Native` a
+ * `pulumi.CustomResource` of the given type (the native type by its token: docs/native.md, no Node.js SDK is
+ * shipped), every input a property.
  */
 export function typescriptProgram(rs: readonly ProgramResource[]): string {
   const out = [
@@ -369,11 +370,18 @@ export function typescriptProgram(rs: readonly ProgramResource[]): string {
     "// (docs/export.md). Each resource is the native plugin's type, by its token (docs/native.md).",
     'import * as pulumi from "@pulumi/pulumi";',
     "",
+    "/** A resource of the native plugin, by its type token (pulumi.CustomResource is abstract). */",
+    "class Native extends pulumi.CustomResource {",
+    "    constructor(type: string, name: string, args: pulumi.Inputs, opts?: pulumi.CustomResourceOptions) {",
+    "        super(type, name, args, opts);",
+    "    }",
+    "}",
+    "",
     "const config = new pulumi.Config();",
   ];
   for (const r of rs) {
     const props = r.inputs.map(([k, v]) => `    ${k}: ${"literal" in v ? tsValue(v.literal, "    ") : `config.${v.secret ? "requireSecret" : "require"}(${tsString(v.config)})`},`);
-    out.push("", `export const ${r.name} = new pulumi.CustomResource(${tsString(r.type)}, ${tsString(r.name)}, {`, ...props, "});");
+    out.push("", `export const ${r.name} = new Native(${tsString(r.type)}, ${tsString(r.name)}, {`, ...props, "});");
   }
   return `${out.join("\n")}\n`;
 }
