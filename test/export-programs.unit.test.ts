@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { startEmulator, type Emulator } from "../emulator";
 import { buildModel, type OrgModel } from "../provider/export/model";
-import { goString, programProjects, programResources, pyString, yamlProgramText, type ProgramResource } from "../provider/export/programs";
+import { goString, programProjects, programResources, pyString, yamlHazards, yamlProgram, yamlProgramText, type ProgramResource } from "../provider/export/programs";
 import { importFile, type ImportEntry } from "../provider/export/pulumiImport";
 import { readOrg } from "../provider/export/read";
 import { KINDS } from "../provider/kinds/registry";
@@ -58,7 +58,7 @@ beforeAll(async () => {
   model = buildModel(await readOrg(getClient(), emu.orgUid));
   entries = importFile(model).resources;
   resources = programResources(model);
-  files = new Map(programProjects(model, { project: "exported", pulumiRange: "*" }).map((f) => [f.path, f.text]));
+  files = new Map(programProjects(model, { project: "exported", pulumiRange: "*" }).files.map((f) => [f.path, f.text]));
   dir = mkdtempSync(path.join(tmpdir(), "export-programs-"));
 }, 120_000);
 
@@ -149,6 +149,20 @@ describe("the programs beside import.json", () => {
       }
     }
     expect(yamlProgramText("$${a}$")).toBe("$$$${a}$$");
+  });
+
+  it("YAML: a map key Pulumi YAML would read as a function (fn::…, any case) leaves the YAML program out, with a note naming the object, not the key", () => {
+    const identity = resources.find((r) => r.type === "platform:iam:Identity" && r.inputs.some(([k]) => k === "claimMatch"))!;
+    const withKey = (key: string): ProgramResource => ({
+      ...identity,
+      inputs: identity.inputs.map(([k, v]): [string, ProgramResource["inputs"][number][1]] => (k === "claimMatch" && "literal" in v ? [k, { literal: { ...(v.literal as object), claims: { [key]: "/etc/passwd" } } }] : [k, v])),
+    });
+    for (const key of ["fn::fileAsset", "Fn::Invoke", "fn::platform:iam:getRole"]) {
+      expect(yamlHazards([withKey(key)])).toEqual([{ name: identity.name, id: identity.id, field: "claimMatch" }]);
+      expect(() => yamlProgram([withKey(key)], "p")).toThrow(/fn::/);
+    }
+    expect(yamlHazards([withKey("x-fn::y")])).toEqual([]);
+    expect(yamlHazards(resources)).toEqual([]);
   });
 
   it("TypeScript: index.ts parses; every entry is one Native(type, name, …); every payload is a string literal's exact value", () => {

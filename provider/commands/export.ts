@@ -286,17 +286,15 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   } else if (o.format === "pulumi-import") {
     // Beside the import file, the program in each language (export/programs.ts): the import writes the state only.
     const own = ownPackage();
-    files = [
-      { path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` },
-      ...programProjects(model, {
-        project: project(),
-        pulumiRange: pulumiRangeFor(process.versions.node),
-        packageRoot: own ? (language) => path.relative(path.resolve(o.out, language), own.root).split(path.sep).join("/") : undefined,
-      }),
-    ];
+    const programs = programProjects(model, {
+      project: project(),
+      pulumiRange: pulumiRangeFor(process.versions.node),
+      packageRoot: own ? (language) => path.relative(path.resolve(o.out, language), own.root).split(path.sep).join("/") : undefined,
+    });
+    files = [{ path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` }, ...programs.files];
     counts = declaredCounts(model);
     skipped = model.skipped;
-    note = hazardNote(generatorHazards(model));
+    note = `${hazardNote(generatorHazards(model))}${programs.notes.map((n) => `${n}\n\n`).join("")}`;
     after = importCommands(o.out, programConfigKeys(model));
   } else if (o.format === "yaml") {
     const y = writeOrgFile(model);

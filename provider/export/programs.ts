@@ -319,8 +319,11 @@ function yamlValue(v: unknown): unknown {
  * The Pulumi YAML project (`Pulumi.yaml`, `runtime: yaml`): `config:` for the write-only inputs, and `resources:`,
  * each by its import name with its `type` and `properties`; written by the `yaml` library (every scalar quoted as
  * its content needs), every text's `$` doubled.
+ * @throws Error when {@link yamlHazards} finds a map key Pulumi YAML would read as a function.
  */
 export function yamlProgram(rs: readonly ProgramResource[], project: string): string {
+  const hazards = yamlHazards(rs);
+  if (hazards.length) throw new Error(`export: Pulumi YAML would read a map key of ${hazards.map((h) => `${h.name}.${h.field}`).join(", ")} as a function (it starts with fn::)`);
   const config: Record<string, unknown> = {};
   const resources: Record<string, unknown> = {};
   for (const r of rs) {
@@ -342,6 +345,19 @@ export function yamlProgram(rs: readonly ProgramResource[], project: string): st
     resources,
   };
   return stringify(doc, { lineWidth: 0 });
+}
+
+/**
+ * The inputs of `rs` that Pulumi YAML would read as code whatever their `$`s: a map key that starts with `fn::` (any
+ * case). pulumi-yaml (`ast/expr.go`, `tryParseFunction`, `tryParseAssetOrArchive`) reads an object of one such key
+ * as a built-in function (`fn::invoke`, `fn::<package>:<module>:<function>`, `fn::secret`…) and such a key anywhere
+ * as an asset or archive (`fn::fileAsset`: a local file read and sent), and has no escape for a key. Each by the
+ * resource's import name, uid and field, in order; the map key itself is server text, so it is not returned.
+ */
+export function yamlHazards(rs: readonly ProgramResource[]): Array<{ name: string; id: string; field: string }> {
+  const hasFnKey = (v: unknown): boolean =>
+    Array.isArray(v) ? v.some(hasFnKey) : v !== null && typeof v === "object" ? members(v).some(([k, x]) => /^fn::/i.test(k) || hasFnKey(x)) : false;
+  return rs.flatMap((r) => r.inputs.filter(([, v]) => "literal" in v && hasFnKey(v.literal)).map(([field]) => ({ name: r.name, id: r.id, field })));
 }
 
 // --- TypeScript ------------------------------------------------------------------------------------------------
@@ -398,13 +414,21 @@ export interface ProgramProjectOptions {
   packageRoot?: ((folder: ProgramLanguage) => string) | undefined;
 }
 
+/** What {@link programProjects} wrote, and the programs it could not write, each with why. */
+export interface ProgramProjects {
+  files: GeneratedFile[];
+  /** One line per language left out (no server text in it): the YAML program when {@link yamlHazards} finds keys. */
+  notes: string[];
+}
+
 /**
  * Every file of the four projects, each in its language's folder (`python/`, `go/`, `yaml/`, `typescript/`),
  * each a Pulumi project named `project`: in it, `pulumi import --file ../import.json --generate-code=false` writes
- * the state, and the program declares what was imported.
+ * the state, and the program declares what was imported. The YAML project is left out, with a note, when a map key
+ * would be code there ({@link yamlHazards}).
  * @throws Error as {@link goProgram} does.
  */
-export function programProjects(m: OrgModel, o: ProgramProjectOptions): GeneratedFile[] {
+export function programProjects(m: OrgModel, o: ProgramProjectOptions): ProgramProjects {
   const rs = programResources(m);
   for (const r of rs) if (!IMPORT_NAME.test(r.name)) throw new Error(`export: ${r.name} is not an import name`);
   const pulumiYaml = (runtime: string, extra: string[] = []) =>
@@ -432,13 +456,22 @@ export function programProjects(m: OrgModel, o: ProgramProjectOptions): Generate
         "",
       ].join("\n"),
     },
-    { path: "yaml/Pulumi.yaml", text: yamlProgram(rs, o.project) },
     { path: "typescript/Pulumi.yaml", text: pulumiYaml("nodejs") },
     { path: "typescript/index.ts", text: typescriptProgram(rs) },
     { path: "typescript/package.json", text: `${JSON.stringify({ name: o.project, main: "index.ts", devDependencies: { "@types/node": "^18", typescript: "^5.0.0" }, dependencies: { "@pulumi/pulumi": o.pulumiRange } }, null, 4)}\n` },
     { path: "typescript/tsconfig.json", text: `${JSON.stringify(TEMPLATE_TSCONFIG, null, 4)}\n` },
   ];
-  return files;
+  const notes: string[] = [];
+  const yamlRisks = yamlHazards(rs);
+  if (yamlRisks.length === 0) files.push({ path: "yaml/Pulumi.yaml", text: yamlProgram(rs, o.project) });
+  else {
+    const shown = yamlRisks.slice(0, 5).map((h) => `${h.id} (${h.field})`).join(", ");
+    notes.push(
+      `note: no YAML program: ${yamlRisks.length} field${yamlRisks.length === 1 ? "" : "s"} hold a map key starting with "fn::" (${shown}${yamlRisks.length > 5 ? ", ..." : ""}), ` +
+        "which Pulumi YAML reads as a function call or a file to send, with no way to escape it; use the Python, Go or TypeScript program (docs/export.md)",
+    );
+  }
+  return { files, notes };
 }
 
 /** The secret config keys the programs read (one per write-only input), in the resources' order. */
