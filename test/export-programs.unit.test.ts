@@ -128,6 +128,17 @@ describe("the programs beside import.json", () => {
     expect(() => goString("\ud800")).toThrow(/lone surrogate/);
   });
 
+  it("Go: a text with a lone surrogate (which no Go string holds) leaves the Go project out, with a note naming the object; the others are written", () => {
+    const m = structuredClone(model);
+    m.groups[0]!.api.description = "a\ud800b";
+    const { files: written, notes } = programProjects(m, { project: "exported", pulumiRange: "*" });
+    const paths = written.map((f) => f.path);
+    expect(paths.filter((p) => p.startsWith("go/"))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining(["python/__main__.py", "yaml/Pulumi.yaml", "typescript/index.ts"]));
+    expect(notes).toEqual([expect.stringContaining(`no Go program: 1 object hold text with a lone surrogate, which no Go string holds (${m.groups[0]!.uid})`)]);
+    expect(written.find((f) => f.path === "python/__main__.py")!.text).toContain('"a\\ud800b"');
+  });
+
   it("YAML: Pulumi.yaml's resources are the entries, their properties the exact inputs once $$ is read as $; no live ${", () => {
     const doc = parse(files.get("yaml/Pulumi.yaml")!) as { name: string; runtime: string; config: Record<string, { type: string; secret?: boolean }>; resources: Record<string, { type: string; properties: Record<string, unknown> }> };
     expect(doc.runtime).toBe("yaml");

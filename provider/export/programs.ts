@@ -118,13 +118,24 @@ export function pyString(s: string): string {
   return `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(UNSAFE, hex4)}"`;
 }
 
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Every string of a value, map keys included. */
+function strings(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.flatMap(strings);
+  if (v !== null && typeof v === "object") return members(v).flatMap(([k, x]) => [k, ...strings(x)]);
+  return [];
+}
+
 /**
  * A Go interpreted string literal of `s`: `"…"`, with `\\`, `\"` and every {@link UNSAFE} character escaped as
  * `\uXXXX`.
  * @throws Error when `s` holds a lone surrogate: no Go string literal holds one (Go strings are UTF-8 bytes).
  */
 export function goString(s: string): string {
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)) {
+  if (LONE_SURROGATE.test(s)) {
     throw new Error(`export: a text with a lone surrogate (${tsString(s)}) cannot be written in Go`);
   }
   return `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(UNSAFE, hex4)}"`;
@@ -417,7 +428,7 @@ export interface ProgramProjectOptions {
 /** What {@link programProjects} wrote, and the programs it could not write, each with why. */
 export interface ProgramProjects {
   files: GeneratedFile[];
-  /** One line per language left out (no server text in it): the YAML program when {@link yamlHazards} finds keys. */
+  /** One line per language left out (no server text in it): YAML when {@link yamlHazards} finds keys, Go for a lone surrogate. */
   notes: string[];
 }
 
@@ -425,8 +436,7 @@ export interface ProgramProjects {
  * Every file of the four projects, each in its language's folder (`python/`, `go/`, `yaml/`, `typescript/`),
  * each a Pulumi project named `project`: in it, `pulumi import --file ../import.json --generate-code=false` writes
  * the state, and the program declares what was imported. The YAML project is left out, with a note, when a map key
- * would be code there ({@link yamlHazards}).
- * @throws Error as {@link goProgram} does.
+ * would be code there ({@link yamlHazards}); the Go project, when a text holds a lone surrogate ({@link goString}).
  */
 export function programProjects(m: OrgModel, o: ProgramProjectOptions): ProgramProjects {
   const rs = programResources(m);
@@ -438,8 +448,6 @@ export function programProjects(m: OrgModel, o: ProgramProjectOptions): ProgramP
     { path: "python/Pulumi.yaml", text: pulumiYaml("python", ["main: __main__.py"]).replace("runtime: python", "runtime:\n  name: python\n  options:\n    virtualenv: venv") },
     { path: "python/__main__.py", text: pythonProgram(rs) },
     { path: "python/requirements.txt", text: `pulumi>=3.231.0,<4.0.0\n${root("python") !== undefined ? `${root("python")}/sdk/python\n` : "platform_pulumi\n"}` },
-    { path: "go/Pulumi.yaml", text: pulumiYaml("go") },
-    { path: "go/main.go", text: goProgram(rs) },
     {
       path: "go/go.mod",
       text: [
@@ -462,6 +470,12 @@ export function programProjects(m: OrgModel, o: ProgramProjectOptions): ProgramP
     { path: "typescript/tsconfig.json", text: `${JSON.stringify(TEMPLATE_TSCONFIG, null, 4)}\n` },
   ];
   const notes: string[] = [];
+  const loneSurrogates = rs.filter((r) => r.inputs.some(([, v]) => "literal" in v && strings(v.literal).some((t) => LONE_SURROGATE.test(t))));
+  if (loneSurrogates.length === 0) files.push({ path: "go/Pulumi.yaml", text: pulumiYaml("go") }, { path: "go/main.go", text: goProgram(rs) });
+  else {
+    files.splice(files.findIndex((f) => f.path === "go/go.mod"), 1);
+    notes.push(`note: no Go program: ${loneSurrogates.length} object${loneSurrogates.length === 1 ? "" : "s"} hold text with a lone surrogate, which no Go string holds (${loneSurrogates.slice(0, 5).map((r) => r.id).join(", ")}${loneSurrogates.length > 5 ? ", ..." : ""}); use another language's program`);
+  }
   const yamlRisks = yamlHazards(rs);
   if (yamlRisks.length === 0) files.push({ path: "yaml/Pulumi.yaml", text: yamlProgram(rs, o.project) });
   else {
