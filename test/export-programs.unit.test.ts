@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { startEmulator, type Emulator } from "../emulator";
 import { buildModel, type OrgModel } from "../provider/export/model";
-import { goString, programProjects, programResources, pyString, yamlHazards, yamlProgram, yamlProgramText, type ProgramResource } from "../provider/export/programs";
+import { goString, importCommands, programProjects, programResources, pyString, yamlHazards, yamlProgram, yamlProgramText, type ProgramResource } from "../provider/export/programs";
 import { importFile, type ImportEntry } from "../provider/export/pulumiImport";
 import { readOrg } from "../provider/export/read";
 import { KINDS } from "../provider/kinds/registry";
@@ -137,6 +137,10 @@ describe("the programs beside import.json", () => {
     expect(paths).toEqual(expect.arrayContaining(["python/__main__.py", "yaml/Pulumi.yaml", "typescript/index.ts"]));
     expect(notes).toEqual([expect.stringContaining(`no Go program: 1 object hold text with a lone surrogate, which no Go string holds (${m.groups[0]!.uid})`)]);
     expect(written.find((f) => f.path === "python/__main__.py")!.text).toContain('"a\\ud800b"');
+    // The commands printed after the export name only the programs written.
+    const commands = importCommands("out", [], ["python", "yaml", "typescript"]);
+    expect(commands).toContain("cd out/python && ");
+    expect(commands).not.toContain("cd out/go");
   });
 
   it("YAML: Pulumi.yaml's resources are the entries, their properties the exact inputs once $$ is read as $; no live ${", () => {

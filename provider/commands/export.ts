@@ -20,7 +20,7 @@ import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
 import { generatorHazards, importFile } from "../export/pulumiImport";
-import { importCommands, programConfigKeys, programProjects } from "../export/programs";
+import { importCommands, PROGRAM_LANGUAGES, programConfigKeys, programProjects } from "../export/programs";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 import { TIMEOUT_USAGE } from "./failure";
@@ -295,7 +295,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     counts = declaredCounts(model);
     skipped = model.skipped;
     note = `${hazardNote(generatorHazards(model))}${programs.notes.map((n) => `${n}\n\n`).join("")}`;
-    after = importCommands(o.out, programConfigKeys(model));
+    after = importCommands(o.out, programConfigKeys(model), PROGRAM_LANGUAGES.filter((l) => programs.files.some((f) => f.path.startsWith(`${l}/`))));
   } else if (o.format === "yaml") {
     const y = writeOrgFile(model);
     files = [{ path: "org.yaml", text: y.text }];

@@ -496,19 +496,19 @@ export function programConfigKeys(m: OrgModel): Array<{ key: string; secret: boo
 /**
  * The commands to adopt the org in each language, for `out` (the export's folder), as printed after the export
  * and in docs/export.md: in the language's folder, make a stack, import the state with no code generation, set
- * the write-only config, and `up` (which sends only those).
+ * the write-only config, and `up` (which sends only those). `languages`: those whose program was written (default all).
  */
-export function importCommands(out: string, keys: ReadonlyArray<{ key: string; secret: boolean }>): string {
+export function importCommands(out: string, keys: ReadonlyArray<{ key: string; secret: boolean }>, languages: readonly ProgramLanguage[] = PROGRAM_LANGUAGES): string {
   const q = (s: string) => (/^[A-Za-z0-9_./:-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
   const setConfig = keys.length ? ` && ${keys.map((k) => `pulumi config set${k.secret ? " --secret" : ""} ${k.key} ...`).join(" && ")}` : "";
   const steps = (language: ProgramLanguage, prep: string) =>
     `  ${`${language}:`.padEnd(12)} cd ${q(`${out}/${language}`)} && ${prep}pulumi stack init <stack> && pulumi import --file ../import.json --generate-code=false --yes${setConfig} && pulumi up`;
   return [
     "adopt the org in one language (each folder is a Pulumi project that loads the plugin as docs/native.md says):",
-    steps("python", "pulumi install && "),
-    steps("go", "go mod tidy && "),
-    steps("yaml", ""),
-    steps("typescript", "pulumi install && "),
+    ...(languages.includes("python") ? [steps("python", "pulumi install && ")] : []),
+    ...(languages.includes("go") ? [steps("go", "go mod tidy && ")] : []),
+    ...(languages.includes("yaml") ? [steps("yaml", "")] : []),
+    ...(languages.includes("typescript") ? [steps("typescript", "pulumi install && ")] : []),
     "",
   ].join("\n");
 }
