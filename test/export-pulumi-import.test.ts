@@ -5,8 +5,13 @@
  * to the API and writes the program with Pulumi's own code generation. With the one edit docs/export.md names (an
  * identity provider's client secret from secret config: the API never returns it), the program's first preview
  * plans only that write-only field, its `up` sends one PATCH per identity provider, and then nothing is left to do.
+ *
+ * The programs the export writes beside the import file (`export/programs.ts`), in a second stack: the import
+ * writes the state only (`--generate-code=false`, as with the Python host built here, which cannot generate code);
+ * the Python program's first `up` sends only the identity providers' client secrets, and the YAML program, on the
+ * same stack, then previews no change: both declare exactly what was imported.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +27,7 @@ import { emulatorEnv, writesSince } from "./harness/steps";
 
 const LONG = 600_000;
 const host = ensureHost("ensure-language-yaml");
+const python = ensureHost("ensure-language-python");
 let emu: Emulator;
 let dir: string;
 let top: string;
@@ -99,5 +105,56 @@ describe.skipIf(host.status === 3)("export --format pulumi-import, then pulumi i
     expect(writesSince(emu, upSince)).toEqual(made["IdentityProvider"]!.map((uid) => `PATCH /iam/v2beta1/identityProviders/${uid}?updateMask=oidc`)); // the secret is sent inside oidc
     const settled = await cli.run(["preview", "--expect-no-changes"]);
     expect(settled.code, settled.stdout).toBe(0);
+  }, LONG);
+});
+
+describe.skipIf(host.status === 3 || python.status === 3)("export --format pulumi-import, then the exported program in Python and in YAML", () => {
+  it("pulumi import --generate-code=false writes the state with no write; the Python program's up sends only the client secrets; the YAML program on the same stack plans nothing", async () => {
+    const out = path.join(dir, "programs");
+    const r = await runBin(["export", "--org", emu.orgUid, "--under", top, "--out", out, "--format", "pulumi-import", "--project", "adopted"], { ...process.env, ...emulatorEnv(emu) });
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of ["import.json", "python/__main__.py", "python/Pulumi.yaml", "go/main.go", "go/go.mod", "yaml/Pulumi.yaml", "typescript/index.ts"]) expect(existsSync(path.join(out, f)), f).toBe(true);
+    // The one command per language, printed after the summary.
+    for (const l of ["python", "go", "yaml", "typescript"]) expect(r.stdout).toContain(`cd ${out}/${l} && `);
+    const file = JSON.parse(readFileSync(path.join(out, "import.json"), "utf8")) as { resources: Array<{ type: string; name: string; id: string }> };
+    const idps = file.resources.filter((e) => e.type === "platform:iam:IdentityProvider");
+    expect(idps).toHaveLength(made["IdentityProvider"]!.length);
+
+    // Each folder is a project as written; the test adds only where the plugin is (docs/native.md installs it).
+    const withPlugin = (folder: string) => {
+      const f = path.join(out, folder, "Pulumi.yaml");
+      writeFileSync(f, stringify({ ...(parse(readFileSync(f, "utf8")) as object), plugins: { providers: [{ name: "platform", path: path.join(REPO_ROOT, "plugin") }] } }));
+    };
+    withPlugin("python");
+    withPlugin("yaml");
+    const backend = path.join(dir, "backend-programs");
+    mkdirSync(backend);
+    const yamlDir = host.lines[host.lines.length - 1] ?? "";
+    const env = { ...emulatorEnv(emu), PULUMI_PYTHON_CMD: python.lines[python.lines.length - 1] ?? "", PATH: `${python.lines[python.lines.length - 2] ?? ""}${path.delimiter}${yamlDir}${path.delimiter}${process.env["PATH"] ?? ""}` };
+    const py = new PulumiCli({ cwd: path.join(out, "python"), backendDir: backend, stack: "adopted", env });
+    await py.initStack();
+    const since = emu.requests.length;
+    const imp = await py.run(["import", "--file", "../import.json", "--generate-code=false", "--yes"]);
+    expect(imp.code, `${imp.stdout}\n${imp.stderr}`).toBe(0);
+    expect(writesSince(emu, since)).toEqual([]);
+    for (const e of idps) await py.ok(["config", "set", "--secret", `${e.name}ClientSecret`, "sample-client-secret"]);
+
+    // The Python program: its up plans only the client secrets (write-only: the import could not read them).
+    const upSince = emu.requests.length;
+    const up = await py.run(["up", "--yes", "--diff"]);
+    const [preview = "", applied] = up.stdout.split(/^Updating \(adopted\):$/m);
+    console.log(`up of the exported Python program: exit ${up.code}\n${preview.slice(-3000)}\n${up.stderr.slice(-2000)}`);
+    expect(up.code).toBe(0);
+    expect(applied, up.stdout).toBeDefined();
+    expect(preview).toMatch(new RegExp(`~ ${idps.length} to update`));
+    expect(preview).not.toMatch(/to (create|delete|replace)/);
+    expect(preview.match(/~ clientSecret: /g) ?? []).toHaveLength(idps.length);
+    expect(writesSince(emu, upSince)).toEqual(made["IdentityProvider"]!.map((uid) => `PATCH /iam/v2beta1/identityProviders/${uid}?updateMask=oidc`));
+
+    // The YAML program, on the same stack (same project name, its config copied): no change at all.
+    copyFileSync(path.join(out, "python", "Pulumi.adopted.yaml"), path.join(out, "yaml", "Pulumi.adopted.yaml"));
+    const yaml = new PulumiCli({ cwd: path.join(out, "yaml"), backendDir: backend, stack: "adopted", env });
+    const settled = await yaml.run(["preview", "--expect-no-changes"]);
+    expect(settled.code, `${settled.stdout}\n${settled.stderr}`).toBe(0);
   }, LONG);
 });

@@ -20,6 +20,7 @@ import { READ_KINDS, readOrg, type ReadProgress } from "../export/read";
 import { declaredCounts, writeTypeScriptProject, type GeneratedFile } from "../export/typescript";
 import { writeOrgFile } from "../export/yaml";
 import { generatorHazards, importFile } from "../export/pulumiImport";
+import { importCommands, PROGRAM_LANGUAGES, programConfigKeys, programProjects } from "../export/programs";
 import { splitModel, writeSplitOrgFiles, writeSplitProjects } from "../export/split";
 import { table } from "./stack";
 import { printable } from "../text";
@@ -40,7 +41,9 @@ export const EXPORT_USAGE = `usage: platform-pulumi export --org <root uid> [--u
                     tsconfig.json, index.ts, README.md); yaml: the org-setup program's org file (org.yaml) with uids;
                     with --layout split, each project is the org-setup program with its org file; pulumi-import:
                     Pulumi's bulk import file (import.json, for \`pulumi import --file\` through the native plugin,
-                    docs/native.md), which writes the program in the project's language (not with --layout split)
+                    docs/native.md) and beside it the program in python/, go/, yaml/ and typescript/ (each a
+                    Pulumi project: \`pulumi import --file ../import.json --generate-code=false\` there writes the
+                    state, and the program declares it; not with --layout split)
   --stack <name>    also write Pulumi.<name>.yaml with platform:orgUid and platform:apiUrl (ts, or split)
   --project <name>  the Pulumi project name (default: the --out folder's name)
   --layout one|split  one (default): one project; split: a root project (what lives in the root group, and the
@@ -283,6 +286,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   let counts: Record<string, number>;
   let skipped: Skipped[];
   let note = "";
+  let after = "";
   const project = () => o.project ?? (path.basename(path.resolve(o.out)).replace(/[^A-Za-z0-9_.-]/g, "-") || "org");
   if (o.format === "yaml" && o.layout === "split") {
     const y = writeSplitOrgFiles(model, {
@@ -297,10 +301,18 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
     counts = y.counts;
     skipped = y.skipped;
   } else if (o.format === "pulumi-import") {
-    files = [{ path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` }];
+    // Beside the import file, the program in each language (export/programs.ts): the import writes the state only.
+    const own = ownPackage();
+    const programs = programProjects(model, {
+      project: project(),
+      pulumiRange: pulumiRangeFor(process.versions.node),
+      packageRoot: own ? (language) => path.relative(path.resolve(o.out, language), own.root).split(path.sep).join("/") : undefined,
+    });
+    files = [{ path: "import.json", text: `${JSON.stringify(importFile(model), null, 2)}\n` }, ...programs.files];
     counts = declaredCounts(model);
     skipped = model.skipped;
-    note = hazardNote(generatorHazards(model));
+    note = `${hazardNote(generatorHazards(model))}${programs.notes.map((n) => `${n}\n\n`).join("")}`;
+    after = importCommands(o.out, programConfigKeys(model), PROGRAM_LANGUAGES.filter((l) => programs.files.some((f) => f.path.startsWith(`${l}/`))));
   } else if (o.format === "yaml") {
     const y = writeOrgFile(model);
     files = [{ path: "org.yaml", text: y.text }];
@@ -334,7 +346,7 @@ export async function exportOrg(o: ExportOptions): Promise<ExportResult> {
   }
   const ms = Date.now() - started;
   const write = o.write ?? ((s: string) => void process.stdout.write(s));
-  write(`${summary(counts, skipped)}\n\n${note}wrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n`);
+  write(`${summary(counts, skipped)}\n\n${note}wrote ${files.map((f) => f.path).join(", ")} to ${o.out} in ${(ms / 1000).toFixed(1)} s\n${after ? `\n${after}` : ""}`);
   return { files: files.map((f) => f.path), counts, skipped, ms };
 }
 

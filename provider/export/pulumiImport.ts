@@ -2,8 +2,9 @@
  * Pulumi's bulk import file (`pulumi import --file <file>`, Pulumi's docs "Importing resources", "Bulk import"): the
  * objects the export declares, each by the native plugin's type token (`platform:<module>:<Kind>`, the package
  * schema), a name made for code generation and its uid as the id. Pulumi imports them through the native plugin
- * (docs/native.md) and writes the program in the project's language with its own code generation; what the export
- * leaves out (`Skipped`: invites, user identities, a synced repo's tags) is left out here too.
+ * (docs/native.md); the program that declares them is the export's own, in each language (`programs.ts`: the import
+ * runs with `--generate-code=false`), though a host's code generation may write one too. What the export leaves out
+ * (`Skipped`: invites, user identities, a synced repo's tags) is left out here too.
  *
  * Pulumi's generators write an entry's `name` as a variable and its resource name (`logicalName`, else `name`) into a
  * string literal or a YAML key, and not every generator escapes it (docs/export.md, "Pulumi's own import"). So no
