@@ -267,7 +267,10 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     const found = violationsOf({ ...r, policies: r.policies.filter((p) => p.policyName !== GATE_INPUTS_POLICY) });
     const { violations: judged, notEvaluated } = found;
     const errors = [...new Set(found.errors)];
-    const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed: r.summary !== undefined });
+    // Stack policies (gate-inputs among them) run only once the program has run: a preview that failed before
+    // (the program's own error, an error diagnostic) cannot have confirmed anything, and is reported as such.
+    const completed = r.summary !== undefined && !found.errors.some((e) => !/preview failed/.test(e)) && (r.code === 0 || judged.some((v) => v.level === "mandatory"));
+    const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed });
     let violations = judged;
     let access: GateReport["access"] = null;
     let silenced: SilencedFinding[] = [];
