@@ -37,11 +37,11 @@ import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type 
 import { kindOfType } from "../typeTokens";
 import type { StackObject } from "../access/stack";
 import { formatVerify, verifyApplied } from "./gateVerify";
+import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, sha256, type GateInputs } from "../access/gateChannel";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
 
-import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, sha256, type GateInputs } from "../access/gateChannel";
 
 /** A finding's status: the change introduces (or worsens) it, or the stack had it before. */
 export type FindingStatus = "new" | "already present";
