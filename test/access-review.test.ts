@@ -79,8 +79,12 @@ describe.concurrent("platform-pulumi access", () => {
     // The scanner is viewer at /security and /environments: two subtrees, each listed at its root.
     const scanner = json.grants!.filter((g) => g.identity.name === "scanner" && g.capability === "groups.list");
     expect(scanner.map((g) => g.group).sort()).toEqual(["/environments", "/security"]);
-    // Nobody in the stack reaches the root group.
-    expect(json.grants!.filter((g) => g.group === "/")).toEqual([]);
+    // Nobody in the stack reaches the root group; the org's owner (a user outside the org, bound owner at the root
+    // when the org was made: docs/access.md "The whole org") does, and no stack manages it.
+    const atRoot = json.grants!.filter((g) => g.group === "/");
+    expect(atRoot.length).toBeGreaterThan(0);
+    expect(new Set(atRoot.map((g) => `${g.identity.path} ${g.identity.managed}`))).toEqual(new Set(["/owner unmanaged"]));
+    expect(ciBot[0]!.identity.managed).toBe("this stack");
   }, LONG);
 
   it("a change that binds a CI identity editor at a mid-level group shows exactly the gained capabilities at that subtree, plus the escalations it opens (JSON report; critical gains fail by default)", async ({ expect }) => {
@@ -201,14 +205,22 @@ describe.concurrent("platform-pulumi access --who-can", () => {
       "/engineering/platform/ci-cd/ci-bot groups.list /engineering/platform binding 0",
       "/engineering/platform/ci-cd/ci-bot groups.update /engineering/platform binding 0",
       "/engineering/platform/ci-cd/gitlab-release groups.list /engineering/platform/ci-cd binding 0",
+      // The whole org: the org's owner, bound owner at the root outside every stack.
+      "/owner groups.create / binding 0",
+      "/owner groups.delete / binding 0",
+      "/owner groups.list / binding 0",
+      "/owner groups.update / binding 0",
     ]);
+    expect(json.holders.find((h) => h.identity.path === "/owner")!.identity.managed).toBe("unmanaged");
     const del = json.holders.find((h) => h.capability === "groups.delete")!;
     expect(del).toMatchObject({ severity: "high", via: { role: "owner", boundAt: "/engineering/platform" } });
     expect(del.via.steps).toEqual(['"ci-bot" creates an invite to /engineering/platform with role "owner" and redeems it (group_invites.create)']);
     expect(del.identity.uid).toMatch(/^[0-9a-f]{40}(\/[0-9a-f]{16})+$/);
-    // A group outside every binding: nobody holds it there, and that is an answer (exit 0).
+    // A group outside every binding of the stack: only the org's owner holds it there (the stack alone said 0).
     expect(none.code, none.err).toBe(0);
-    expect(none.out).toBe("who can groups.delete at /environments/staging (now): 0 identities\n");
+    expect(none.out.split("\n").slice(0, 3)).toEqual(["who can groups.delete at /environments/staging (now): 1 identity", "1 grant(s) held by 1 identity (1 high)", "[high] /owner (unmanaged)  at /: groups.delete"]);
+    const stackOnly = await access(["--current", "--scope", "stack", "--who-can", "groups.delete", "--at", "/environments/staging"]);
+    expect(stackOnly.out).toBe("who can groups.delete at /environments/staging (now): 0 identities\n");
   }, LONG);
 
   it("on the plan by default: the pull request's new holder appears, with its path; the table and Markdown say the same", async ({ expect }) => {
@@ -219,9 +231,9 @@ describe.concurrent("platform-pulumi access --who-can", () => {
     expect(planRun.code, planRun.err).toBe(0);
     const plan = JSON.parse(planRun.out) as WhoCanJson;
     expect(plan.state).toBe("plan");
-    expect(plan.holders.map((h) => `${h.identity.path} ${h.length}`)).toEqual(["/engineering/platform/ci-cd/ci-bot 1", "/engineering/platform/ci-cd/gitlab-release 1"]);
+    expect(plan.holders.map((h) => `${h.identity.path} ${h.length}`)).toEqual(["/engineering/platform/ci-cd/ci-bot 1", "/engineering/platform/ci-cd/gitlab-release 1", "/owner 0"]);
     const now = JSON.parse(nowRun.out) as WhoCanJson;
-    expect(now.holders.map((h) => h.identity.path)).toEqual(["/engineering/platform/ci-cd/ci-bot"]);
+    expect(now.holders.map((h) => h.identity.path)).toEqual(["/engineering/platform/ci-cd/ci-bot", "/owner"]);
 
     // The table and the Markdown of the same answer: formatWhoCan (what the command prints) over the plan's JSON,
     // which reads each hit's holder only. Its JSON form is byte for byte what the bin printed.
@@ -231,8 +243,8 @@ describe.concurrent("platform-pulumi access --who-can", () => {
     const table = form("table");
     console.log(`$ platform-pulumi access --stack readme-demo --who-can groups.delete --at /engineering/platform\n${table}`);
     expect(table.split("\n").slice(0, 4)).toEqual([
-      "who can groups.delete at /engineering/platform (after the change): 2 identities",
-      "2 grant(s) held by 2 identities (2 high)",
+      "who can groups.delete at /engineering/platform (after the change): 3 identities",
+      "3 grant(s) held by 3 identities (3 high)",
       "[high] /engineering/platform/ci-cd/ci-bot  at /engineering/platform: groups.delete",
       '    1. "ci-bot" creates an invite to /engineering/platform with role "owner" and redeems it (group_invites.create)',
     ]);
@@ -275,7 +287,7 @@ describe.concurrent("platform-pulumi access --can", () => {
     // A capability built-in roles hold that the package's capability list does not name.
     expect(events.code, events.err).toBe(0);
     expect(events.out).toContain("editor bound at /engineering/platform");
-    const scanner = (JSON.parse(scannerRun.out) as WhoCanJson).holders[0]!.identity;
+    const scanner = (JSON.parse(scannerRun.out) as WhoCanJson).holders.find((h) => h.identity.name === "scanner")!.identity;
     expect(scanner.path).toBe("/security/vuln-scanning/scanner");
     const byUid = await access(["--current", "--can", scanner.uid!, "CAP_IAM_GROUPS_LIST", "--at", "/environments/production", "--format", "json"]);
     expect(byUid.code, byUid.err).toBe(0);
@@ -358,7 +370,7 @@ describe.concurrent("no-new-access inside `pulumi preview --policy-pack` gives t
     const gained = (JSON.parse(cmd.out) as AccessJson).changes!.filter((c) => c.capability === "groups.delete");
     expect(gained.map((c) => ({ identity: c.identity, group: c.group, steps: c.via[0]!.steps }))).toEqual([
       {
-        identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null },
+        identity: { name: "payments-ci", path: "/payments/payments-ci", uid: null, managed: "this stack" },
         group: "/payments",
         steps: ['"payments-ci" creates an invite to /payments with role "owner" and redeems it (group_invites.create)'],
       },
@@ -385,9 +397,13 @@ describe("platform-pulumi access", () => {
     writeFileSync(file, JSON.stringify(state));
     await rs.cli.ok(["stack", "import", "--file", file]);
     try {
-      const r = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+      // The stack's objects alone (--scope stack): the whole org would need the API to be read at all.
+      const r = await access(["--current", "--scope", "stack"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
       expect(r.code, r.out).toBe(2);
       expect(r.err).toContain(`the stack binds role(s) ${roleUid} that it does not declare, and no API settings describe them`);
+      const org = await access(["--current"], { PLATFORM_API_URL: "", PLATFORM_TOKEN: "" });
+      expect(org.code, org.out).toBe(2);
+      expect(org.err).toContain("the whole org is read from the API under its root: no API settings or no root group uid");
       // With the API, the same state is described.
       expect((await access(["--current"])).code).toBe(0);
     } finally {

@@ -263,7 +263,8 @@ describe("platform-pulumi access --unused", () => {
       ...values.map((v) => bin("access", base, ["--unused", `--days=${v}`])),
     ]);
     expect(none!.code).toBe(2);
-    expect(none!.stderr).toContain("--unused reads each identity's lastSeenTime from the API, and no API settings were found");
+    // The whole org (access's default scope) is read from the API first: without its settings, that says so.
+    expect(none!.stderr).toContain("the whole org is read from the API under its root: no API settings or no root group uid");
     expect((JSON.parse(fromConfig!.stdout) as UnusedReport).days).toBe(200);
     for (const [i, v] of values.entries()) {
       const r = bad[i]!;

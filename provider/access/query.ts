@@ -147,7 +147,8 @@ function universeOf(q: AccessQuery): string[] {
 }
 
 function identityOf(q: AccessQuery, id: string): ReportIdentity {
-  return { name: q.ix.identityName(id), path: q.ix.identityPath(id), uid: q.so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id) };
+  const managed = q.so.managed?.get(id);
+  return { name: q.ix.identityName(id), path: q.ix.identityPath(id), uid: q.so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id), ...(managed ? { managed } : {}) };
 }
 
 /**

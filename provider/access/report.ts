@@ -16,6 +16,16 @@ export interface ReportIdentity {
   name: string;
   path: string;
   uid: string | null;
+  /**
+   * Where the identity is managed, when the report was made on the whole org (docs/access.md "The whole org"):
+   * `this stack`, `stack <name>` (another stack of the project in the backend) or `unmanaged` (no stack holds it).
+   */
+  managed?: string;
+}
+
+/** An identity as a report row shows it: its path, and where it is managed when that is not this stack. */
+export function identityLabel(i: ReportIdentity): string {
+  return i.managed && i.managed !== "this stack" ? `${i.path} (${i.managed})` : i.path;
 }
 
 /** Why a grant is held, in a report. */
@@ -64,7 +74,8 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
   const identities = new Map<string, ReportIdentity>();
   const identityOf = (id: string): ReportIdentity => {
     let i = identities.get(id);
-    if (!i) identities.set(id, (i = { name: ix.identityName(id), path: ix.identityPath(id), uid: so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id) }));
+    const managed = so.managed?.get(id);
+    if (!i) identities.set(id, (i = { name: ix.identityName(id), path: ix.identityPath(id), uid: so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id), ...(managed ? { managed } : {}) }));
     return i;
   };
   const routes = new WeakMap<Grant["via"][number], ReportVia>();
@@ -297,7 +308,7 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
   for (const r of compact) {
     // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
     const id = identityKey(r.identity);
-    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}`;
+    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
     const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
     const line = current
       ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`
@@ -325,7 +336,7 @@ export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, curre
   const out: string[] = [printable(summaryLine(rows, current))];
   for (const r of compactRows(rows)) {
     const sign = current ? "" : r.change === "gained" ? "+ " : "- ";
-    out.push(printable(`${sign}[${r.severity}] ${r.identity.path}  at ${r.group}: ${r.gives}`));
+    out.push(printable(`${sign}[${r.severity}] ${identityLabel(r.identity)}  at ${r.group}: ${r.gives}`));
     if (r.direct) out.push(`    ${printable(r.how[0]!)}`);
     else r.how.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
     if (r.moreRoutes) out.push(`    (${moreRoutesWords(r.moreRoutes)})`);

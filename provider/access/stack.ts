@@ -44,6 +44,8 @@ export interface StackOrg {
   org: AccessOrg;
   /** The uid of each identity id (null while it is not known), for reports. */
   identityUid: Map<string, string | null>;
+  /** Where each identity id is managed, when the org was read whole (`this stack`, `stack <name>`, `unmanaged`). */
+  managed?: Map<string, string>;
 }
 
 /**

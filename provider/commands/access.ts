@@ -27,10 +27,11 @@ import { jsonText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
 import type { SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
-import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, StackCommandError, type StackRef, type StateResource } from "./stack";
+import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
+import { outsideStack, readLiveOrg } from "../access/orgRead";
 import { kindOfType } from "../typeTokens";
 
-const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
+const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--scope org|stack] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
                             [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
        platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --who-can <glob> --at <group>
        platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --can <identity> <capability> --at <group>
@@ -41,6 +42,9 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--cur
 
   --stack <name>          the stack (required; or PULUMI_STACK)
   --cwd <dir>             the Pulumi project folder (default: the current folder)
+  --scope <s>             org (default): the whole org under the root, read from the API, with the stack (or its
+                          plan) on top, each identity marked where it is managed (this stack, stack <name>,
+                          unmanaged); stack: the stack's objects alone
   --current               effective access now, instead of the change
   --format <f>            table (default), json (documented, stable), markdown (for a pull request) or sarif
                           (SARIF 2.1.0, for GitHub code scanning)
@@ -203,6 +207,8 @@ export interface AccessOptions {
   jsonFile?: string | undefined;
   /** `--unused`, `--days` and `--config` (./accessExtras.ts). */
   extras?: AccessExtras | undefined;
+  /** What the model reads (`--scope`). @default "stack" here; the command's default is "org" */
+  scope?: AccessScope | undefined;
 }
 
 /** What {@link loadAccess} read: the stack's objects now and after the change, and how to make them an org. */
@@ -219,8 +225,39 @@ export interface LoadedAccess {
   ctx: StackContext;
   /** The API client of the stack's `platform:*` config or the environment (or the caller's); undefined without API settings. */
   api?: PlatformClient | undefined;
-  /** The org `objs` (`before` or `after`) describe, with `ctx`. */
+  /**
+   * The org `objs` (`before` or `after`) describe, with `ctx`; with the org scope, the live org's objects outside
+   * the stack ({@link LoadedAccess.outside}) are added, and each identity marked where it is managed.
+   */
   orgOf: (objs: readonly StackObject[]) => StackOrg;
+  /** With the org scope: the live org's objects no object of the stack's state holds (./../access/orgRead.ts). */
+  outside: StackObject[];
+}
+
+/** What the model reads: the whole org under the root, read from the API, with the stack on top (default), or only the stack. */
+export type AccessScope = "org" | "stack";
+
+/**
+ * Where each object of the org is managed, by uid: `stack <name>` for each other stack of the project in the
+ * backend (one `pulumi stack export` each). Objects of this stack are marked by the caller.
+ */
+async function otherStacks(ref: StackRef): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let names: string[];
+  try {
+    names = await stackNames(ref);
+  } catch {
+    return out; // no list of stacks: every object outside this stack is marked unmanaged
+  }
+  for (const name of names.filter((n) => n !== ref.stack.split("/").pop())) {
+    try {
+      const s = await exportStack({ ...ref, stack: name });
+      for (const r of s.deployment.resources ?? []) if (r.id && kindOfType(r.type) !== undefined) out.set(r.id, `stack ${name}`);
+    } catch {
+      // a stack that cannot be exported names nothing
+    }
+  }
+  return out;
 }
 
 /**
@@ -230,7 +267,7 @@ export interface LoadedAccess {
  * the stack, e.g. the baseline a gate report recorded).
  * @throws StackCommandError when the state, the preview or a role cannot be read.
  */
-export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = []): Promise<LoadedAccess> {
+export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = [], scope: AccessScope = "stack"): Promise<LoadedAccess> {
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
   let after: StackObject[] | undefined;
@@ -263,7 +300,24 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
       api = undefined; // no API settings: roles are known only by their hydrated names
     }
   }
-  const all = [...before, ...(after ?? []), ...extra];
+  // The whole org: what the API holds under the root that the stack's state does not (what the plan deletes stays
+  // deleted: the state holds it), each object marked where it is managed.
+  let outside: StackObject[] = [];
+  const managed = new Map<string, string>();
+  if (scope === "org") {
+    const root = orgUidOf(config);
+    if (!api || !root) {
+      throw new StackCommandError(
+        "the whole org is read from the API under its root: no API settings or no root group uid",
+        "Set the stack's platform:orgUid (or PLATFORM_ORG_UID) and the API settings (platform:apiUrl/platform:token or PLATFORM_API_URL/PLATFORM_TOKEN), or give --scope stack to judge the stack's objects alone.",
+      );
+    }
+    outside = outsideStack((await readLiveOrg(api, root)).objects, before);
+    const others = await otherStacks(ref);
+    for (const o of outside) managed.set(o.props["uid"] as string, others.get(o.props["uid"] as string) ?? "unmanaged");
+    for (const o of [...before, ...(after ?? [])]) managed.set(typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, "this stack");
+  }
+  const all = [...before, ...(after ?? []), ...extra, ...outside];
   const found = await lookups(api, all);
   // A binding whose role nobody can describe would grant nothing in the report: stop instead.
   const hydrated = new Set(all.filter((o) => o.kind === "RoleBinding" && isBuiltinRoleName(String((o.props["role"] as Record<string, unknown> | undefined)?.["name"] ?? ""))).map((o) => o.props["roleUid"]));
@@ -275,7 +329,12 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
     );
   }
   const ctx: StackContext = { role: (uid: string) => found.roles.get(uid), groupName: (uid: string) => found.groups.get(uid), rootUid: orgUidOf(config) };
-  return { state, plan, before, after, ctx, api, orgOf: (objs) => orgFromStack(objs, ctx) };
+  const orgOf = (objs: readonly StackObject[]): StackOrg => {
+    if (scope === "stack") return orgFromStack(objs, ctx);
+    const so = orgFromStack([...objs, ...outside], ctx);
+    return { ...so, managed: new Map(so.org.identities.map((i) => [i.id, managed.get(i.id) ?? "unmanaged"])) };
+  };
+  return { state, plan, before, after, ctx, api, orgOf, outside };
 }
 
 /**
@@ -284,7 +343,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
  */
 export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
   const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
-  const { state, plan, before, after, ctx, api, orgOf } = await loadAccess(ref, opts.current, client);
+  const { state, plan, before, after, ctx, api, orgOf, outside } = await loadAccess(ref, opts.current, client, [], opts.scope ?? "stack");
   const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
   if (plan) locator?.add(recordsOfPlan(plan));
   const grantsOf = (objs: readonly StackObject[]) => {
@@ -306,7 +365,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
-  else if (opts.format === "sarif") output = `${jsonText(accessSarif({ stack: ref.stack, current: opts.current, rows, objects: opts.current ? before : after!, ctx, locator }))}\n`;
+  else if (opts.format === "sarif") output = `${jsonText(accessSarif({ stack: ref.stack, current: opts.current, rows, objects: [...(opts.current ? before : after!), ...outside], ctx, locator }))}\n`;
   else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
   if (opts.format !== "json" && opts.format !== "sarif") {
@@ -325,7 +384,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, scope: { type: "string" }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
   const frame = {
     name: "access",
     usage: USAGE,
@@ -337,8 +396,10 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
   return runStackFrame(frame, argv, async ({ ref, format, values, positionals }) => {
     const query = queryArgs(values, positionals, format);
     if (typeof query === "string") throw new UsageError(query);
+    const scope = (values["scope"] ?? "org") as string;
+    if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
     if (query) {
-      const loaded = await loadAccess(ref, values["current"] === true);
+      const loaded = await loadAccess(ref, values["current"] === true, undefined, [], scope);
       const r = runAccessQuery(query, ref.stack, values["current"] === true, loaded.orgOf(values["current"] === true ? loaded.before : loaded.after!));
       (r.code === 2 ? process.stderr : process.stdout).write(r.output);
       return r.code;
@@ -354,7 +415,7 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras });
+    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras, scope });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   });

@@ -200,9 +200,11 @@ export const YAML_PROGRAM: LanguageProgram = {
         expect(gate.json()["violations"].filter((v: { status: string }) => v.status === "new"), gate.why).toEqual([]);
         expect((gate.json()["access"]?.changes ?? []) as unknown[]).toEqual([]);
         expect(access.code, access.why).toBe(0);
-        const grants = access.json()["grants"] as Array<{ identity: { uid: string | null } }>;
+        const grants = access.json()["grants"] as Array<{ identity: { uid: string | null; managed?: string } }>;
         expect(grants.length, access.why).toBeGreaterThan(0);
-        expect(new Set(grants.map((g) => g.identity.uid))).toEqual(new Set([outputs["ciUid"]]));
+        // The whole org: the stack's ci, and the org's owner, which no stack manages.
+        expect(new Set(grants.filter((g) => g.identity.managed === "this stack").map((g) => g.identity.uid))).toEqual(new Set([outputs["ciUid"]]));
+        expect(new Set(grants.filter((g) => g.identity.managed !== "this stack").map((g) => g.identity.managed))).toEqual(new Set(["unmanaged"]));
         expect(unmanaged.code, unmanaged.why).toBe(0);
         expect(unmanaged.json()).toEqual([]);
         expect(recover.code, recover.why).toBe(0);

@@ -1,0 +1,104 @@
+/**
+ * Access answers for the whole org (docs/access.md "The whole org"), through the built bin against the emulator in
+ * another process: a stack declares `eng`, `eng/team` and an identity `ybot` in `eng/team` (test/programs/org from
+ * an org file); outside the stack, made through the API, identity `xbot` in group `ops` is bound owner at
+ * `eng/team`. The stack alone says nobody can delete `eng/team`; the org says `xbot` and the org's owner can, each
+ * marked unmanaged. A pull request binding `ybot` owner at `eng` shows what it opens for `xbot` (owner at
+ * `eng/team` may update `ybot`, rewrite its claimMatch and assume it), marked as a path through an object no stack
+ * manages.
+ *
+ * Engine runs: the up that makes the stack, and one preview (the pull request's plan).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccessJson } from "../provider/commands/access";
+import type { WhoCanJson } from "../provider/access/query";
+import { REPO_ROOT } from "../scripts/lib/pulumi";
+import { runBin } from "./harness/bin";
+import { removeStack, stackEnv, upStack } from "./harness/stack";
+import { startStandalone, type StandaloneEmulator } from "./standalone";
+
+const LONG = 300_000;
+const STACK = "access-org";
+const program = path.join(REPO_ROOT, "test", "programs", "org");
+
+const ORG = `groups:
+  - name: eng
+    description: Engineering
+    groups:
+      - name: team
+        description: A team
+identities:
+  - name: ybot
+    group: eng/team
+    description: the team's CI
+    claimMatch:
+      issuer: https://token.actions.githubusercontent.com
+      subject: repo:my-org/team:ref:refs/heads/main
+`;
+
+let emu: StandaloneEmulator;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let base: string;
+let changed: string;
+let xbot: string;
+
+async function call(method: string, url: string, body?: unknown): Promise<Record<string, string>> {
+  const r = await fetch(`${emu.env.PLATFORM_API_URL}${url}`, { method, headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  expect(r.status, `${method} ${url}`).toBe(200);
+  return (await r.json()) as Record<string, string>;
+}
+
+afterAll(async () => {
+  await emu?.stop();
+  removeStack(program, STACK, dir);
+});
+
+beforeAll(async () => {
+  emu = await startStandalone();
+  dir = mkdtempSync(path.join(tmpdir(), "access-org-"));
+  base = path.join(dir, "org.yaml");
+  changed = path.join(dir, "org-changed.yaml");
+  writeFileSync(base, ORG);
+  writeFileSync(changed, `${ORG}bindings:\n  - identity: eng/team/ybot\n    group: eng\n    role: owner\n`);
+  const cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
+  const groups = (await cli.outputs())["groupUids"] as Record<string, string>;
+  // Outside the stack: ops/xbot, bound owner at eng/team.
+  const ops = await call("POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: "ops", description: "made by hand" });
+  xbot = (await call("POST", `/iam/v2beta1/identities/${ops.uid}`, { name: "xbot", description: "made by hand", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/ops:ref:refs/heads/main" } })).uid!;
+  const owner = ((await (await fetch(`${emu.env.PLATFORM_API_URL}/iam/v2beta1/roles?name=owner`, { headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}` } })).json()) as { roles: Array<{ uid: string }> }).roles[0]!.uid;
+  await call("POST", `/iam/v2beta1/roleBindings/${groups["eng/team"]}`, { identityUid: xbot, roleUid: owner });
+  env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
+}, LONG);
+
+const access = (args: string[], orgFile = base) => runBin(["access", "--stack", STACK, "--cwd", program, ...args], { ...env, ORG_FILE: orgFile });
+
+describe.concurrent("the whole org", () => {
+  it("who can delete eng/team: xbot (bound there outside the stack) and the org's owner, each marked unmanaged; the stack alone says nobody", async ({ expect }) => {
+    const [org, stackOnly] = await Promise.all([
+      access(["--current", "--who-can", "groups.delete", "--at", "/eng/team", "--format", "json"]),
+      access(["--current", "--scope", "stack", "--who-can", "groups.delete", "--at", "/eng/team"]),
+    ]);
+    expect(org.code, org.stderr).toBe(0);
+    const holders = (JSON.parse(org.stdout) as WhoCanJson).holders.map((h) => `${h.identity.path} ${h.identity.managed} ${h.group} ${h.via.kind}`);
+    expect(holders).toEqual(["/ops/xbot unmanaged /eng/team binding", "/owner unmanaged / binding"]);
+    expect(stackOnly.stdout).toBe("who can groups.delete at /eng/team (now): 0 identities\n");
+  }, LONG);
+
+  it("a pull request binding ybot owner at eng shows what it opens for xbot: owner at eng by assuming ybot, through an object no stack manages", async ({ expect }) => {
+    const r = await access(["--format", "json"], changed);
+    expect(r.code, r.stderr).toBe(1);
+    const changes = (JSON.parse(r.stdout) as AccessJson).changes!;
+    const x = changes.filter((c) => c.change === "gained" && c.identity.uid === xbot && c.group === "/eng");
+    expect(x.length, JSON.stringify(changes.map((c) => `${c.identity.path} ${c.group}`))).toBeGreaterThan(10);
+    expect(x[0]!.identity).toMatchObject({ path: "/ops/xbot", managed: "unmanaged" });
+    const del = x.find((c) => c.capability === "groups.delete")!;
+    expect(del.via[0]!.kind).toBe("escalation");
+    expect(del.via[0]!.steps.join(" ")).toMatch(/"xbot" .*ybot/);
+    // ybot's own gain is there too, marked as this stack's.
+    expect(changes.some((c) => c.identity.path === "/eng/team/ybot" && c.identity.managed === "this stack" && c.group === "/eng")).toBe(true);
+  }, LONG);
+});
