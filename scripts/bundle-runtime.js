@@ -36,16 +36,8 @@ const exactExternal = (names) => ({
   },
 });
 
-/** zod's locale table with English only (see above). */
-const englishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onLoad({ filter: /[/\\]zod[/\\]v4[/\\]locales[/\\]index\.js$/ }, (args) => ({
-      contents: 'export { default as en } from "./en.js";\n',
-      resolveDir: path.dirname(args.path),
-    }));
-  },
-};
+/** zod's locale table with English only (see above; scripts/zod-english-only.js, shared with the plugin archive's build). */
+const { englishOnly } = require("./zod-english-only");
 
 /** The runtime build's options (exported, with the zod plugin, for test/runtime-bundle.test.ts). */
 const options = {

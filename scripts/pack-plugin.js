@@ -18,7 +18,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 const esbuild = require("esbuild");
-const { englishOnly } = require("./bundle-runtime");
+const { englishOnly } = require("./zod-english-only");
 
 const root = path.join(__dirname, "..");
 const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
