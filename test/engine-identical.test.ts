@@ -212,6 +212,9 @@ async function stateAfterKill(expect: ExpectStatic, cli: PulumiCli): Promise<{ d
     expect(r.code).toBe(2);
     for (const f of empty) expect(r.out.replace(/\s+/g, "")).toContain(`${f} is empty`.replace(/\s+/g, ""));
     for (const f of empty) rmSync(f);
+    // As the hint says when the killed update's lock is still there (its `pulumi cancel` above could not load the
+    // stack): release it now.
+    if (/pulumi cancel --stack/.test(r.out)) await cli.run(["cancel", "--yes", "--stack", cli.opts.stack]);
     return await cli.exportState();
   }
 }

@@ -106,6 +106,26 @@ describe("the project, found as the CLI finds it", () => {
   });
 });
 
+describe("recover beside a killed update's lock", () => {
+  it("that also left the attributes file empty: says so first, then to release the lock (pulumi cancel cannot load the stack before)", async () => {
+    const state = path.join(work, "state-killed");
+    const { root } = project("killed", "Pulumi.yaml", "killed");
+    process.env["PULUMI_BACKEND_URL"] = `file://${state}`;
+    // A pid no process has (the kernel's pid_max is at most 2^22).
+    lockAsTheCli(state, "killed", "dev", 4_194_305);
+    const attrs = path.join(state, ".pulumi", "stacks", "killed", "dev.json.attrs");
+    mkdirSync(path.dirname(attrs), { recursive: true });
+    writeFileSync(attrs, "");
+    const err = (await recover({ stack: "dev", cwd: root, yes: true, out: () => undefined }).then(
+      () => new Error("recover went on"),
+      (e: unknown) => e as Error,
+    )) as Error;
+    expect(err.message).toContain("no longer running");
+    expect(err.message).toContain(`the file backend's attributes file ${attrs} is empty`);
+    expect(err.message).toContain(`Remove it (\`rm ${attrs}\`), release the lock with \`pulumi cancel --stack dev --yes\``);
+  });
+});
+
 describe("recover finds the lock of a live update", () => {
   it("from a subfolder of the project (Pulumi.yaml), the backend from PULUMI_BACKEND_URL", async () => {
     const state = path.join(work, "state");

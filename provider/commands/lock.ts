@@ -30,7 +30,7 @@ import { homedir, hostname } from "node:os";
 import * as path from "node:path";
 import { printable } from "../text";
 import { configuredBackend, stackOf } from "./project";
-import { StackCommandError, runPulumi, type StackRef } from "./stack";
+import { StackCommandError, emptyAttrsFiles, runPulumi, type StackRef } from "./stack";
 
 /** One lock object of the stack: where it is (credentials masked) and what its holder wrote into it. */
 export interface StackLock {
@@ -243,11 +243,16 @@ export function lockedError(ref: StackRef, reading: LockReading, doing: string):
     return `  ${printable(l.key)}: update by ${who} (pid ${l.pid ?? "?"}${state}) since ${printable(l.timestamp ?? "?")}`;
   });
   const allDead = runs.every((r) => r === false);
+  // A killed update can also leave the file backend's attributes file empty, and then `pulumi cancel` itself fails
+  // to load the stack: say so first, or the two advices would send the user round in a circle.
+  const empty = allDead ? emptyAttrsFiles(ref) : [];
   return new StackCommandError(
     `stack ${printable(ref.stack)} is locked by ${reading.locks.length === 1 ? "an update" : `${reading.locks.length} updates`} (${reading.backend} backend); ${doing} reads and writes nothing while an update holds the stack:\n${described.join("\n")}`,
-    allDead
-      ? `The update that holds the lock was killed. Release it with \`pulumi cancel --stack ${ref.stack} --yes\`, then run this command again.`
-      : `Wait for that update to end, then run this command again. If it was killed on another machine, release its lock with \`pulumi cancel --stack ${ref.stack} --yes\` first.`,
+    empty.length > 0
+      ? `The update that holds the lock was killed while writing: the file backend's attributes file ${empty.join(", ")} is empty (the checkpoint beside it is intact). Remove it (\`rm ${empty.join(" ")}\`), release the lock with \`pulumi cancel --stack ${ref.stack} --yes\`, then run this command again.`
+      : allDead
+        ? `The update that holds the lock was killed. Release it with \`pulumi cancel --stack ${ref.stack} --yes\`, then run this command again.`
+        : `Wait for that update to end, then run this command again. If it was killed on another machine, release its lock with \`pulumi cancel --stack ${ref.stack} --yes\` first.`,
   );
 }
 

@@ -144,7 +144,7 @@ export function diagnose(ref: StackRef, what: string, output: string, reasons: r
  * For a file backend (the one the CLI uses from `ref.cwd`, found as it finds it: ./project.ts), the stack's
  * checkpoint attribute files that are empty.
  */
-function emptyAttrsFiles(ref: StackRef): string[] {
+export function emptyAttrsFiles(ref: StackRef): string[] {
   const url = configuredBackend(ref.cwd)?.url;
   if (!url?.startsWith("file://")) return [];
   const root = path.join(path.resolve(ref.cwd, url.slice("file://".length).replace(/\?.*$/, "")), ".pulumi", "stacks");
