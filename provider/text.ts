@@ -19,6 +19,7 @@
  *   an e-mail address).
  * - {@link mdCode}: an identifier as a Markdown code span, whatever backticks it holds.
  */
+import { closest, distance } from "fastest-levenshtein";
 
 /**
  * What {@link printable} escapes: C0 controls, DEL and C1 controls; the line and paragraph separators U+2028 and
@@ -169,3 +170,16 @@ export function wellFormedDeep<T>(v: T): T {
   }
   return v;
 }
+
+/**
+ * The name of `names` nearest to `name` by edit distance (Levenshtein, `fastest-levenshtein`), case ignored, as the
+ * API's names are spelled; undefined unless it is within a third of the name's length (at least 2 edits). The one
+ * "did you mean" rule of the org file and the lookups.
+ */
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  const lower = names.map((n) => n.toLowerCase());
+  const near = closest(name.toLowerCase(), lower);
+  return distance(name.toLowerCase(), near) <= Math.max(2, Math.floor(name.length / 3)) ? names[lower.indexOf(near)] : undefined;
+}
+

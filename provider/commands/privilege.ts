@@ -9,10 +9,11 @@
  * decoded, not verified: the answer is advice, the API decides). Its role bindings are listed under the org's
  * root (`platform:orgUid` / `PLATFORM_ORG_UID`, else the identity uid's first segment, seed §2 uidp; a user's
  * single-segment uid names no org), and each bound role's capabilities read (a built-in role by its
- * hydrated name). Any capability that is not a `…_GET` or `…_LIST` (wire names) is a write.
+ * hydrated name). Any capability the access model does not count as a read (`isReadOnly`) is a write.
  */
 import { decodeJwt } from "jose";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../access/builtin";
+import { isReadOnly } from "../access/severity";
 import type { PlatformClient } from "../client/client";
 import type { Settings } from "../config";
 
@@ -31,10 +32,8 @@ export interface WriteGrant {
 /** What {@link writeGrants} found: the caller and its bindings beyond reads, or why it could not tell. */
 export type PrivilegeCheck = { identity: string; grants: WriteGrant[] } | { unknown: string };
 
-/** Whether a capability (wire name) only reads. */
-export function readsOnly(capability: string): boolean {
-  return /_(LIST|GET)$/.test(capability);
-}
+/** Whether a capability (wire name) only reads: the access model's rule (provider/access/severity.ts). */
+export const readsOnly = isReadOnly;
 
 /** The identity uid `settings` act as: the identity assumed, else the API token's `sub`; undefined when neither tells. */
 export function callerOf(settings: Pick<Settings, "identity" | "token">): string | undefined {

@@ -32,11 +32,10 @@
  * ```
  */
 import * as pulumi from "@pulumi/pulumi";
-import { closest, distance } from "fastest-levenshtein";
 import type { PlatformClient, ReadableCollection } from "../client/client";
 import { PlatformError } from "../client/errors";
 import { markReported } from "../client/reported";
-import { printable } from "../text";
+import { nearestName, printable } from "../text";
 import type { ListParams, Page } from "../client/pagination";
 import { clientFromSettings } from "../clientFactory";
 import { resolveSettings } from "../config";
@@ -198,16 +197,6 @@ export interface NearbyNames {
 /** The most objects a failed name lookup reads to suggest a name (two pages of 500). */
 export const NEARBY_LIMIT = 1000;
 
-/**
- * The names near `name` among `names` ({@link NearbyNames}`.near`): the closest by Levenshtein distance
- * (fastest-levenshtein), case ignored, if within `max(2, ⌊length/3⌋)`.
- */
-export function nearestName(name: string, names: readonly string[]): string | undefined {
-  if (names.length === 0) return undefined;
-  const lower = names.map((n) => n.toLowerCase());
-  const c = closest(name.toLowerCase(), lower);
-  return distance(name.toLowerCase(), c) <= Math.max(2, Math.floor(name.length / 3)) ? names[lower.indexOf(c)] : undefined;
-}
 
 /** The most uids an `AMBIGUOUS` {@link LookupError} lists (and the most matches a singular lookup reads). */
 export const AMBIGUOUS_UID_LIMIT = 100;

@@ -27,8 +27,8 @@
  * The same checks run on an object already parsed ({@link checkOrgSpec}); its problems are then placed by path
  * only, the text's by `file:line:column` too. The {@link Org} component (./index.ts) declares what this checks.
  */
+import { nearestName } from "../text";
 import { readFileSync } from "node:fs";
-import { closest, distance } from "fastest-levenshtein";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { wireName } from "../capabilities";
@@ -462,10 +462,8 @@ function check(data: unknown, file: string, locate: Locate, knownRoles: Readonly
  * `fastest-levenshtein`) when it is within a third of the name's length (at least 2 edits), else "".
  */
 function didYouMean(name: string, names: readonly string[]): string {
-  if (names.length === 0) return "";
-  const near = closest(name.toLowerCase(), names.map((n) => n.toLowerCase()));
-  if (distance(name.toLowerCase(), near) > Math.max(2, Math.floor(name.length / 3))) return "";
-  return `; did you mean "${names.find((n) => n.toLowerCase() === near)!}"?`;
+  const near = nearestName(name, names);
+  return near === undefined ? "" : `; did you mean "${near}"?`;
 }
 
 /** Reads and checks an org file from disk. @throws OrgFileError; Error when the file cannot be read. */
