@@ -7,7 +7,7 @@ import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { REPO_ROOT } from "../../scripts/lib/pulumi";
+import { cliBinDir, REPO_ROOT } from "../../scripts/lib/pulumi";
 
 /** A free loopback TCP port. */
 export function freePort(): Promise<number> {
@@ -56,7 +56,13 @@ export async function startS3(motoServer: string): Promise<Backend> {
   };
 }
 
-/** A PostgreSQL cluster in a temporary folder on a free port (as the `postgres` user when this runs as root). */
+/**
+ * A PostgreSQL cluster in a temporary folder on a free port (as the `postgres` user when this runs as root), already
+ * opened once by the CLI (`pulumi stack ls --all`), so the CLI's own `pulumi_state` table exists before any test uses it:
+ * two CLI processes opening a fresh database at once race on that `CREATE TABLE` and one fails with
+ * `duplicate key value violates unique constraint "pg_type_typname_nsp_index"` (seen in a fresh-clone CI when two
+ * concurrent tests each made a stack).
+ */
 export async function startPostgres(bin: string): Promise<Backend> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), "platform-pg-"));
@@ -73,8 +79,15 @@ export async function startPostgres(bin: string): Promise<Backend> {
   sh(`"${bin}/initdb" -D "${dir}/data" -U pulumi --auth=trust -E UTF8 > "${dir}/initdb.log" 2>&1`);
   sh(`"${bin}/pg_ctl" -D "${dir}/data" -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1" -l "${dir}/pg.log" -w start > /dev/null`);
   sh(`"${bin}/createdb" -h 127.0.0.1 -p ${port} -U pulumi pulumi`);
+  const url = `postgres://pulumi@127.0.0.1:${port}/pulumi?sslmode=disable`;
+  const opened = spawnSync(path.join(cliBinDir(), "pulumi"), ["stack", "ls", "--all", "--non-interactive"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_BACKEND_URL: url, PULUMI_SKIP_UPDATE_CHECK: "true", PULUMI_CONFIG_PASSPHRASE: "platform-pulumi-local" },
+  });
+  if (opened.status !== 0) throw new Error(`pulumi stack ls --all on the new PostgreSQL backend exited ${opened.status}: ${opened.stdout}${opened.stderr}`);
   return {
-    url: `postgres://pulumi@127.0.0.1:${port}/pulumi?sslmode=disable`,
+    url,
     env: {},
     stop: async () => {
       sh(`"${bin}/pg_ctl" -D "${dir}/data" -m fast -w stop > /dev/null`);
