@@ -12,6 +12,13 @@
  * A finding's severity and status travel in its message, as a leading tag the gate parses ({@link parseTag}):
  * `[critical] …`, `[low; already present] …`. A policy may tag its own messages ({@link tagged}); an untagged one
  * gets its level's severity: `high` when mandatory, `low` otherwise.
+ *
+ * One verdict from every door (docs/policy.md): a finding fails when its policy is mandatory and its severity is a
+ * failing one ({@link FAIL_SEVERITY_ENV}, `critical,high` by default, the gate's `--fail-severity`). CrossGuard sets
+ * the enforcement level per policy, not per finding, so every rule comes as two policies ({@link judgeChange}): the
+ * rule, reporting its findings at a failing severity at its own (configurable) level, and its twin `<rule>.advisory`,
+ * reporting the others, always advisory. A plain `pulumi preview --policy-pack`, a Pulumi Cloud policy group and
+ * `platform-pulumi gate` then fail on the same findings.
  */
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -20,9 +27,22 @@ import type { StackObject } from "../provider/access/stack";
 import { compareSeverity, type Severity } from "../provider/access/severity";
 import { DYNAMIC_TYPE_PREFIX } from "../provider/typeTokens";
 
-import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type GateInputs } from "../provider/access/gateChannel";
+import { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type GateInputs } from "../provider/access/gateChannel";
+import { DEFAULT_FAIL_SEVERITIES, parseSeverities } from "../provider/access/severity";
 
-export { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV };
+export { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV };
+
+/**
+ * The severities a finding fails at: {@link FAIL_SEVERITY_ENV} (comma-separated, or `none`), `critical,high` when
+ * unset or empty.
+ * @throws Error naming the variable, its value and the allowed words when it is not a list of severities.
+ */
+export function failSeverities(env: NodeJS.ProcessEnv = process.env): readonly Severity[] {
+  const v = env[FAIL_SEVERITY_ENV]?.trim();
+  if (!v) return DEFAULT_FAIL_SEVERITIES;
+  if (v.toLowerCase() === "none") return [];
+  return parseSeverities(v, FAIL_SEVERITY_ENV);
+}
 
 /** The baseline the gate writes: the stack's resources of this package before the change. */
 export interface BaselineFile {
@@ -138,19 +158,56 @@ function fallbackOf(p: { enforcementLevel?: string | undefined }): Severity {
   return p.enforcementLevel === "mandatory" ? "high" : "low";
 }
 
-/** Reports `now`, each tagged with its severity, and "already present" where `before` has as bad a finding at its resource. */
-function reportJudged(now: readonly Finding[], before: readonly Finding[] | undefined, report: ReportViolation): void {
+/**
+ * The findings below the failing severity a rule left for its advisory twin, by rule and resource (a rule runs
+ * just before its twin on the same resource, and on the stack: @pulumi/policy runs a pack's policies in order).
+ */
+const leftForTwin = new Map<string, Array<{ message: string; urn: string | undefined }>>();
+const twinKey = (rule: string, urn: string | undefined) => `${rule}\u0000${urn ?? ""}`;
+
+/**
+ * Reports `now`, each tagged with its severity, and "already present" where `before` has as bad a finding at its
+ * resource; findings below the failing severity are left for the rule's advisory twin under `key`.
+ */
+function reportJudged(now: readonly Finding[], before: readonly Finding[] | undefined, report: ReportViolation, key: string): void {
+  const failing = failSeverities();
+  const low: Array<{ message: string; urn: string | undefined }> = [];
   for (const f of now) {
     const present = before?.some((b) => b.urn === f.urn && compareSeverity(b.severity, f.severity) <= 0) ?? false;
-    report(`[${f.severity}${present ? "; already present" : ""}] ${f.text}`, f.urn);
+    const message = `[${f.severity}${present ? "; already present" : ""}] ${f.text}`;
+    if (failing.includes(f.severity)) report(message, f.urn);
+    else low.push({ message, urn: f.urn });
   }
+  if (low.length) leftForTwin.set(key, low);
+}
+
+/** Reports what the rule left under `key` for its twin, once. */
+function reportLeft(key: string, report: ReportViolation): void {
+  const left = leftForTwin.get(key);
+  leftForTwin.delete(key);
+  for (const f of left ?? []) report(f.message, f.urn);
 }
 
 /**
- * `policy` judging the change: its findings tagged with severity, and "already present" where the baseline has
- * the same finding. A policy that compares before and after itself (`no-new-access`) is only tagged.
+ * `policy` judging the change, as two policies: the rule, reporting its findings at a failing severity
+ * ({@link failSeverities}) at its own level, and its twin `<name>.advisory` ({@link ADVISORY_SUFFIX}), reporting
+ * the rest, always advisory, with the rule's description. Findings are tagged with their severity, and "already
+ * present" where the baseline has the same finding. A policy that compares before and after itself
+ * (`no-new-access`) is only tagged. The twin must follow the rule in the pack; a rule disabled in the pack's config
+ * leaves its twin nothing to report.
  */
-export function judgeChange<P extends ResourceValidationPolicy | StackValidationPolicy>(policy: P, opts: { comparesItself?: boolean } = {}): P {
+export function judgeChange<P extends ResourceValidationPolicy | StackValidationPolicy>(policy: P, opts: { comparesItself?: boolean } = {}): [P, P] {
+  const judged = judgeWhole(policy, opts);
+  const twinBase = { name: `${policy.name}${ADVISORY_SUFFIX}`, description: policy.description, enforcementLevel: "advisory" as const };
+  if ("validateResource" in judged && judged.validateResource) {
+    const twin: ResourceValidationPolicy = { ...twinBase, validateResource: (args, report) => reportLeft(twinKey(policy.name, args.urn), report) };
+    return [judged, twin as P];
+  }
+  const twin: StackValidationPolicy = { ...twinBase, validateStack: (_args, report) => reportLeft(twinKey(policy.name, undefined), report) };
+  return [judged, twin as P];
+}
+
+function judgeWhole<P extends ResourceValidationPolicy | StackValidationPolicy>(policy: P, opts: { comparesItself?: boolean }): P {
   const fallback = fallbackOf(policy);
   if ("validateResource" in policy && policy.validateResource) {
     const inner = policy.validateResource;
@@ -172,7 +229,7 @@ export function judgeChange<P extends ResourceValidationPolicy | StackValidation
           }
         }
       }
-      reportJudged(now, before, report);
+      reportJudged(now, before, report, twinKey(policy.name, args.urn));
     };
     return { ...policy, validateResource };
   }
@@ -192,7 +249,7 @@ export function judgeChange<P extends ResourceValidationPolicy | StackValidation
         // The baseline cannot be judged: every finding counts as new.
       }
     }
-    reportJudged(now, before, report);
+    reportJudged(now, before, report, twinKey(policy.name, undefined));
   };
   return { ...stack, validateStack } as P;
 }

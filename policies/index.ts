@@ -27,6 +27,9 @@ function loadPolicy(): typeof Policy {
 }
 
 // Every finding tagged with its severity and, when the gate gave a baseline, whether the stack already had it;
-// unused access is about the stack as it stands, never "already present".
+// unused access is about the stack as it stands, never "already present". Each rule is followed by its advisory
+// twin, which reports the rule's findings below the failing severity (change.ts, "One verdict from every door").
 // `gate-inputs` last: it reports what the others read and wrote (change.ts).
-new (loadPolicy().PolicyPack)("platform", { policies: [...policies.map((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" || p.name === "unused-access" })), gateInputs] });
+new (loadPolicy().PolicyPack)("platform", {
+  policies: [...policies.flatMap((p) => judgeChange(p, { comparesItself: p.name === "no-new-access" || p.name === "unused-access" })), gateInputs],
+});

@@ -167,9 +167,13 @@ describe.concurrent("platform-pulumi access", () => {
     // Two previews of the stack at once (a gate writes nothing but a folder of its own in the system's temp folder).
     const [same, pr] = await Promise.all([gate(path.join(REPO_ROOT, "examples", "org-setup", "org.yaml")), gate(rs.changed)]);
     expect(same.code, same.out).toBe(0);
-    const report = JSON.parse(same.out) as { violations: Array<{ policy: string; severity: string; status: string }> };
-    // ci-bot (editor above its group) and scanner (viewer above its group) were there before: listed, not failing.
-    expect(report.violations.filter((v) => v.policy === "identity-bound-above-its-group").map((v) => `${v.severity} ${v.status}`).sort()).toEqual(["critical already present", "low already present"]);
+    const report = JSON.parse(same.out) as { violations: Array<{ policy: string; severity: string; level: string; status: string }> };
+    // ci-bot (editor above its group) and scanner (viewer above its group) were there before: listed, not failing;
+    // scanner's low finding through the rule's advisory twin (docs/policy.md "One verdict from every door").
+    expect(report.violations.filter((v) => v.policy === "identity-bound-above-its-group").map((v) => `${v.severity} ${v.level} ${v.status}`).sort()).toEqual([
+      "critical mandatory already present",
+      "low advisory already present",
+    ]);
     expect(pr.code, pr.out).toBe(1);
   }, LONG);
 

@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { outsideWorkloads } from "../provider/access/claims";
-import { BASELINE_ENV, judgeChange, parseTag } from "../policies/change";
-import { describe, expect, it } from "vitest";
+import { BASELINE_ENV, failSeverities, FAIL_SEVERITY_ENV, judgeChange, parseTag, tagged } from "../policies/change";
+import { ruleOf } from "../provider/access/gateChannel";
+import { afterEach, describe, expect, it } from "vitest";
 import { groupInviteNarrowWith, identityBoundAboveItsGroupWith, identityProviderDefaultRoleWith, noNewAccessWith, noOwnerAtRootWith, type RoleLookup } from "../policies/access";
 import {
   allowedIssuers,
@@ -413,7 +414,7 @@ describe("judging the change (policies/change.ts)", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "baseline-"));
     const file = path.join(dir, "baseline.json");
     writeFileSync(file, JSON.stringify({ objects: [{ kind: "Identity", urn, name: "r", props: { claimMatch: { issuer: "http://old.example", subject: "s" } } }] }));
-    const judged = judgeChange(identityIssuerHttps);
+    const [judged] = judgeChange(identityIssuerHttps);
     const run = async (props: Record<string, unknown>, at = urn) => {
       const out: string[] = [];
       const args = { type: "pulumi-nodejs:dynamic/platform:Identity", props, urn: at, name: "r", opts: {}, isType: () => false, asType: () => undefined, getConfig: () => ({}) };
@@ -432,6 +433,62 @@ describe("judging the change (policies/change.ts)", () => {
       delete process.env[BASELINE_ENV];
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("one verdict from every door: each rule and its advisory twin (policies/change.ts)", () => {
+  const urn = "urn:pulumi:s::p::pulumi-nodejs:dynamic/platform:Group::g";
+  // A mandatory rule that finds one thing at each severity on every resource.
+  const rule: ResourceValidationPolicy = {
+    name: "three-findings",
+    description: "finds three things",
+    enforcementLevel: "mandatory",
+    validateResource: (_a, report) => {
+      report(tagged("critical", "worst"));
+      report(tagged("high", "bad"));
+      report(tagged("low", "minor"));
+    },
+  };
+  const args = (at: string) => ({ type: "pulumi-nodejs:dynamic/platform:Group", props: {}, urn: at, name: "g", opts: {}, isType: () => false, asType: () => undefined, getConfig: () => ({}) });
+  /** Runs the rule then its twin on `at`, as @pulumi/policy does (in pack order): what each reported. */
+  const both = async (at = urn) => {
+    const [judged, twin] = judgeChange(rule);
+    const out: { rule: string[]; twin: string[] } = { rule: [], twin: [] };
+    await (judged.validateResource as (a: unknown, r: (m: string) => void) => Promise<void>)(args(at), (m) => out.rule.push(m));
+    await (twin.validateResource as (a: unknown, r: (m: string) => void) => Promise<void>)(args(at), (m) => out.twin.push(m));
+    return { out, judged, twin };
+  };
+  afterEach(() => {
+    delete process.env[FAIL_SEVERITY_ENV];
+  });
+  it("the rule keeps its level and reports critical and high; the twin, advisory with the rule's description, reports the rest once", async () => {
+    const { out, judged, twin } = await both();
+    expect(judged.enforcementLevel).toBe("mandatory");
+    expect(twin).toMatchObject({ name: "three-findings.advisory", description: "finds three things", enforcementLevel: "advisory" });
+    expect(ruleOf(twin.name)).toBe("three-findings");
+    expect(out).toEqual({ rule: ["[critical] worst", "[high] bad"], twin: ["[low] minor"] });
+    // Once: the twin run again on the same resource has nothing left.
+    const again: string[] = [];
+    await (twin.validateResource as (a: unknown, r: (m: string) => void) => Promise<void>)(args(urn), (m) => again.push(m));
+    expect(again).toEqual([]);
+  });
+  it(`follows ${"PLATFORM_POLICY_FAIL_SEVERITY"} (the gate's --fail-severity): critical only, none, and a bad value named`, async () => {
+    process.env[FAIL_SEVERITY_ENV] = "critical";
+    expect((await both()).out).toEqual({ rule: ["[critical] worst"], twin: ["[high] bad", "[low] minor"] });
+    process.env[FAIL_SEVERITY_ENV] = "none";
+    expect((await both()).out).toEqual({ rule: [], twin: ["[critical] worst", "[high] bad", "[low] minor"] });
+    process.env[FAIL_SEVERITY_ENV] = "critical,high,low";
+    expect((await both()).out).toEqual({ rule: ["[critical] worst", "[high] bad", "[low] minor"], twin: [] });
+    process.env[FAIL_SEVERITY_ENV] = "severe";
+    expect(() => failSeverities()).toThrow(`PLATFORM_POLICY_FAIL_SEVERITY: "severe" is not a list of severities; allowed: critical, high, low`);
+  });
+  it("every rule of the shipped pack has its twin right after it, and every name is one CrossGuard accepts", () => {
+    const all = policies.flatMap((p) => judgeChange(p));
+    expect(all).toHaveLength(policies.length * 2);
+    all.forEach((p, i) => {
+      expect(p.name).toMatch(/^[a-zA-Z0-9-_.]{1,100}$/);
+      if (i % 2 === 1) expect(p.name).toBe(`${all[i - 1]!.name}.advisory`);
+    });
   });
 });
 

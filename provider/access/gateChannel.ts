@@ -15,6 +15,24 @@ import { createHash } from "node:crypto";
 export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
 /** The environment variable naming the folder where the pack leaves its structured results for the gate. */
 export const GATE_OUT_ENV = "PLATFORM_GATE_OUT";
+/**
+ * The environment variable holding the severities a finding fails at (`critical,high` when unset, `none` for
+ * never), read by the pack to split each rule's findings between the rule and its advisory twin
+ * ({@link ADVISORY_SUFFIX}); the gate sets it from `--fail-severity`, so the engine's own verdict and the gate's are
+ * the same (docs/policy.md "One verdict from every door").
+ */
+export const FAIL_SEVERITY_ENV = "PLATFORM_POLICY_FAIL_SEVERITY";
+/**
+ * The name suffix of a rule's advisory twin: `identity-bound-above-its-group.advisory` reports that rule's findings
+ * below the failing severity, always advisory, so a plain `pulumi preview --policy-pack` fails on exactly the
+ * findings the gate fails on.
+ */
+export const ADVISORY_SUFFIX = ".advisory";
+/** The rule a policy name reports for: `x.advisory` is rule `x`'s advisory twin. */
+export function ruleOf(policyName: string): string {
+  return policyName.endsWith(ADVISORY_SUFFIX) ? policyName.slice(0, -ADVISORY_SUFFIX.length) : policyName;
+}
+
 /** The pack's policy that reports {@link GateInputs} (advisory; silent outside the gate). */
 export const GATE_INPUTS_POLICY = "gate-inputs";
 

@@ -37,7 +37,7 @@ import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type 
 import { kindOfType } from "../typeTokens";
 import type { StackObject } from "../access/stack";
 import { formatVerify, verifyApplied } from "./gateVerify";
-import { BASELINE_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, sha256, type GateInputs } from "../access/gateChannel";
+import { BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, ruleOf, sha256, type GateInputs } from "../access/gateChannel";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
@@ -54,7 +54,7 @@ export interface Violation {
   severity: Severity;
   /** `new` or `already present` (before the change; only when the stack had a state to compare with). */
   status: FindingStatus;
-  /** The policy's name, e.g. `group-name-format`. */
+  /** The rule's name, e.g. `group-name-format` (a finding of its advisory twin `group-name-format.advisory` too). */
   policy: string;
   /** The pack's name, e.g. `platform`. */
   pack: string;
@@ -123,7 +123,7 @@ export function violationsOf(run: Pick<EngineRun, "policies" | "diagnostics">): 
       level: skipped ? "not evaluated" : p.enforcementLevel,
       severity: (tag?.[1] as Severity | undefined) ?? (p.enforcementLevel === "mandatory" ? "high" : "low"),
       status: tag?.[2] ? "already present" : "new",
-      policy: p.policyName,
+      policy: ruleOf(p.policyName), // a rule's advisory twin reports for the rule (policies/change.ts)
       pack: p.policyPackName,
       urn: p.urn,
       resource: p.urn ? resourceOf(p.urn) : "",
@@ -245,7 +245,9 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // The pack's results land in a folder of their own, apart from the baseline, so the folder lists only them.
     const out = path.join(dir, "out");
     mkdirSync(out, { mode: 0o700 });
-    let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: out };
+    // The pack splits each rule's findings by the same failing severities (policies/change.ts), so the engine's
+    // own verdict is the gate's.
+    let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: out, [FAIL_SEVERITY_ENV]: failSeverities.length ? failSeverities.join(",") : "none" };
     let baselineDigest: string | null = null;
     let baselineObjects: StackObject[] | undefined;
     try {

@@ -47,9 +47,10 @@ export = async () => {
         description: "GitHub Actions on main",
         claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/my-repo:ref:refs/heads/main" },
     });
-    new RoleBinding("ci-bot-editor", { groupUid: team.uid, identityUid: bot.uid, roleUid: editor.uid });
-    // An Output lookup, its field wired straight into an input.
-    new RoleBinding("ci-bot-viewer", { groupUid: ci.uid, identityUid: bot.uid, roleUid: getRoleOutput({ name: "viewer" }).uid });
+    new RoleBinding("ci-bot-editor", { groupUid: ci.uid, identityUid: bot.uid, roleUid: editor.uid });
+    // An Output lookup, its field wired straight into an input. Viewer one group above ci-bot's own: the pack's
+    // identity-bound-above-its-group finds it, at low (reads only), which fails nothing.
+    new RoleBinding("ci-bot-viewer", { groupUid: team.uid, identityUid: bot.uid, roleUid: getRoleOutput({ name: "viewer" }).uid });
     new IdentityProvider("okta", {
         parentUid: team.uid,
         name: "okta",
