@@ -14,7 +14,7 @@ import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceV
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
-import { capabilityMatcher, compactRows, diffGrants, moreRoutesWords, reportGrants } from "../provider/access/report";
+import { capabilityMatcher, compactRows, diffGrants, moreRoutesWords, outsideWords, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
@@ -505,9 +505,14 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       const match = cfg.capabilities?.length ? capabilityMatcher(cfg.capabilities) : () => true;
       const allowed = new Set(cfg.allowedIdentities ?? []);
       const objs = stackObjects(args.resources);
-      const roles = await describeRoles([...objs, ...(baseline?.objects ?? [])], lookup());
+      // The whole org, when the gate read it (docs/access.md "The whole org"): the objects the stack does not hold,
+      // in the model before and after the change alike, each identity marked where it is managed.
+      const outside = baseline?.outside ?? [];
+      const managedOutside = new Map(Object.entries(baseline?.managed ?? {}));
+      const roles = await describeRoles([...objs, ...(baseline?.objects ?? []), ...outside], lookup());
       const grantsOf = (o: readonly StackObject[]) => {
-        const so = orgFromStack(o, { role: (u) => roles.get(u) });
+        const so = orgFromStack([...o, ...outside], { role: (u) => roles.get(u) });
+        if (baseline?.outside) so.managed = new Map(so.org.identities.map((i) => [i.id, managedOutside.get(i.id) ?? "this stack"]));
         return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
       };
       const after = grantsOf(objs);
@@ -524,7 +529,7 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       for (const r of compactRows(verdict.kept)) {
         const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
         const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");
-        const how = `${r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`}${r.moreRoutes ? `; ${moreRoutesWords(r.moreRoutes)}` : ""}`;
+        const how = `${r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`}${r.outside ? `; ${outsideWords(r.outside)}` : ""}${r.moreRoutes ? `; ${moreRoutesWords(r.moreRoutes)}` : ""}`;
         report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
       }
     },

@@ -23,14 +23,13 @@
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import type { StackObject } from "../provider/access/stack";
 import { compareSeverity, type Severity } from "../provider/access/severity";
 import { DYNAMIC_TYPE_PREFIX } from "../provider/typeTokens";
 
-import { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type GateInputs } from "../provider/access/gateChannel";
+import { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type BaselineFile, type GateInputs } from "../provider/access/gateChannel";
 import { DEFAULT_FAIL_SEVERITIES, parseSeverities } from "../provider/access/severity";
 
-export { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV };
+export { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, type BaselineFile };
 
 /**
  * The severities a finding fails at: {@link FAIL_SEVERITY_ENV} (comma-separated, or `none`), `critical,high` when
@@ -44,11 +43,6 @@ export function failSeverities(env: NodeJS.ProcessEnv = process.env): readonly S
   return parseSeverities(v, FAIL_SEVERITY_ENV);
 }
 
-/** The baseline the gate writes: the stack's resources of this package before the change. */
-export interface BaselineFile {
-  /** Each resource's kind, URN, name and its inputs and outputs from the state. */
-  objects: StackObject[];
-}
 
 let cached: { path: string; file: BaselineFile | undefined; sha256: string } | undefined;
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLES } from "../emulator/access";
-import { capabilityMatcher, diffGrants, reportGrants, rolesFor } from "../provider/access/report";
+import { capabilityMatcher, diffGrants, markdown, reportGrants, rolesFor, textTable } from "../provider/access/report";
 import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
@@ -189,6 +189,50 @@ describe("a stack's references to objects it does not declare", () => {
     expect(g!.identity).toEqual({ name: outsider, path: outsider, uid: outsider });
     expect(g!.group).toBe("/platform");
     expect(g!.via[0]).toEqual({ kind: "binding", role: "viewer", boundAt: "/platform", steps: [] });
+  });
+});
+
+describe("the whole org: a route through identities the stack does not manage (docs/access.md \"The whole org\")", () => {
+  // The stack holds eng, eng/team and ybot; outside it, ops/xbot is bound owner at eng/team (made by hand). The
+  // change binds ybot owner at eng: xbot, owner where ybot lives, can rewrite ybot's claimMatch and assume it.
+  const root = "a".repeat(40);
+  const eng = `${root}/1111111111111111`;
+  const team = `${eng}/2222222222222222`;
+  const ops = `${root}/3333333333333333`;
+  const ybot = `${team}/4444444444444444`;
+  const xbot = `${ops}/5555555555555555`;
+  const owner = "9".repeat(40);
+  const claim = (s: string) => ({ issuer: "https://token.actions.githubusercontent.com", subject: `repo:my-org/${s}:ref:refs/heads/main` });
+  const stackBefore: StackObject[] = [
+    { kind: "Group", urn: "urn:eng", name: "eng", props: { uid: eng, name: "eng", parentUid: root } },
+    { kind: "Group", urn: "urn:team", name: "team", props: { uid: team, name: "team", parentUid: eng } },
+    { kind: "Identity", urn: "urn:ybot", name: "ybot", props: { uid: ybot, name: "ybot", parentUid: team, claimMatch: claim("team") } },
+  ];
+  const stackAfter: StackObject[] = [...stackBefore, { kind: "RoleBinding", urn: "urn:new", name: "new", props: { identityUid: ybot, groupUid: eng, roleUid: owner, role: { name: "owner" } } }];
+  const outside: StackObject[] = [
+    { kind: "Group", urn: `api:${ops}`, name: "ops", props: { uid: ops, name: "ops", parentUid: root } },
+    { kind: "Identity", urn: `api:${xbot}`, name: "xbot", props: { uid: xbot, name: "xbot", parentUid: ops, claimMatch: claim("ops") } },
+    { kind: "RoleBinding", urn: `api:${team}/6666666666666666`, name: "x", props: { uid: `${team}/6666666666666666`, identityUid: xbot, groupUid: team, roleUid: owner, role: { name: "owner" } } },
+  ];
+  const role = (uid: string) => (uid === owner ? { name: "owner", capabilities: BUILTIN_ROLE_CAPABILITIES.owner } : undefined);
+  const report = (objs: readonly StackObject[], whole: boolean) => {
+    const so = orgFromStack(whole ? [...objs, ...outside] : objs, { rootUid: root, role });
+    if (whole) so.managed = new Map(so.org.identities.map((i) => [i.id, i.id === xbot ? "unmanaged" : "this stack"]));
+    return reportGrants(so, effectiveAccess(so.org));
+  };
+  it("the change opens owner at /eng for xbot through ybot, the route marked as going through xbot, unmanaged; the stack alone shows only ybot", () => {
+    const changes = diffGrants(report(stackBefore, true), report(stackAfter, true)).filter((c) => c.change === "gained");
+    const x = changes.filter((c) => c.identity.path === "/ops/xbot" && c.group === "/eng");
+    expect(x.length).toBeGreaterThan(10);
+    const del = x.find((c) => c.capability === "groups.delete")!;
+    expect(del.via[0]).toMatchObject({ kind: "escalation", outside: ["/ops/xbot (unmanaged)"] });
+    // ybot's own gain is a binding of the stack's: no mark.
+    expect(changes.find((c) => c.identity.path === "/eng/team/ybot" && c.capability === "groups.delete")!.via[0]!.outside).toBeUndefined();
+    // The renderers say it where the route is.
+    expect(markdown("s", changes, false)).toContain("<br>*through objects outside this stack: /ops/xbot (unmanaged)* |");
+    expect(textTable(changes, false)).toContain("    (through objects outside this stack: /ops/xbot (unmanaged))");
+    const alone = diffGrants(report(stackBefore, false), report(stackAfter, false)).filter((c) => c.change === "gained");
+    expect(new Set(alone.map((c) => c.identity.path))).toEqual(new Set(["/eng/team/ybot"]));
   });
 });
 

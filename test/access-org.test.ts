@@ -7,13 +7,16 @@
  * `eng/team` may update `ybot`, rewrite its claimMatch and assume it), marked as a path through an object no stack
  * manages.
  *
- * Engine runs: the up that makes the stack, and one preview (the pull request's plan).
+ * The gate judges the same pull request on the whole org too: it lists xbot's gain, the route marked.
+ *
+ * Engine runs: the up that makes the stack, one preview (the pull request's plan) and the gate's preview.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccessJson } from "../provider/commands/access";
+import type { GateReport } from "../provider/commands/gate";
 import type { WhoCanJson } from "../provider/access/query";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
@@ -100,5 +103,22 @@ describe.concurrent("the whole org", () => {
     expect(del.via[0]!.steps.join(" ")).toMatch(/"xbot" .*ybot/);
     // ybot's own gain is there too, marked as this stack's.
     expect(changes.some((c) => c.identity.path === "/eng/team/ybot" && c.identity.managed === "this stack" && c.group === "/eng")).toBe(true);
+  }, LONG);
+
+  it("the gate judges the same pull request on the whole org: it fails, and lists xbot's gain at /eng through ybot, the route marked as going through an identity no stack manages", async ({ expect }) => {
+    const json = path.join(dir, "gate.json");
+    const r = await runBin(["gate", "--stack", STACK, "--cwd", program, "--format", "markdown", "--json-out", json], { ...env, ORG_FILE: changed });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(json, "utf8")) as GateReport;
+    expect(report.scope).toBe("org");
+    const x = report.access!.changes.filter((c) => c.change === "gained" && c.identity.uid === xbot && c.group === "/eng");
+    expect(x.length, JSON.stringify(report.access!.changes.map((c) => `${c.identity.path} ${c.group}`))).toBeGreaterThan(10);
+    expect(x[0]!.identity).toMatchObject({ path: "/ops/xbot", managed: "unmanaged" });
+    expect(x.find((c) => c.capability === "groups.delete")!.via[0]).toMatchObject({ kind: "escalation", outside: ["/ops/xbot (unmanaged)"] });
+    // The pull request comment says what was read and marks the route.
+    expect(r.stdout).toContain("#### Access this change gives and takes (the whole org)");
+    expect(r.stdout).toMatch(/\| \*\*xbot\*\* `\/ops\/xbot` \(unmanaged\) \| \+ gained \| owner \| `\/eng` \| "xbot" rewrites the claimMatch of identity "ybot" .*<br>\*through objects outside this stack: \/ops\/xbot \(unmanaged\)\* \|/);
+    // The pack's own finding names it too, as a reviewer of a plain preview would read it.
+    expect(report.violations.some((v) => v.policy === "no-new-access" && v.message.startsWith("identity /ops/xbot gains owner at /eng") && v.message.includes("through objects outside this stack: /ops/xbot (unmanaged)"))).toBe(true);
   }, LONG);
 });

@@ -10,6 +10,20 @@
  * refuses to judge (exit 2) when they differ.
  */
 import { createHash } from "node:crypto";
+import type { StackObject } from "./stack";
+
+/**
+ * The baseline the gate writes for the pack: the stack's resources of this package before the change and, when
+ * the review reads the whole org (docs/access.md "The whole org"), the live org's objects outside the stack.
+ */
+export interface BaselineFile {
+  /** Each resource's kind, URN, name and its inputs and outputs from the state. */
+  objects: StackObject[];
+  /** The objects under the org's root that the stack does not hold, read from the API (provider/access/orgRead.ts); absent: the stack alone. */
+  outside?: StackObject[];
+  /** Where each object of {@link outside} is managed, by uid: `stack <name>` or `unmanaged`. */
+  managed?: Record<string, string>;
+}
 
 /** The environment variable naming the baseline file the gate writes for the pack. */
 export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";

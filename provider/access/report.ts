@@ -38,6 +38,12 @@ export interface ReportVia {
   steps: string[];
   /** The steps with the capability a step adds left out (one path, every capability it gives); empty for a binding. */
   route?: string[] | undefined;
+  /**
+   * When the org was read whole: the identities the route's steps act as or on that this stack does not manage,
+   * each `<path> (<where>)` (`/ops/xbot (unmanaged)`, `/eng/ci (stack prod)`), so a reviewer sees whom to ask; absent
+   * when every one is this stack's, or the stack was judged alone.
+   */
+  outside?: string[] | undefined;
 }
 
 /** One grant: `identity` holds `capability` (dotted, e.g. `groups.create`) at `group` (a path) and below. */
@@ -78,10 +84,26 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
     if (!i) identities.set(id, (i = { name: ix.identityName(id), path: ix.identityPath(id), uid: so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id), ...(managed ? { managed } : {}) }));
     return i;
   };
+  // The identities a route's steps act as or on (the actor, the identity assumed or presented as) that the stack
+  // does not manage.
+  const outsideOf = (v: Grant["via"][number]): string[] => {
+    const ids = new Set<string>();
+    for (const st of v.path) {
+      ids.add(st.actorId);
+      if (st.kind === "assume" || st.kind === "present") ids.add(st.targetId);
+    }
+    return [...ids].flatMap((id) => {
+      const where = so.managed?.get(id);
+      return where && where !== "this stack" ? [`${ix.identityPath(id)} (${where})`] : [];
+    });
+  };
   const routes = new WeakMap<Grant["via"][number], ReportVia>();
   const routeOf = (v: Grant["via"][number]): ReportVia => {
     let r = routes.get(v);
-    if (!r) routes.set(v, (r = { kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps, ...(v.route ? { route: v.route } : {}) }));
+    if (!r) {
+      const outside = so.managed ? outsideOf(v) : [];
+      routes.set(v, (r = { kind: v.kind, role: v.role, boundAt: ix.groupPath(v.boundAt), steps: v.steps, ...(v.route ? { route: v.route } : {}), ...(outside.length ? { outside } : {}) }));
+    }
     return r;
   };
   const rows = grants.map((g): ReportGrant => {
@@ -178,6 +200,13 @@ export interface CompactRow {
   direct: boolean;
   /** The most routes to one of its capabilities that the report does not list ({@link ReportGrant.moreRoutes}); absent when none. */
   moreRoutes?: number | undefined;
+  /** The route's identities outside this stack ({@link ReportVia.outside}); absent when none. */
+  outside?: string[] | undefined;
+}
+
+/** The words marking a route through identities this stack does not manage: `through objects outside this stack: …`. */
+export function outsideWords(outside: readonly string[]): string {
+  return `through objects outside this stack: ${outside.join(", ")}`;
 }
 
 /** The closing words of a row whose capabilities have routes not listed: `and 2 more routes not listed`. */
@@ -249,7 +278,7 @@ export function compactRows(rows: ReadonlyArray<ReportGrant | ReportChange>): Co
         if (!hit.capabilities.includes(r.capability)) hit.capabilities.push(r.capability);
         if (compareSeverity(r.severity, hit.severity) < 0) hit.severity = r.severity;
         if (r.moreRoutes && r.moreRoutes > (hit.moreRoutes ?? 0)) hit.moreRoutes = r.moreRoutes;
-      } else out.set(key, { identity: r.identity, change, group: r.group, severity: r.severity, capabilities: [r.capability], gives: "", how, direct: v.kind === "binding", ...(r.moreRoutes ? { moreRoutes: r.moreRoutes } : {}) });
+      } else out.set(key, { identity: r.identity, change, group: r.group, severity: r.severity, capabilities: [r.capability], gives: "", how, direct: v.kind === "binding", ...(r.moreRoutes ? { moreRoutes: r.moreRoutes } : {}), ...(v.outside ? { outside: v.outside } : {}) });
     }
   }
   const list = [...out.values()];
@@ -309,7 +338,7 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
     // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
     const id = identityKey(r.identity);
     const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
-    const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
+    const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.outside ? [`*${mdText(outsideWords(r.outside))}*`] : []), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
     const line = current
       ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`
       : `| ${r.severity} | ${who} | ${r.change === "gained" ? "+ gained" : "- lost"} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`;
@@ -339,6 +368,7 @@ export function textTable(rows: ReadonlyArray<ReportGrant | ReportChange>, curre
     out.push(printable(`${sign}[${r.severity}] ${identityLabel(r.identity)}  at ${r.group}: ${r.gives}`));
     if (r.direct) out.push(`    ${printable(r.how[0]!)}`);
     else r.how.forEach((step, i) => out.push(`    ${i + 1}. ${printable(step)}`));
+    if (r.outside) out.push(`    (${printable(outsideWords(r.outside))})`);
     if (r.moreRoutes) out.push(`    (${moreRoutesWords(r.moreRoutes)})`);
   }
   return `${out.join("\n")}\n`;

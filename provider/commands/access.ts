@@ -260,6 +260,25 @@ async function otherStacks(ref: StackRef): Promise<Map<string, string>> {
   return out;
 }
 
+/** The live org outside a stack (docs/access.md "The whole org"), as {@link readOrgOutside} reads it. */
+export interface OrgOutside {
+  /** The objects under the org's root that no object of the stack's state holds (orgRead.ts `outsideStack`). */
+  outside: StackObject[];
+  /** Where each of them is managed, by uid: `stack <name>` (another stack of the project in the backend) or `unmanaged`. */
+  managed: Map<string, string>;
+}
+
+/**
+ * Reads the org under `root` from the API once and keeps what the stack's state (`stackObjects`) does not hold,
+ * each object marked where it is managed (one `pulumi stack export` per other stack of the project).
+ * @throws ApiError (or a client limit's error) from the API, naming the List that failed.
+ */
+export async function readOrgOutside(ref: StackRef, api: PlatformClient, root: string, stackObjects: readonly StackObject[]): Promise<OrgOutside> {
+  const outside = outsideStack((await readLiveOrg(api, root)).objects, stackObjects);
+  const others = await otherStacks(ref);
+  return { outside, managed: new Map(outside.map((o) => [o.props["uid"] as string, others.get(o.props["uid"] as string) ?? "unmanaged"])) };
+}
+
 /**
  * Reads what the access review and the access queries (`--who-can`, `--can`) judge: the state, the plan unless
  * `current`, and the roles and groups the stack references from the API (the stack's `platform:*` config or the
@@ -312,9 +331,9 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
         "Set the stack's platform:orgUid (or PLATFORM_ORG_UID) and the API settings (platform:apiUrl/platform:token or PLATFORM_API_URL/PLATFORM_TOKEN), or give --scope stack to judge the stack's objects alone.",
       );
     }
-    outside = outsideStack((await readLiveOrg(api, root)).objects, before);
-    const others = await otherStacks(ref);
-    for (const o of outside) managed.set(o.props["uid"] as string, others.get(o.props["uid"] as string) ?? "unmanaged");
+    const org = await readOrgOutside(ref, api, root, before);
+    outside = org.outside;
+    for (const [uid, where] of org.managed) managed.set(uid, where);
     for (const o of [...before, ...(after ?? [])]) managed.set(typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, "this stack");
   }
   const all = [...before, ...(after ?? []), ...extra, ...outside];

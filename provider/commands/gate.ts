@@ -25,11 +25,13 @@ import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/se
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
 import { loadPackConfig, readSilencedFiles, silencedLines, type SilencedFinding } from "../access/exclusions";
-import { objectsFromState } from "./access";
+import { objectsFromState, readOrgOutside, type AccessScope, type OrgOutside } from "./access";
+import type { BaselineFile } from "../access/gateChannel";
+import type { PlatformClient } from "../client/client";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
-import { clientFor, exportStack, stackConfig, table, type StackRef } from "./stack";
+import { clientFor, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { resolveSettings, type Settings } from "../config";
 import { privilegeWarning, writeGrants } from "./privilege";
 import { locatorFor, type SourceLocator } from "./sarif";
@@ -71,6 +73,11 @@ export interface Violation {
 /** The gate's report: exactly the object `--format json` prints (README, "Policy gate"). */
 export interface GateReport {
   stack: string;
+  /**
+   * What the access review read: `org` (the live org under the root, the change on top, each identity marked where
+   * it is managed) or `stack` (the stack's objects alone: `--scope stack`, or a stack with no state yet).
+   */
+  scope: AccessScope;
   /** True when no finding fails the gate and the preview completed (the exit code is 0). */
   passed: boolean;
   /** The severities that fail the gate (`--fail-severity`). */
@@ -150,6 +157,37 @@ export interface GateOptions {
   failSeverities?: readonly Severity[];
   /** Findings already present before the change fail too (judge the whole stack). @default false */
   all?: boolean;
+  /**
+   * What the access review reads: the whole org under the root with the change on top (`org`), or the stack's
+   * objects alone (`stack`). @default "org"; `stack` when the stack has no state yet (nothing to judge against)
+   */
+  scope?: AccessScope;
+}
+
+/**
+ * The live org outside the stack, for the pack: read with the stack's API settings (or the environment's).
+ * @returns the org, or why it was not read: `missing` (no API settings or no root group uid: the review judges the
+ *   stack alone and says so) or `failed` (the API refused or failed: the gate cannot judge, exit 2).
+ */
+async function orgOutsideFor(ref: StackRef, config: Record<string, string>, objects: readonly StackObject[]): Promise<{ org: OrgOutside } | { missing: string } | { failed: string }> {
+  const root = orgUidOf(config);
+  let api: PlatformClient | undefined;
+  try {
+    api = clientFor(config);
+  } catch {
+    api = undefined;
+  }
+  if (!api || !root) {
+    await api?.close();
+    return { missing: `the access review judged the stack alone: no ${!root ? "root group uid (platform:orgUid or PLATFORM_ORG_UID)" : "API settings"} to read the whole org with (--scope stack says so without this note)` };
+  }
+  try {
+    return { org: await readOrgOutside(ref, api, root, objects) };
+  } catch (err) {
+    return { failed: `the whole org could not be read from the API (docs/access.md "The whole org"; --scope stack judges the stack alone): ${(err as Error).message}` };
+  } finally {
+    await api.close();
+  }
 }
 
 /** The API settings of the stack's config, as the environment variables the pack reads (no stack config reaches a pack). */
@@ -238,6 +276,9 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
   if (config !== undefined) loadPackConfig(config);
   const failSeverities = [...(opts.failSeverities ?? DEFAULT_FAIL_SEVERITIES)];
   const all = opts.all === true;
+  const scope = opts.scope ?? "org";
+  let scopeUsed: AccessScope = "stack";
+  let orgFailure: string | undefined;
   const dir = mkdtempSync(path.join(tmpdir(), "platform-pulumi-gate-"));
   try {
     // The state before the change, for the pack to compare with. A stack that cannot be exported (it does not
@@ -250,17 +291,29 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: out, [FAIL_SEVERITY_ENV]: failSeverities.length ? failSeverities.join(",") : "none" };
     let baselineDigest: string | null = null;
     let baselineObjects: StackObject[] | undefined;
+    let state: Awaited<ReturnType<typeof exportStack>> | undefined;
     try {
-      const state = await exportStack(ref);
+      state = await exportStack(ref);
+    } catch {
+      // no baseline: every finding is judged as new
+    }
+    if (state) {
       const baseline = path.join(dir, "baseline.json");
       baselineObjects = objectsFromState(state.deployment.resources ?? []);
-      const text = JSON.stringify({ objects: baselineObjects });
+      const config: Record<string, string> = await stackConfig(ref).catch(() => ({}));
+      // The whole org (docs/access.md "The whole org"): what the API holds under the root that the stack does not,
+      // read once here and handed to the pack inside the baseline (whose digest the pack confirms).
+      const read = scope === "org" ? await orgOutsideFor(ref, config, baselineObjects) : undefined;
+      const org = read && "org" in read ? read.org : undefined;
+      if (org) scopeUsed = "org";
+      if (read && "missing" in read) process.stderr.write(`note: ${read.missing}\n`);
+      if (read && "failed" in read) orgFailure = read.failed;
+      const file: BaselineFile = { objects: baselineObjects, ...(org ? { outside: org.outside, managed: Object.fromEntries(org.managed) } : {}) };
+      const text = JSON.stringify(file);
       writeFileSync(baseline, text, { mode: 0o600 });
       baselineDigest = sha256(text);
       env = { ...env, [BASELINE_ENV]: baseline };
-      env = { ...env, ...packSettings(await stackConfig(ref).catch(() => ({}))) };
-    } catch {
-      // no baseline: every finding is judged as new
+      env = { ...env, ...packSettings(config) };
     }
     const r = await runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env);
     // What the pack says it read and wrote (policies/change.ts `gate-inputs`), from the engine's events.
@@ -268,7 +321,8 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     const inputs = inputsEvent ? parseGateInputs(inputsEvent.message) : undefined;
     const found = violationsOf({ ...r, policies: r.policies.filter((p) => p.policyName !== GATE_INPUTS_POLICY) });
     const { violations: judged, notEvaluated } = found;
-    const errors = [...new Set(found.errors)];
+    // An org that could not be read leaves the access review unjudged: an error of its own, after the preview's.
+    const errors = [...new Set([...found.errors, ...(orgFailure ? [orgFailure] : [])])];
     // Stack policies (gate-inputs among them) run only once the program has run: a preview that failed before
     // (the program's own error, an error diagnostic) cannot have confirmed anything, and is reported as such.
     const completed = r.summary !== undefined && !found.errors.some((e) => !/preview failed/.test(e)) && (r.code === 0 || judged.some((v) => v.level === "mandatory"));
@@ -302,7 +356,7 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
         : broken && failing.length === 0
           ? [`${r.stderr.trim() || r.stdout.trim().split("\n").slice(-5).join("\n") || "the preview failed"}`]
           : [];
-    return { stack: ref.stack, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: withPackHints(why, () => canResolvePolicy([pack, ref.cwd])), ...(silenced.length ? { silenced } : {}), ...(baselineObjects ? { baseline: { objects: baselineObjects } } : {}), exitCode };
+    return { stack: ref.stack, scope: scopeUsed, passed: exitCode === 0, failSeverities, all, violations, notEvaluated, access, errors: withPackHints(why, () => canResolvePolicy([pack, ref.cwd])), ...(silenced.length ? { silenced } : {}), ...(baselineObjects ? { baseline: { objects: baselineObjects } } : {}), exitCode };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -314,6 +368,11 @@ export interface GateFormatOptions {
   maxChars?: number;
   /** Where the full JSON report was written (`--json-out`), named where rows are left out. */
   jsonFile?: string | undefined;
+}
+
+/** What the access review read, in words: `the whole org` or `this stack alone`. */
+function scopeWords(scope: AccessScope | undefined): string {
+  return scope === "stack" ? "this stack alone" : "the whole org";
 }
 
 /**
@@ -358,7 +417,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
     if (r.access) {
       parts.push(
         accessMarkdown(r.stack, r.access.changes, false, {
-          title: "#### Access this change gives and takes",
+          title: `#### Access this change gives and takes (${scopeWords(r.scope)})`,
           maxChars: Math.max(2_000, (opts.maxChars ?? 60_000) - parts.join("\n").length - 4_000),
           jsonFile: opts.jsonFile,
         }).trimEnd(),
@@ -371,7 +430,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   } else {
     if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${inertLines(e).replace(/\n/g, "\n  ")}`), ...hintsFor(r.errors.join("\n")).map((h) => `  what to do: ${printable(h)}`), "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
-    if (r.access) parts.push(gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
+    if (r.access) parts.push(`access this change gives and takes (${scopeWords(r.scope)}):`, gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
     if (r.silenced?.length) parts.push("silenced by exclusions (until they expire):", ...silencedLines(r.silenced).map((l) => `  ${printable(l)}`), "");
     if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
     if (skipped.length) parts.push("not evaluated until apply (a value the policy reads is unknown during the preview):", table(["policy", "resource", "message"], skipped), "");
@@ -400,7 +459,8 @@ export async function warnIfWriter(ref: StackRef, command = "gate"): Promise<voi
 
 /** The `gate` subcommand's usage. */
 export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown|sarif]
-                          [--fail-severity <list>] [--all] [--json-out <file>] [--max-chars <n>] [--verify <gate JSON>]
+                          [--fail-severity <list>] [--all] [--scope org|stack] [--json-out <file>] [--max-chars <n>]
+                          [--verify <gate JSON>]
   Previews the stack with the policy pack (by default the one shipped in this package) and judges the change: each
   finding has a severity (critical, high, low) and is new or already present before the change; the access the
   change gives is listed by identity, scope and route. The stack's backend and credentials come from the
@@ -413,6 +473,8 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
                           or sarif (SARIF 2.1.0, for GitHub code scanning)
   --fail-severity <list>  the severities a new mandatory finding fails at (default: critical,high; none: never)
   --all                   findings already present before the change fail too (judge the whole stack)
+  --scope <s>             org (default): the access review reads the whole org under the root from the API, the
+                          change on top, each identity marked where it is managed; stack: the stack's objects alone
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
   --verify <gate JSON>    after \`pulumi up\`: no preview; compare the access the stack now gives with the report a
@@ -425,7 +487,7 @@ ${TIMEOUT_USAGE}`;
  * @returns the exit code (./frame.ts: 0 passed, 1 a new mandatory finding at a failing severity, 2 could not run).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
-  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, verify: { type: "string" }, ...REVIEW_OPTIONS } as const;
+  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, verify: { type: "string" }, scope: { type: "string" }, ...REVIEW_OPTIONS } as const;
   const frame = { name: "gate", usage: GATE_USAGE, found: "a new mandatory finding at a failing severity (--fail-severity)", formats: FORMATS, options };
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     let review;
@@ -441,8 +503,11 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(formatVerify(v, format));
       return v.passed ? 0 : 1;
     }
+    const scope = (values["scope"] ?? "org") as string;
+    if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
     await warnIfWriter(ref);
     const r = await runGate(ref, {
+      scope,
       ...(typeof values["pack"] === "string" ? { pack: values["pack"] } : {}),
       ...(typeof values["config"] === "string" ? { config: values["config"] } : {}),
       ...(failSeverities ? { failSeverities } : {}),
