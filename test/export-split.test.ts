@@ -10,6 +10,9 @@
  * - `gate` on a child stack judges what it sees as one stack would: the root's grant to the security team's identity,
  *   moved into the team's stack, is refused there (a real escalation), its message naming the groups by path;
  *   the operations stack, a root identity bound in the team, passes;
+ * - `gate` on a change to one stack judges it against the whole set and the org (`--with` the other stacks): a new
+ *   owner binding in the operations stack opens owner to the engineering stack's identity through the cross stack's
+ *   binding, the route marked as going through an identity another stack manages;
  * - `platform-pulumi unmanaged` on the root stack reports the children's objects until given the other stacks with
  *   `--with`, then nothing; an object made behind the set's back in a team's subtree is reported.
  * Also the README's `Org` in a split layout: a root stack's `Org` with a top-level group, and a team stack's `Org`
@@ -19,6 +22,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PlatformClient } from "../provider/client/client";
+import type { GateReport } from "../provider/commands/gate";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin as bin } from "./harness/bin";
 import { apiEnv, exportSplit, installSet, upAdopting, seedTeams, useExportFixture } from "./harness/splitSet";
@@ -42,14 +46,14 @@ async function seed(c: PlatformClient, root: string): Promise<void> {
   await c.roleBindings.create(root, { identityUid: scanner.uid, roleUid: auditor.uid }); // at the root, of a team's identity
   await c.roleBindings.create(sec.uid, { identityUid: scanner.uid, roleUid: auditor.uid }); // a root role in a team
   await c.roleBindings.create(ops.uid, { identityUid: rootBot.uid, roleUid: viewer }); // a root identity in a team
-  await c.roleBindings.create(infra.uid, { identityUid: deployer.uid, roleUid: viewer }); // one team's identity in another's
+  await c.roleBindings.create(infra.uid, { identityUid: deployer.uid, roleUid: editor }); // one team's identity in another's
   await c.roleBindings.create(infra.uid, { identityUid: opsBot.uid, roleUid: editor });
   const app = await c.repos.create(eng.uid, { name: "app", description: "The product" });
   await c.tags.create(app.uid, { name: "latest", digest: `sha256:${"1".repeat(64)}` });
   await c.repos.create(ops.uid, { name: "app-mirror", sync_config: { source: app.uid } }); // from another team's repo
   await subscriptionKind.collection(c).create(sec.uid, { sink: "https://hooks.example.com/security" });
   await c.accountAssociations.create(ops.uid, { name: "ops-aws", amazon: { account: "123456789012" } } as never);
-  Object.assign(made, { eng: eng.uid, sec: sec.uid, ops: ops.uid, apps: apps.uid, deployer: deployer.uid });
+  Object.assign(made, { eng: eng.uid, sec: sec.uid, ops: ops.uid, apps: apps.uid, infra: infra.uid, deployer: deployer.uid, opsBot: opsBot.uid });
 }
 
 const fx = useExportFixture("platform-pulumi-split-", "export split", seed);
@@ -88,7 +92,7 @@ describe("platform-pulumi export --layout split", () => {
     // The root keeps only the owner's binding (an identity outside the export, protected).
     expect(files["org"]!.match(/new RoleBinding\(/g)).toHaveLength(1);
     // What refers to two teams' objects is in cross, reading both.
-    expect(files["org-cross"]).toMatch(/new RoleBinding\("engineering\/apps\/deployer@operations\/infra#viewer"/);
+    expect(files["org-cross"]).toMatch(/new RoleBinding\("engineering\/apps\/deployer@operations\/infra#editor"/);
     expect(files["org-cross"]).toMatch(/new Repo\("operations\/app-mirror"/);
     expect(files["org-cross"]).toContain('_uid("org.engineering", "app")');
     expect(files["org.engineering"]).toMatch(/export const uids = \{[^}]*\bapp: app\.uid,/s);
@@ -179,6 +183,35 @@ describe("platform-pulumi export --layout split", () => {
     const engMandatory = engReport.violations.filter((v) => v.level === "mandatory");
     expect(engMandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::engineering/apps/deployer@engineering#engineering/releaser"]);
     expect(engMandatory[0]!.message).toMatch(/identity \/engineering\/apps\/deployer lives in group \/engineering\/apps but is granted role releaser at \/engineering, above it/);
+  }, 600_000);
+
+  it("gate judges a change to one stack against the whole set and the org: ops-bot made owner at /operations opens it to engineering's deployer, through the cross stack's binding", async () => {
+    // The pull request, in the operations stack: ops-bot (operations/infra) bound owner at /operations. deployer
+    // (the engineering stack's identity) is editor at operations/infra through the cross stack's binding, so it may
+    // rewrite ops-bot's claimMatch and assume it: the change opens owner at /operations to deployer too.
+    const ops = clis.get("org.operations")!;
+    const index = path.join(ops.opts.cwd, "index.ts");
+    const program = readFileSync(index, "utf8");
+    writeFileSync(
+      index,
+      `${program}\nconst platform = require("platform-pulumi") as typeof import("platform-pulumi");\nnew platform.RoleBinding("ops-bot-owner", { groupUid: ${JSON.stringify(made["ops"])}, identityUid: ${JSON.stringify(made["opsBot"])}, roleUid: platform.getRoleOutput({ name: "owner" }).uid });\n`,
+    );
+    try {
+      const withs = projects().filter((p) => p !== "org.operations").flatMap((p) => ["--with", `organization/${p}/dev`]);
+      const r = await bin(["gate", "--stack", "dev", "--cwd", ops.opts.cwd, "--format", "json", ...withs], ops.env());
+      expect(r.code, tail(r)).toBe(1);
+      const report = JSON.parse(r.stdout) as GateReport;
+      expect(report.scope).toBe("org");
+      const gains = report.access!.changes.filter((c) => c.change === "gained" && c.group === "/operations" && c.capability === "groups.delete");
+      const rows = gains.map((c) => `${c.identity.path} (${c.identity.managed}) ${c.via[0]!.kind}${c.via[0]!.outside ? ` through ${c.via[0]!.outside.join(", ")}` : ""}`);
+      expect(rows).toEqual([
+        "/engineering/apps/deployer (stack organization/org.engineering/dev) escalation through /engineering/apps/deployer (stack organization/org.engineering/dev)",
+        "/operations/infra/ops-bot (this stack) binding",
+      ]);
+      expect(gains[0]!.via[0]!.steps[0]).toMatch(/^"deployer" rewrites the claimMatch of identity "ops-bot" \(\/operations\/infra\/ops-bot; identity\.update held at \/operations\/infra\)/);
+    } finally {
+      writeFileSync(index, program);
+    }
   }, 600_000);
 
   it("unmanaged on the root stack: the children's objects until given the other stacks, then nothing; a stray object is found", async () => {

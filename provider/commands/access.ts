@@ -29,9 +29,20 @@ import type { SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
 import { outsideStack, readLiveOrg } from "../access/orgRead";
+import { WITH_STACK } from "./unmanaged";
 import { kindOfType } from "../typeTokens";
 
-const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--scope org|stack] [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
+/** The options `access` and `gate` share for what the model reads: `--scope org|stack` and `--with <stack>`. */
+export const SCOPE_OPTIONS = { scope: { type: "string" }, with: { type: "string", multiple: true } } as const;
+
+/** The usage lines of {@link SCOPE_OPTIONS}, the same in `access` and `gate`. */
+export const SCOPE_USAGE = `  --scope <s>             org (default): the whole org under the root, read from the API, with the stack (or its
+                          plan) on top, each identity marked where it is managed (this stack, stack <name>,
+                          unmanaged); stack: the stack's objects alone
+  --with <stack>          with the org scope: a stack of another project, <org>/<project>/<stack>, whose objects
+                          are marked as managed there (the other projects of a split export); repeat it for each`;
+
+const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--scope org|stack] [--with <stack>]... [--current] [--format table|json|markdown|sarif] [--fail-on <patterns>]
                             [--fail-severity <list>] [--json-out <file>] [--max-chars <n>]
        platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --who-can <glob> --at <group>
        platform-pulumi access --stack <name> [--current] [--format table|json|markdown] --can <identity> <capability> --at <group>
@@ -42,9 +53,7 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--sco
 
   --stack <name>          the stack (required; or PULUMI_STACK)
   --cwd <dir>             the Pulumi project folder (default: the current folder)
-  --scope <s>             org (default): the whole org under the root, read from the API, with the stack (or its
-                          plan) on top, each identity marked where it is managed (this stack, stack <name>,
-                          unmanaged); stack: the stack's objects alone
+${SCOPE_USAGE}
   --current               effective access now, instead of the change
   --format <f>            table (default), json (documented, stable), markdown (for a pull request) or sarif
                           (SARIF 2.1.0, for GitHub code scanning)
@@ -209,6 +218,8 @@ export interface AccessOptions {
   extras?: AccessExtras | undefined;
   /** What the model reads (`--scope`). @default "stack" here; the command's default is "org" */
   scope?: AccessScope | undefined;
+  /** Fully qualified stacks of other projects whose objects are marked as managed there (`--with`). @default [] */
+  withStacks?: readonly string[] | undefined;
 }
 
 /** What {@link loadAccess} read: the stack's objects now and after the change, and how to make them an org. */
@@ -239,24 +250,33 @@ export type AccessScope = "org" | "stack";
 
 /**
  * Where each object of the org is managed, by uid: `stack <name>` for each other stack of the project in the
- * backend (one `pulumi stack export` each). Objects of this stack are marked by the caller.
+ * backend, and `stack <org>/<project>/<stack>` for each of `withStacks` (the other projects of a split set,
+ * `--with`); one `pulumi stack export` each, four at a time. Objects of this stack are marked by the caller.
  */
-async function otherStacks(ref: StackRef): Promise<Map<string, string>> {
+async function otherStacks(ref: StackRef, withStacks: readonly string[] = []): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  let names: string[];
+  let names: string[] = [];
   try {
-    names = await stackNames(ref);
+    names = (await stackNames(ref)).filter((n) => n !== ref.stack.split("/").pop());
   } catch {
-    return out; // no list of stacks: every object outside this stack is marked unmanaged
+    // no list of stacks: only the --with stacks name their objects; the rest are marked unmanaged
   }
-  for (const name of names.filter((n) => n !== ref.stack.split("/").pop())) {
-    try {
-      const s = await exportStack({ ...ref, stack: name });
-      for (const r of s.deployment.resources ?? []) if (r.id && kindOfType(r.type) !== undefined) out.set(r.id, `stack ${name}`);
-    } catch {
-      // a stack that cannot be exported names nothing
+  const all = [...names, ...withStacks.filter((w) => !names.includes(w))];
+  const marks: Array<Array<[string, string]>> = new Array(all.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < all.length; i = next++) {
+      try {
+        const s = await exportStack({ ...ref, stack: all[i]! });
+        marks[i] = (s.deployment.resources ?? []).flatMap((r) => (r.id && kindOfType(r.type) !== undefined ? [[r.id, `stack ${all[i]}`] as [string, string]] : []));
+      } catch {
+        marks[i] = []; // a stack that cannot be exported names nothing
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, all.length) }, worker));
+  // In the order given: the project's stacks, then --with, the first to hold an object names it.
+  for (const m of marks) for (const [uid, where] of m ?? []) if (!out.has(uid)) out.set(uid, where);
   return out;
 }
 
@@ -270,12 +290,13 @@ export interface OrgOutside {
 
 /**
  * Reads the org under `root` from the API once and keeps what the stack's state (`stackObjects`) does not hold,
- * each object marked where it is managed (one `pulumi stack export` per other stack of the project).
+ * each object marked where it is managed (one `pulumi stack export` per other stack of the project, and per
+ * `withStacks`, fully qualified stacks of other projects: `--with`).
  * @throws ApiError (or a client limit's error) from the API, naming the List that failed.
  */
-export async function readOrgOutside(ref: StackRef, api: PlatformClient, root: string, stackObjects: readonly StackObject[]): Promise<OrgOutside> {
-  const outside = outsideStack((await readLiveOrg(api, root)).objects, stackObjects);
-  const others = await otherStacks(ref);
+export async function readOrgOutside(ref: StackRef, api: PlatformClient, root: string, stackObjects: readonly StackObject[], withStacks: readonly string[] = []): Promise<OrgOutside> {
+  const [live, others] = await Promise.all([readLiveOrg(api, root), otherStacks(ref, withStacks)]);
+  const outside = outsideStack(live.objects, stackObjects);
   return { outside, managed: new Map(outside.map((o) => [o.props["uid"] as string, others.get(o.props["uid"] as string) ?? "unmanaged"])) };
 }
 
@@ -286,7 +307,7 @@ export async function readOrgOutside(ref: StackRef, api: PlatformClient, root: s
  * the stack, e.g. the baseline a gate report recorded).
  * @throws StackCommandError when the state, the preview or a role cannot be read.
  */
-export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = [], scope: AccessScope = "stack"): Promise<LoadedAccess> {
+export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = [], scope: AccessScope = "stack", withStacks: readonly string[] = []): Promise<LoadedAccess> {
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
   let after: StackObject[] | undefined;
@@ -331,7 +352,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
         "Set the stack's platform:orgUid (or PLATFORM_ORG_UID) and the API settings (platform:apiUrl/platform:token or PLATFORM_API_URL/PLATFORM_TOKEN), or give --scope stack to judge the stack's objects alone.",
       );
     }
-    const org = await readOrgOutside(ref, api, root, before);
+    const org = await readOrgOutside(ref, api, root, before, withStacks);
     outside = org.outside;
     for (const [uid, where] of org.managed) managed.set(uid, where);
     for (const o of [...before, ...(after ?? [])]) managed.set(typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, "this stack");
@@ -362,7 +383,7 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
  */
 export async function accessReview(ref: StackRef, opts: AccessOptions, client?: PlatformClient): Promise<{ code: number; output: string }> {
   const match = opts.failOn.length ? capabilityMatcher(opts.failOn) : undefined;
-  const { state, plan, before, after, ctx, api, orgOf, outside } = await loadAccess(ref, opts.current, client, [], opts.scope ?? "stack");
+  const { state, plan, before, after, ctx, api, orgOf, outside } = await loadAccess(ref, opts.current, client, [], opts.scope ?? "stack", opts.withStacks ?? []);
   const locator = opts.format === "sarif" ? new SourceLocator(ref.cwd, (state.deployment.resources ?? []) as never) : undefined;
   if (plan) locator?.add(recordsOfPlan(plan));
   const grantsOf = (objs: readonly StackObject[]) => {
@@ -401,9 +422,24 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   return { code: hits.length || severe.length ? 1 : 0, output };
 }
 
+/**
+ * Parses {@link SCOPE_OPTIONS}.
+ * @throws UsageError naming the value and what is allowed: a scope not `org` or `stack`, a `--with` that is not
+ *   `<org>/<project>/<stack>`, or `--with` with `--scope stack`.
+ */
+export function scopeArgs(values: Record<string, string | boolean | string[] | undefined>): { scope: AccessScope; withStacks: string[] } {
+  const scope = (values["scope"] ?? "org") as string;
+  if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
+  const withStacks = (values["with"] as string[] | undefined) ?? [];
+  const bad = withStacks.find((w) => !WITH_STACK.test(w));
+  if (bad !== undefined) throw new UsageError(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
+  if (withStacks.length && scope === "stack") throw new UsageError(`--with ${JSON.stringify(withStacks[0])} is not allowed with --scope stack: it marks where the org's objects are managed`);
+  return { scope, withStacks };
+}
+
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */
 export async function accessCommand(argv: readonly string[]): Promise<number> {
-  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, scope: { type: "string" }, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
+  const options: ReportOptions = { current: { type: "boolean" }, "fail-on": { type: "string", multiple: true }, ...SCOPE_OPTIONS, ...REVIEW_OPTIONS, ...QUERY_OPTIONS, ...ACCESS_EXTRA_OPTIONS };
   const frame = {
     name: "access",
     usage: USAGE,
@@ -415,10 +451,9 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
   return runStackFrame(frame, argv, async ({ ref, format, values, positionals }) => {
     const query = queryArgs(values, positionals, format);
     if (typeof query === "string") throw new UsageError(query);
-    const scope = (values["scope"] ?? "org") as string;
-    if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
+    const { scope, withStacks } = scopeArgs(values);
     if (query) {
-      const loaded = await loadAccess(ref, values["current"] === true, undefined, [], scope);
+      const loaded = await loadAccess(ref, values["current"] === true, undefined, [], scope, withStacks);
       const r = runAccessQuery(query, ref.stack, values["current"] === true, loaded.orgOf(values["current"] === true ? loaded.before : loaded.after!));
       (r.code === 2 ? process.stderr : process.stdout).write(r.output);
       return r.code;
@@ -434,7 +469,7 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras, scope });
+    const r = await accessReview(ref, { current: values["current"] === true || extras.unused !== undefined, format, failOn, ...review, extras, scope, withStacks });
     process.stdout.write(r.output); // the bin exits once it is written (cli/main.ts)
     return r.code;
   });

@@ -25,7 +25,7 @@ import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/se
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
 import { loadPackConfig, readSilencedFiles, silencedLines, type SilencedFinding } from "../access/exclusions";
-import { objectsFromState, readOrgOutside, type AccessScope, type OrgOutside } from "./access";
+import { SCOPE_OPTIONS, SCOPE_USAGE, objectsFromState, readOrgOutside, scopeArgs, type AccessScope, type OrgOutside } from "./access";
 import type { BaselineFile } from "../access/gateChannel";
 import type { PlatformClient } from "../client/client";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
@@ -162,6 +162,8 @@ export interface GateOptions {
    * objects alone (`stack`). @default "org"; `stack` when the stack has no state yet (nothing to judge against)
    */
   scope?: AccessScope;
+  /** Fully qualified stacks of other projects whose objects are marked as managed there (`--with`). @default [] */
+  withStacks?: readonly string[];
 }
 
 /**
@@ -169,7 +171,7 @@ export interface GateOptions {
  * @returns the org, or why it was not read: `missing` (no API settings or no root group uid: the review judges the
  *   stack alone and says so) or `failed` (the API refused or failed: the gate cannot judge, exit 2).
  */
-async function orgOutsideFor(ref: StackRef, config: Record<string, string>, objects: readonly StackObject[]): Promise<{ org: OrgOutside } | { missing: string } | { failed: string }> {
+async function orgOutsideFor(ref: StackRef, config: Record<string, string>, objects: readonly StackObject[], withStacks: readonly string[]): Promise<{ org: OrgOutside } | { missing: string } | { failed: string }> {
   const root = orgUidOf(config);
   let api: PlatformClient | undefined;
   try {
@@ -182,7 +184,7 @@ async function orgOutsideFor(ref: StackRef, config: Record<string, string>, obje
     return { missing: `the access review judged the stack alone: no ${!root ? "root group uid (platform:orgUid or PLATFORM_ORG_UID)" : "API settings"} to read the whole org with (--scope stack says so without this note)` };
   }
   try {
-    return { org: await readOrgOutside(ref, api, root, objects) };
+    return { org: await readOrgOutside(ref, api, root, objects, withStacks) };
   } catch (err) {
     return { failed: `the whole org could not be read from the API (docs/access.md "The whole org"; --scope stack judges the stack alone): ${(err as Error).message}` };
   } finally {
@@ -303,7 +305,7 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
       const config: Record<string, string> = await stackConfig(ref).catch(() => ({}));
       // The whole org (docs/access.md "The whole org"): what the API holds under the root that the stack does not,
       // read once here and handed to the pack inside the baseline (whose digest the pack confirms).
-      const read = scope === "org" ? await orgOutsideFor(ref, config, baselineObjects) : undefined;
+      const read = scope === "org" ? await orgOutsideFor(ref, config, baselineObjects, opts.withStacks ?? []) : undefined;
       const org = read && "org" in read ? read.org : undefined;
       if (org) scopeUsed = "org";
       if (read && "missing" in read) process.stderr.write(`note: ${read.missing}\n`);
@@ -459,8 +461,8 @@ export async function warnIfWriter(ref: StackRef, command = "gate"): Promise<voi
 
 /** The `gate` subcommand's usage. */
 export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <dir>] [--config <json>] [--pack <dir>] [--format table|json|markdown|sarif]
-                          [--fail-severity <list>] [--all] [--scope org|stack] [--json-out <file>] [--max-chars <n>]
-                          [--verify <gate JSON>]
+                          [--fail-severity <list>] [--all] [--scope org|stack] [--with <stack>]... [--json-out <file>]
+                          [--max-chars <n>] [--verify <gate JSON>]
   Previews the stack with the policy pack (by default the one shipped in this package) and judges the change: each
   finding has a severity (critical, high, low) and is new or already present before the change; the access the
   change gives is listed by identity, scope and route. The stack's backend and credentials come from the
@@ -473,8 +475,7 @@ export const GATE_USAGE = `usage: platform-pulumi gate --stack <name> [--cwd <di
                           or sarif (SARIF 2.1.0, for GitHub code scanning)
   --fail-severity <list>  the severities a new mandatory finding fails at (default: critical,high; none: never)
   --all                   findings already present before the change fail too (judge the whole stack)
-  --scope <s>             org (default): the access review reads the whole org under the root from the API, the
-                          change on top, each identity marked where it is managed; stack: the stack's objects alone
+${SCOPE_USAGE}
   --json-out <file>       also write the full JSON report to <file> (a CI artifact)
   --max-chars <n>         the most characters of Markdown (default 60000; a GitHub comment holds 65536)
   --verify <gate JSON>    after \`pulumi up\`: no preview; compare the access the stack now gives with the report a
@@ -487,7 +488,7 @@ ${TIMEOUT_USAGE}`;
  * @returns the exit code (./frame.ts: 0 passed, 1 a new mandatory finding at a failing severity, 2 could not run).
  */
 export function gateCommand(argv: readonly string[]): Promise<number> {
-  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, verify: { type: "string" }, scope: { type: "string" }, ...REVIEW_OPTIONS } as const;
+  const options = { config: { type: "string" }, pack: { type: "string" }, all: { type: "boolean" }, verify: { type: "string" }, ...SCOPE_OPTIONS, ...REVIEW_OPTIONS } as const;
   const frame = { name: "gate", usage: GATE_USAGE, found: "a new mandatory finding at a failing severity (--fail-severity)", formats: FORMATS, options };
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     let review;
@@ -503,11 +504,11 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(formatVerify(v, format));
       return v.passed ? 0 : 1;
     }
-    const scope = (values["scope"] ?? "org") as string;
-    if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
+    const { scope, withStacks } = scopeArgs(values);
     await warnIfWriter(ref);
     const r = await runGate(ref, {
       scope,
+      withStacks,
       ...(typeof values["pack"] === "string" ? { pack: values["pack"] } : {}),
       ...(typeof values["config"] === "string" ? { config: values["config"] } : {}),
       ...(failSeverities ? { failSeverities } : {}),
