@@ -19,7 +19,7 @@ import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
 import { compactRows, diffGrants, reportGrants, type ReportChange, type ReportGrant, type ReportIdentity, type ReportVia } from "../provider/access/report";
 import type { Severity } from "../provider/access/severity";
 import { orgFromStack, type StackContext, type StackObject } from "../provider/access/stack";
-import { silencedMarkdown } from "../provider/commands/access";
+import { SILENCED_MARKDOWN_CHARS, silencedMarkdown } from "../provider/commands/access";
 import { gateSarif, type GateReport, type Violation } from "../provider/commands/gate";
 import { LEFT_OUT_KEY, MAX_SARIF_BYTES, MAX_SARIF_RESULTS, SILENCED_KEY, accessFingerprint, accessSarif, type LeftOut, type SarifLog, type SilencedProperty } from "../provider/commands/sarif";
 import { jsonText } from "../provider/text";
@@ -223,6 +223,17 @@ describe("silenced findings are listed, not dropped", () => {
     expect(md).toContain("expired on 2020-01-01");
     expect(md).toContain("</details>");
     expect(silencedMarkdown("", undefined)).toBe("");
+  });
+
+  it("the access Markdown's silenced block stays within SILENCED_MARKDOWN_CHARS, the rest counted", () => {
+    const many: SilencedFinding[] = Array.from({ length: 200 }, (_, i) => ({ ...silenced[0]!, identity: identity(`/eng/ci/bot-${i}`), reason: `reviewed ${"r".repeat(100)}` }));
+    const md = silencedMarkdown("", many);
+    const lines = md.split("\n").filter((l) => l.startsWith("- no-new-access"));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThan(200);
+    expect(lines.join("\n").length).toBeLessThanOrEqual(SILENCED_MARKDOWN_CHARS);
+    expect(md).toContain(`- *${200 - lines.length} more exclusion(s) not shown; every silenced finding is in the JSON output's \`silenced\`*`);
+    expect(md).toContain("<details><summary>200 finding(s) silenced by exclusions");
   });
 });
 

@@ -382,17 +382,33 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   return { code: hits.length || severe.length ? 1 : 0, output };
 }
 
+/** The most characters of silenced-finding lines {@link silencedMarkdown} writes (a GitHub comment holds 65,536 in all). */
+export const SILENCED_MARKDOWN_CHARS = 4_000;
+
 /**
  * The notes of the exclusions (./accessExtras.ts `silenceRows`) in a Markdown report: an expired exclusion's line
  * as text, and the silenced findings folded in a `<details>` block (`N finding(s) silenced by exclusions`), one
  * line per exclusion with who, what, where, why and until when (../access/exclusions.ts `silencedLines`). Every line
- * is server text, escaped ({@link mdText}). Empty when there is nothing to say.
+ * is server text, escaped ({@link mdText}). Lines past {@link SILENCED_MARKDOWN_CHARS} are counted, not shown. Empty
+ * when there is nothing to say.
  */
 export function silencedMarkdown(notes: string, silenced: readonly SilencedFinding[] | undefined): string {
   const cut = notes.indexOf("\nsilenced by exclusions:");
   const expired = (cut < 0 ? notes : notes.slice(0, cut)).split("\n").filter((l) => l.trim() !== "");
   const parts = expired.map((l) => mdText(l));
-  if (silenced?.length) parts.push(`<details><summary>${silenced.length} finding(s) silenced by exclusions (until they expire)</summary>\n\n${silencedLines(silenced).map((l) => `- ${mdText(l)}`).join("\n")}\n\n</details>`);
+  if (silenced?.length) {
+    // Within the comment's budget: lines up to SILENCED_MARKDOWN_CHARS, the rest counted.
+    const all = silencedLines(silenced).map((l) => `- ${mdText(l)}`);
+    const shown: string[] = [];
+    let size = 0;
+    for (const l of all) {
+      if (size + l.length > SILENCED_MARKDOWN_CHARS && shown.length > 0) break;
+      shown.push(l);
+      size += l.length + 1;
+    }
+    if (shown.length < all.length) shown.push(`- *${all.length - shown.length} more exclusion(s) not shown; every silenced finding is in the JSON output's \`silenced\`*`);
+    parts.push(`<details><summary>${silenced.length} finding(s) silenced by exclusions (until they expire)</summary>\n\n${shown.join("\n")}\n\n</details>`);
+  }
   return parts.length ? `\n${parts.join("\n\n")}\n` : "";
 }
 
