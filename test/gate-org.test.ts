@@ -564,25 +564,32 @@ describe("--format sarif", () => {
     console.log(`sarif gate result: ${JSON.stringify(above)}`);
   }, LONG);
 
-  it.concurrent("access: each gain a result, its rule by how it is held; a binding at its declaring line (program or org file)", async ({ expect }) => {
+  it.concurrent("access: a result per identity, scope and route (the Markdown's rows), its rule by how it is held; a binding at its declaring line (program or org file)", async ({ expect }) => {
     const [r, current] = await settled([sarif("access", changed, [release("release", "repo:my-org/release"), release("release2", "repo:my-org/release2")]), sarif("access", base, [], ["--current"])]);
     expect(r.code, r.stderr).toBe(1);
     const run = valid(r.stdout).runs[0]!;
     const ids = run.tool.driver.rules.map((x) => x.id);
     expect(ids).toContain("access/binding");
     expect(ids.every((id) => /^access\/(binding|escalation\/(assume|bind|rebind|editRole|invite|identityProvider|createRole|present))$/.test(id))).toBe(true);
-    const ownerGain = run.results.find((x) => x.ruleId === "access/binding" && x.message.text.startsWith("/release2 gains role_bindings.create at /"));
-    expect(ownerGain).toMatchObject({ level: "error", properties: { severity: "critical", status: "gained", identity: "/release2" } });
+    /** The result of `identity`'s route `route` (its first step) at `group`. */
+    const routeOf = (results: SarifResult[], identity: string, group: string, route: string) => results.find((x) => x.properties["identity"] === identity && x.properties["group"] === group && (x.properties["route"] as string[])[0] === route);
+    // One result per identity, scope and route: no two share a fingerprint.
+    expect(new Set(run.results.map((x) => JSON.stringify(x.partialFingerprints))).size).toBe(run.results.length);
+    const ownerGain = routeOf(run.results, "/release2", "/", "owner bound at /");
+    expect(ownerGain).toMatchObject({ ruleId: "access/binding", level: "error", message: { text: "/release2 gains owner at /, through a binding: owner bound at /" }, properties: { severity: "critical", status: "gained", gives: "owner" } });
+    expect(ownerGain!.properties["capabilities"]).toContain("role_bindings.create");
     expect(at(ownerGain)).toEqual({ uri: rel(indexJs), base: "%SRCROOT%", line: rootBindingLine() });
-    const argo = run.results.find((x) => x.ruleId === "access/binding" && x.message.text.startsWith("/platform/argo/argo-sync gains groups.create at /platform "));
-    expect(argo, run.results.map((x) => x.message.text).filter((t) => t.includes("argo-sync")).join("\n")).toMatchObject({ level: "error", properties: { severity: "high" } });
+    const argo = routeOf(run.results, "/platform/argo/argo-sync", "/platform", "editor bound at /platform");
+    expect(argo, run.results.map((x) => x.message.text).filter((t) => t.includes("argo-sync")).join("\n")).toMatchObject({ ruleId: "access/binding", level: "error", properties: { severity: "critical" } });
+    expect(argo!.properties["capabilities"]).toContain("groups.create");
     expect(at(argo)).toEqual({ uri: rel(changed), base: "%SRCROOT%", line: lastLineOf(changed, "- identity: platform/argo/argo-sync") });
     // Reads gained are notes.
     expect(run.results.filter((x) => x.properties["severity"] === "low").every((x) => x.level === "note")).toBe(true);
     // --current: what is held now, each at its binding (here the org file's line of gha-deployer's).
     expect(current.code, current.stderr).toBe(0);
-    const held = valid(current.stdout).runs[0]!.results.find((x) => x.message.text.startsWith("/platform/ci-cd/gha-deployer holds groups.create at /platform "));
-    expect(held).toMatchObject({ ruleId: "access/binding", level: "error", properties: { status: "held", severity: "high" } });
+    const held = routeOf(valid(current.stdout).runs[0]!.results, "/platform/ci-cd/gha-deployer", "/platform", "editor bound at /platform");
+    expect(held).toMatchObject({ ruleId: "access/binding", level: "error", properties: { status: "held", severity: "critical", gives: "editor" } });
+    expect(held!.properties["capabilities"]).toContain("groups.create");
     expect(held!.baselineState).toBeUndefined();
     expect(at(held)).toEqual({ uri: rel(base), base: "%SRCROOT%", line: lineOf(base, "- identity: platform/ci-cd/gha-deployer") });
     // Nothing gained, no results: the read-only role's access run above (the gate's tests).

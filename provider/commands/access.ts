@@ -23,9 +23,9 @@ import { writeFileSync } from "node:fs";
 import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, reviewArgs, type ReportFormat, type ReportOptions } from "./report";
 import { UsageError, runStackFrame } from "./frame";
 import { SourceLocator, accessSarif, recordsOfPlan } from "./sarif";
-import { jsonText } from "../text";
+import { jsonText, mdText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
-import type { SilencedFinding } from "../access/exclusions";
+import { silencedLines, type SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
 import { outsideStack, readLiveOrg } from "../access/orgRead";
@@ -405,11 +405,11 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
-  else if (opts.format === "sarif") output = `${jsonText(accessSarif({ stack: ref.stack, current: opts.current, rows, objects: [...(opts.current ? before : after!), ...outside], ctx, locator }))}\n`;
+  else if (opts.format === "sarif") output = `${jsonText(accessSarif({ stack: ref.stack, current: opts.current, rows, objects: [...(opts.current ? before : after!), ...outside], ctx, locator, silenced, jsonFile: opts.jsonFile }))}\n`;
   else if (opts.format === "markdown") output = markdown(ref.stack, rows, opts.current, { ...(opts.maxChars ? { maxChars: opts.maxChars } : {}), jsonFile: opts.jsonFile });
   else output = textTable(rows, opts.current);
   if (opts.format !== "json" && opts.format !== "sarif") {
-    output += notes;
+    output += opts.format === "markdown" ? silencedMarkdown(notes, silenced) : notes;
     if (match) {
       const caps = [...new Set(hits.map((h) => h.capability))].sort();
       output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
@@ -435,6 +435,36 @@ export function scopeArgs(values: Record<string, string | boolean | string[] | u
   if (bad !== undefined) throw new UsageError(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
   if (withStacks.length && scope === "stack") throw new UsageError(`--with ${JSON.stringify(withStacks[0])} is not allowed with --scope stack: it marks where the org's objects are managed`);
   return { scope, withStacks };
+}
+
+/** The most characters of silenced-finding lines {@link silencedMarkdown} writes (a GitHub comment holds 65,536 in all). */
+export const SILENCED_MARKDOWN_CHARS = 4_000;
+
+/**
+ * The notes of the exclusions (./accessExtras.ts `silenceRows`) in a Markdown report: an expired exclusion's line
+ * as text, and the silenced findings folded in a `<details>` block (`N finding(s) silenced by exclusions`), one
+ * line per exclusion with who, what, where, why and until when (../access/exclusions.ts `silencedLines`). Every line
+ * is server text, escaped ({@link mdText}). Lines past {@link SILENCED_MARKDOWN_CHARS} are counted, not shown. Empty
+ * when there is nothing to say.
+ */
+export function silencedMarkdown(notes: string, silenced: readonly SilencedFinding[] | undefined): string {
+  const cut = notes.indexOf("\nsilenced by exclusions:");
+  const expired = (cut < 0 ? notes : notes.slice(0, cut)).split("\n").filter((l) => l.trim() !== "");
+  const parts = expired.map((l) => mdText(l));
+  if (silenced?.length) {
+    // Within the comment's budget: lines up to SILENCED_MARKDOWN_CHARS, the rest counted.
+    const all = silencedLines(silenced).map((l) => `- ${mdText(l)}`);
+    const shown: string[] = [];
+    let size = 0;
+    for (const l of all) {
+      if (size + l.length > SILENCED_MARKDOWN_CHARS && shown.length > 0) break;
+      shown.push(l);
+      size += l.length + 1;
+    }
+    if (shown.length < all.length) shown.push(`- *${all.length - shown.length} more exclusion(s) not shown; every silenced finding is in the JSON output's \`silenced\`*`);
+    parts.push(`<details><summary>${silenced.length} finding(s) silenced by exclusions (until they expire)</summary>\n\n${shown.join("\n")}\n\n</details>`);
+  }
+  return parts.length ? `\n${parts.join("\n\n")}\n` : "";
 }
 
 /** `platform-pulumi access …`; resolves with the exit code (the report commands' contract, `report.ts`). */

@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { markdown as accessMarkdown, textTable as accessText, type ReportChange } from "../access/report";
+import { compactRows, markdown as accessMarkdown, textTable as accessText, type CompactRow, type ReportChange } from "../access/report";
 import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/severity";
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
@@ -34,7 +34,7 @@ import { UsageError, runStackFrame } from "./frame";
 import { clientFor, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { resolveSettings, type Settings } from "../config";
 import { privilegeWarning, writeGrants } from "./privilege";
-import { locatorFor, type SourceLocator } from "./sarif";
+import { accessFingerprint, locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type SarifRule } from "./sarifLog";
 import { kindOfType } from "../typeTokens";
 import type { StackObject } from "../access/stack";
@@ -516,7 +516,7 @@ export function gateCommand(argv: readonly string[]): Promise<number> {
     });
     const { exitCode, ...report } = r;
     if (jsonFile) writeFileSync(jsonFile, `${jsonText(report)}\n`);
-    if (format === "sarif") process.stdout.write(`${jsonText(gateSarif(report, await locatorFor(ref, report.violations.map((v) => v.urn))))}\n`);
+    if (format === "sarif") process.stdout.write(`${jsonText(gateSarif(report, await locatorFor(ref, report.violations.map((v) => v.urn)), jsonFile))}\n`);
     else process.stdout.write(formatGate(report, format, exitCode, { ...(maxChars ? { maxChars } : {}), jsonFile }));
     for (const e of report.errors) process.stderr.write(`${inertLines(e)}\n`);
     for (const h of hintsFor(report.errors.join("\n"))) process.stderr.write(`what to do: ${printable(h)}\n`);
@@ -537,26 +537,54 @@ function policyRule(v: Violation): SarifRule {
 }
 
 /**
+ * The access row (../access/report.ts `compactRows` of the report's gains) a `no-new-access` finding reports: the
+ * policy reports one finding per identity, scope and route (policies/access.ts), its message starting
+ * `identity <path> gains <gives> at <group> (` and naming the route's steps. Each row matches one finding at most
+ * (`used`); undefined when none matches (another pack, or a policy config that narrows what is reported).
+ */
+function accessRowOf(v: Violation, rows: readonly CompactRow[], used: Set<CompactRow>): CompactRow | undefined {
+  if (v.policy !== "no-new-access") return undefined;
+  const hit = rows.find((x) => !used.has(x) && v.message.startsWith(`identity ${x.identity.path} gains ${x.gives} at ${x.group} (`) && x.how.every((h) => v.message.includes(h)));
+  if (hit) used.add(hit);
+  return hit;
+}
+
+/**
  * The gate's report as SARIF: one result per violation (policies not evaluated until apply left out), its level
  * from severity and enforcement level ({@link levelOf}), `baselineState` `new` or `unchanged` (already present),
- * located at its resource ({@link SourceLocator}); a stack policy's finding at the stack.
+ * located at its resource ({@link SourceLocator}); a stack policy's finding at the stack. A `no-new-access` finding
+ * is one identity, scope and route (as `access --format sarif`): its `properties` list the capabilities it gives
+ * and its fingerprint is the identity, scope and route (./sarif.ts `accessFingerprint`). The findings exclusions
+ * silenced are listed in `run.properties`, and the log is capped, as ./sarifLog.ts `LogBuilder.log` says; `jsonFile`
+ * (`--json-out`) is named there as where the full report is.
  */
-export function gateSarif(r: GateReport, locator?: SourceLocator): SarifLog {
+export function gateSarif(r: GateReport, locator?: SourceLocator, jsonFile?: string): SarifLog {
   const b = new LogBuilder("gate", r.stack, locator);
+  b.silenced(r.silenced);
+  b.fullReportAt(jsonFile);
+  const accessRows = r.access ? compactRows(r.access.changes.filter((c) => c.change === "gained")) : [];
+  const used = new Set<CompactRow>();
   for (const v of r.violations) {
     const loc = v.urn ? (locator ? locator.locate(v.urn) : { logicalLocations: [{ fullyQualifiedName: v.urn, kind: "resource" }] }) : { logicalLocations: [{ fullyQualifiedName: `stack ${r.stack}`, kind: "module" }] };
+    const row = accessRowOf(v, accessRows, used);
     b.result(policyRule(v), {
       level: levelOf(v.severity, v.level),
       message: { text: `${v.resource ? `${v.resource}: ` : ""}${v.message}` },
       locations: [loc],
-      // A resource's finding by policy and URN (its message may name the resource's uid once it exists); a stack
-      // policy's (`no-new-access`, at the stack) by its message too, which names the identity and what it gains.
-      partialFingerprints: v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
+      // An access finding by identity, scope and route; a resource's by policy and URN (its message may name the
+      // resource's uid once it exists); another stack policy's by its message too.
+      partialFingerprints: row ? accessFingerprint(row) : v.urn && !v.urn.includes("::pulumi:pulumi:Stack::") ? fingerprint("gate", v.pack, v.policy, v.urn) : fingerprint("gate", v.pack, v.policy, v.urn, v.message),
       baselineState: v.status === "new" ? "new" : "unchanged",
-      properties: { severity: v.severity, status: v.status, enforcementLevel: v.level, pack: v.pack, ...(v.urn ? { urn: v.urn } : {}) },
+      properties: {
+        severity: v.severity,
+        status: v.status,
+        enforcementLevel: v.level,
+        pack: v.pack,
+        ...(v.urn ? { urn: v.urn } : {}),
+        ...(row ? { identity: row.identity.path, group: row.group, gives: row.gives, capabilities: row.capabilities, route: row.how } : {}),
+      },
     });
   }
   if (!r.passed && r.errors.length && r.violations.every((v) => !(v.level === "mandatory" && r.failSeverities.includes(v.severity)))) b.failed(r.errors);
   return b.log();
 }
-

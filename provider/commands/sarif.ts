@@ -23,13 +23,14 @@ import { pathToFileURL } from "node:url";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from "yaml";
 import { dottedName } from "../capabilities";
 import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
-import type { ReportChange, ReportGrant } from "../access/report";
+import { compactRows, moreRoutesWords, type CompactRow, type ReportChange, type ReportGrant } from "../access/report";
+import type { SilencedFinding } from "../access/exclusions";
 import { orgFromStack, type StackContext, type StackObject } from "../access/stack";
 import { exportStack, runPulumi, type StackRef } from "./stack";
 import { INFORMATION_URI, LogBuilder, PACKAGE_ROOT, SRCROOT, fingerprint, levelOf, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
 import { kindOfType } from "../typeTokens";
 
-export { INFORMATION_URI, SARIF_SCHEMA, SRCROOT, couldNotRunSarif, levelOf, type SarifLevel, type SarifLocation, type SarifLog, type SarifResult, type SarifRule } from "./sarifLog";
+export { INFORMATION_URI, LEFT_OUT_KEY, MAX_SARIF_BYTES, MAX_SARIF_RESULTS, SARIF_SCHEMA, SILENCED_KEY, SRCROOT, couldNotRunSarif, levelOf, type LeftOut, type SarifLevel, type SarifLocation, type SarifLog, type SarifResult, type SarifRule, type SilencedProperty } from "./sarifLog";
 
 /** The `Org` component's type token (provider/org `ORG_TYPE`; not imported: the CLI does not load the SDK). */
 const ORG_TYPE = "platform:index:Org";
@@ -304,42 +305,79 @@ export interface AccessSarifInput {
   objects: readonly StackObject[];
   ctx: StackContext;
   locator?: SourceLocator | undefined;
+  /** The findings exclusions silenced (`--config`), listed in `run.properties`; undefined without `--config`. */
+  silenced?: readonly SilencedFinding[] | undefined;
+  /** The `--json-out` file, named where results are left out. */
+  jsonFile?: string | undefined;
 }
 
 /**
- * The access report as SARIF: one result per capability gained (with `current`, held) by an identity at a group,
- * its rule by how it is held (the first route: a direct binding, else the escalation's first step kind), its level
- * from its severity ({@link levelOf}). A binding's result is located at the RoleBinding resource that grants it; an
- * escalation's at the identity's own declaration (the Identity resource), the route in the message.
+ * The fingerprint of an access finding as the reports group it (../access/report.ts `compactRows`): the identity's
+ * path, the group and the route (a binding's role and where it is bound, or an escalation's steps), not the
+ * capabilities, so one alert follows an identity's route at a scope while what the route gives changes.
+ */
+export function accessFingerprint(row: CompactRow): Record<string, string> {
+  return fingerprint("access", row.identity.path, row.group, row.direct ? "binding" : "escalation", ...row.how);
+}
+
+/**
+ * The result message of an access finding: who, holds or gains, what (the role-words of the Markdown report,
+ * `CompactRow.gives`), where, and how (`through a binding: editor bound at /platform`, or the escalation's steps).
+ */
+export function accessMessage(row: CompactRow, verb: "holds" | "gains"): string {
+  const who = row.identity.managed && row.identity.managed !== "this stack" ? `${row.identity.path} (${row.identity.managed})` : row.identity.path;
+  const how = row.direct ? `through a binding: ${row.how[0] ?? ""}` : `by escalation: ${row.how.map((h, i) => `${i + 1}. ${h}`).join("; ")}`;
+  return `${who} ${verb} ${row.gives} at ${row.group}, ${how}${row.moreRoutes ? ` (${moreRoutesWords(row.moreRoutes)})` : ""}`;
+}
+
+/**
+ * The access report as SARIF: one result per identity, scope and route, exactly as the Markdown groups its rows
+ * (../access/report.ts `compactRows`) — for a change, of the gains only (a loss is no finding). Its message names
+ * the identity, what the route gives there (role-words), the group and the route ({@link accessMessage}); its
+ * `properties` list the capabilities and the highest severity among them, which gives its level ({@link levelOf});
+ * its fingerprint is the identity, scope and route ({@link accessFingerprint}). Its rule is how the route holds
+ * access (a direct binding, else the escalation's first step kind). A binding's result is located at the
+ * RoleBinding resource that grants it; an escalation's at the identity's own declaration (the Identity resource).
+ * The log is capped and lists silenced findings as ./sarifLog.ts `LogBuilder.log` says.
  */
 export function accessSarif(input: AccessSarifInput): SarifLog {
   const b = new LogBuilder("access", input.stack, input.locator);
+  b.silenced(input.silenced);
+  b.fullReportAt(input.jsonFile);
   const so = orgFromStack(input.objects, input.ctx);
   const ix = new OrgIndex(so.org);
   const raw = new Map<string, Grant>();
   for (const g of effectiveAccess(so.org, { escalations: ESCALATION_KINDS })) raw.set(`${ix.identityPath(g.identityId)}\u0000${dottedName(g.capability)}\u0000${ix.groupPath(g.groupId)}`, g);
   const urnOfUid = new Map(input.objects.map((o) => [typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, o.urn]));
-  for (const row of input.rows) {
-    if ("change" in row && row.change !== "gained") continue;
-    const g = raw.get(`${row.identity.path}\u0000${row.capability}\u0000${row.group}`);
-    const via = g?.via[0];
-    const kind: "binding" | EscalationKind = !via || via.kind === "binding" ? "binding" : (via.path[0]?.kind ?? "bind");
+  const same = (a: readonly string[], c: readonly string[]) => a.length === c.length && a.every((x, i) => x === c[i]);
+  const findings = input.rows.filter((r) => !("change" in r) || r.change === "gained");
+  for (const row of compactRows(findings)) {
+    // The model's route this row shows: by its first capability, the route whose words are the row's.
+    const g = raw.get(`${row.identity.path}\u0000${row.capabilities[0]}\u0000${row.group}`);
+    const via = g?.via.find((v) => (v.kind === "binding" ? row.direct && row.how[0] === `${v.role} bound at ${ix.groupPath(v.boundAt)}` : !row.direct && same(v.route ?? v.steps, row.how)));
+    const kind: "binding" | EscalationKind = row.direct ? "binding" : (via?.path[0]?.kind ?? "bind");
     let urn: string | undefined;
     if (g && via?.kind === "binding") urn = so.org.bindings.find((x) => x.identityId === g.identityId && x.roleId === via.roleId && x.groupId === via.boundAt)?.label;
     if (g && urn === undefined) urn = urnOfUid.get(g.identityId);
-    const shownVia = row.via[0];
-    const how = !shownVia ? "" : shownVia.kind === "binding" ? ` through role ${shownVia.role} bound at ${shownVia.boundAt}` : ` by escalation: ${(shownVia.route ?? shownVia.steps).join("; ")}`;
-    const what = input.current ? "holds" : "gains";
     const loc: SarifLocation = urn && input.locator ? input.locator.locate(urn) : { logicalLocations: [{ fullyQualifiedName: urn ?? row.identity.path, kind: "resource" }] };
     b.result(accessRule(kind), {
       level: levelOf(row.severity),
-      message: { text: `${row.identity.path} ${what} ${row.capability} at ${row.group}${how}` },
+      message: { text: accessMessage(row, input.current ? "holds" : "gains") },
       locations: [loc],
-      partialFingerprints: fingerprint("access", row.identity.uid ?? row.identity.path, row.capability, row.group),
+      partialFingerprints: accessFingerprint(row),
       ...(input.current ? {} : { baselineState: "new" as const }),
-      properties: { severity: row.severity, status: input.current ? "held" : "gained", identity: row.identity.path, capability: row.capability, group: row.group, ...(via && via.kind === "escalation" ? { steps: via.path.map((s) => s.kind) } : {}) },
+      properties: {
+        severity: row.severity,
+        status: input.current ? "held" : "gained",
+        identity: row.identity.path,
+        group: row.group,
+        gives: row.gives,
+        capabilities: row.capabilities,
+        route: row.how,
+        ...(via && via.kind === "escalation" ? { steps: via.path.map((s) => s.kind) } : {}),
+        ...(row.moreRoutes ? { moreRoutes: row.moreRoutes } : {}),
+      },
     });
   }
   return b.log();
 }
-

@@ -12,8 +12,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import type { Severity } from "../access/severity";
-import { printable, sarifText } from "../text";
+import type { SilencedFinding } from "../access/exclusions";
+import { SEVERITIES, type Severity } from "../access/severity";
+import { jsonText, printable, sarifText } from "../text";
 
 /** The root of this package (this file is `dist/provider/commands/sarifLog.js`). */
 export const PACKAGE_ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -26,6 +27,60 @@ export const INFORMATION_URI = "https://www.npmjs.com/package/platform-pulumi";
 
 /** The base every relative `artifactLocation.uri` is relative to: the repository (or project) folder. */
 export const SRCROOT = "%SRCROOT%";
+
+/**
+ * The most results one log holds. GitHub code scanning accepts up to 25,000 results per run but includes "only the
+ * top 5,000 results ..., prioritized by severity" (GitHub Docs, "SARIF support for code scanning", the limits
+ * table; "About code scanning limits on SARIF results"): past 5,000 a result is uploaded and never shown. So a log
+ * keeps the 5,000 most severe and counts the rest in `run.properties` ({@link LEFT_OUT_KEY}).
+ */
+export const MAX_SARIF_RESULTS = 5_000;
+
+/**
+ * The most bytes one log takes, serialized as the commands print it (UTF-8, the indented JSON of `jsonText` and its
+ * closing newline). GitHub code scanning refuses a SARIF file larger than 10 MB (GitHub Docs, "SARIF results file
+ * is too large": "Code scanning does not accept files above this size"); 10 MB is taken as 10,000,000 bytes, the
+ * smaller reading, so the file fits whichever GitHub means. Results past it are left out most severe kept first,
+ * and counted ({@link LEFT_OUT_KEY}).
+ */
+export const MAX_SARIF_BYTES = 10_000_000;
+
+/**
+ * The most bytes the list of silenced findings ({@link SILENCED_KEY}) takes in a log: a tenth of
+ * {@link MAX_SARIF_BYTES}, so the findings themselves keep the rest; entries past it are counted, not listed.
+ */
+export const MAX_SILENCED_BYTES = 1_000_000;
+
+/** The `run.properties` key of what a capped log left out ({@link LeftOut}). */
+export const LEFT_OUT_KEY = "platformPulumi/leftOut";
+
+/** The `run.properties` key of the silenced findings ({@link SilencedProperty}). */
+export const SILENCED_KEY = "platformPulumi/silenced";
+
+/** What a log left out to stay within {@link MAX_SARIF_RESULTS} and {@link MAX_SARIF_BYTES}, in `run.properties`. */
+export interface LeftOut {
+  /** Results left out (the least severe). */
+  results: number;
+  /** Capability grants those results stand for (an access result's `properties.capabilities`; one per other result). */
+  grants: number;
+  /** The limit that was reached, and where the whole report is. */
+  reason: string;
+  /** Where the full report is: the JSON output. */
+  fullReport: string;
+}
+
+/**
+ * The silenced findings in `run.properties` (GitHub code scanning ignores SARIF `suppressions`, so a silenced
+ * finding is no result; it is listed here instead): each with its identity, capability, group, reason and expiry.
+ */
+export interface SilencedProperty {
+  /** How many findings exclusions silenced. */
+  count: number;
+  /** Those listed (all of them, unless past {@link MAX_SILENCED_BYTES}). */
+  findings: Array<{ policy: string; identity: string; capability: string; group: string; severity: Severity; reason: string; expires: string }>;
+  /** How many are not listed (past {@link MAX_SILENCED_BYTES}); absent when every one is. */
+  notListed?: number;
+}
 
 /** A SARIF level (SARIF 2.1.0 §3.27.10). */
 export type SarifLevel = "error" | "warning" | "note" | "none";
@@ -70,6 +125,8 @@ export interface SarifLog {
     /** Present when the command could not run (or not fully): `executionSuccessful` false and why. */
     invocations?: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: SarifLevel; message: { text: string } }> }>;
     results: SarifResult[];
+    /** The run's property bag (§3.8): what a capped log left out ({@link LEFT_OUT_KEY}), the silenced findings ({@link SILENCED_KEY}). */
+    properties?: Record<string, unknown>;
   }>;
 }
 
@@ -108,12 +165,50 @@ function inertLocation(loc: SarifLocation): SarifLocation {
   return { ...loc, logicalLocations: loc.logicalLocations.map((l) => ({ ...l, fullyQualifiedName: printable(l.fullyQualifiedName), ...(l.name !== undefined ? { name: printable(l.name) } : {}) })) };
 }
 
+/** The rank of a result for the cap: its `properties.severity` (critical first), else its level (error first). */
+function rankOf(r: SarifResult): number {
+  const sev = SEVERITIES.indexOf(r.properties["severity"] as Severity);
+  if (sev >= 0) return sev;
+  return SEVERITIES.length + Math.max(0, (["error", "warning", "note", "none"] as const).indexOf(r.level));
+}
+
+/** How many capability grants a result stands for: its `properties.capabilities` (an access result), else one. */
+function grantsOf(r: SarifResult): number {
+  const caps = r.properties["capabilities"];
+  return Array.isArray(caps) ? caps.length : 1;
+}
+
+/** The UTF-8 size of `value` as the commands print it (`jsonText`, two-space indent). */
+function bytesOf(value: unknown): number {
+  return Buffer.byteLength(jsonText(value), "utf8");
+}
+
+/**
+ * The silenced findings as {@link SilencedProperty}: each entry's names made {@link printable}, listed until they
+ * take {@link MAX_SILENCED_BYTES}, the rest counted.
+ */
+export function silencedProperty(silenced: readonly SilencedFinding[]): SilencedProperty {
+  const findings: SilencedProperty["findings"] = [];
+  let size = 0;
+  for (const s of silenced) {
+    const entry = { policy: s.policy, identity: printable(s.identity.path), capability: printable(s.capability), group: printable(s.group), severity: s.severity, reason: printable(s.reason), expires: printable(s.expires) };
+    size += bytesOf(entry) + 16;
+    if (size > MAX_SILENCED_BYTES) break;
+    findings.push(entry);
+  }
+  return { count: silenced.length, findings, ...(findings.length < silenced.length ? { notListed: silenced.length - findings.length } : {}) };
+}
+
 /** Builds the log: rules in first-use order, results pointing at them. */
 export class LogBuilder {
   private readonly rules = new Map<string, { rule: SarifRule; index: number }>();
   readonly results: SarifResult[] = [];
   /** Set by {@link LogBuilder.failed}: why the command did not complete. */
   private failure: string[] | undefined;
+  /** Set by {@link LogBuilder.silenced}. */
+  private silencedFindings: readonly SilencedFinding[] | undefined;
+  /** Set by {@link LogBuilder.fullReportAt}: the `--json-out` file, named where results are left out. */
+  private jsonFile: string | undefined;
 
   constructor(
     private readonly command: string,
@@ -151,9 +246,29 @@ export class LogBuilder {
     this.failure = why.map(sarifText);
   }
 
-  /** The SARIF 2.1.0 log: one run, its tool with the rules used, the results. */
+  /**
+   * Lists the findings exclusions silenced in `run.properties` ({@link SILENCED_KEY}, {@link silencedProperty}):
+   * code scanning ignores SARIF `suppressions`, so they are no results. An empty list is listed too (the config was
+   * read, nothing was silenced); undefined lists nothing.
+   */
+  silenced(findings: readonly SilencedFinding[] | undefined): void {
+    this.silencedFindings = findings;
+  }
+
+  /** Names `file` (`--json-out`) as where the full report is, when results are left out. */
+  fullReportAt(file: string | undefined): void {
+    this.jsonFile = file;
+  }
+
+  /**
+   * The SARIF 2.1.0 log: one run, its tool with the rules used, the results. When the results pass
+   * {@link MAX_SARIF_RESULTS}, or the printed log would pass {@link MAX_SARIF_BYTES}, the most severe are kept
+   * (critical, high, low; then error, warning, note; in their order within a rank), in that order, and
+   * `run.properties` counts the rest ({@link LeftOut}).
+   */
   log(): SarifLog {
-    return {
+    const properties: Record<string, unknown> = this.silencedFindings ? { [SILENCED_KEY]: silencedProperty(this.silencedFindings) } : {};
+    const build = (results: SarifResult[], props: Record<string, unknown>): SarifLog => ({
       $schema: SARIF_SCHEMA,
       version: "2.1.0",
       runs: [
@@ -162,10 +277,43 @@ export class LogBuilder {
           automationDetails: { id: `platform-pulumi/${this.command}/${this.stack}/` },
           ...(this.locator ? { originalUriBaseIds: this.locator.baseIds() } : {}),
           ...(this.failure ? { invocations: [{ executionSuccessful: false, toolExecutionNotifications: this.failure.map((text) => ({ level: "error" as const, message: { text } })) }] } : {}),
-          results: this.results,
+          results,
+          ...(Object.keys(props).length ? { properties: props } : {}),
         },
       ],
+    });
+    const whole = build(this.results, properties);
+    if (this.results.length <= MAX_SARIF_RESULTS && bytesOf(whole) + 1 <= MAX_SARIF_BYTES) return whole;
+    // Most severe first (a stable sort keeps each rank's order), then as many as both limits allow.
+    const ranked = this.results.map((r, i) => ({ r, i, rank: rankOf(r) })).sort((a, b) => a.rank - b.rank || a.i - b.i).map((x) => x.r);
+    const leftOut = (kept: number): LeftOut => {
+      const rest = ranked.slice(kept);
+      const byCount = ranked.length > MAX_SARIF_RESULTS && kept === MAX_SARIF_RESULTS;
+      const where = this.jsonFile ? `in ${printable(this.jsonFile)} (--json-out)` : "in the JSON output (--format json, or --json-out <file>)";
+      return {
+        results: rest.length,
+        grants: rest.reduce((n, r) => n + grantsOf(r), 0),
+        reason: byCount
+          ? `GitHub code scanning shows at most ${MAX_SARIF_RESULTS} results of a run: the ${rest.length} least severe are left out`
+          : `GitHub code scanning accepts a SARIF file of at most ${MAX_SARIF_BYTES} bytes: the ${rest.length} least severe results are left out`,
+        fullReport: `the full report is ${where}`,
+      };
     };
+    // Each result's share of the printed log: its own JSON indented four levels deeper (8 spaces a line), a comma
+    // and a line break. The frame is the log with no result and the largest remainder it can name.
+    const sizes = ranked.map((r) => {
+      const text = jsonText(r);
+      return Buffer.byteLength(text, "utf8") + 8 * (text.split("\n").length) + 2;
+    });
+    const frame = bytesOf(build([], { ...properties, [LEFT_OUT_KEY]: leftOut(0) })) + 64;
+    let kept = 0;
+    for (let size = frame; kept < Math.min(ranked.length, MAX_SARIF_RESULTS) && size + sizes[kept]! <= MAX_SARIF_BYTES; kept++) size += sizes[kept]!;
+    // The estimate is checked on the printed log; a result more comes off while it would not fit.
+    for (;;) {
+      const log = build(ranked.slice(0, kept), { ...properties, [LEFT_OUT_KEY]: leftOut(kept) });
+      if (kept === 0 || bytesOf(log) + 1 <= MAX_SARIF_BYTES) return log;
+      kept--;
+    }
   }
 }
 
