@@ -388,7 +388,7 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
   const frame = {
     name: "access",
     usage: USAGE,
-    found: "a gained (with --current: held) capability matched --fail-on or --fail-severity: for a change the default\n--fail-severity critical,high already exits 1 on a critical or high gain; --unused found some; --can: no",
+    found: "a gained (with --current: held) capability matched --fail-on or --fail-severity; for a change the\ndefault --fail-severity critical,high already exits 1 on a critical or high gain; --unused found some; --can: no",
     formats: FORMATS,
     options,
     allowPositionals: true,

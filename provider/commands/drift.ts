@@ -1,6 +1,7 @@
 /**
- * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged [--with <stack>]...]`: what changed
- * outside Pulumi, kept apart from what the program would change (README, "Drift detection: `platform-pulumi drift`").
+ * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged [--with <stack>]...]
+ * [--json-out <file>] [--max-chars <n>]`: what changed outside Pulumi, kept apart from what the program would change
+ * (README, "Drift detection: `platform-pulumi drift`"; the output options are every report command's, ./report.ts).
  *
  * - **Drift** is where the live API differs from the stack's state: an object changed or deleted outside Pulumi.
  * - **Pending** is every step `pulumi up --refresh` would take: the program against the refreshed state (a commit

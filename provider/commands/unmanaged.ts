@@ -1,6 +1,8 @@
 /**
- * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <org/project/stack>]...`: the objects a stack's groups hold that no
- * state references: what a failed or interrupted apply may have left, and grants nobody manages.
+ * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <org/project/stack>]...
+ * [--json-out <file>] [--max-chars <n>]`: the objects a stack's groups hold that no state references: what a failed or
+ * interrupted apply may have left, and grants nobody manages. `--format json` (and the `--json-out` file) is one
+ * object, {@link UnmanagedReport}; the output options are every report command's (./report.ts).
  *
  * It looks at:
  * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,
