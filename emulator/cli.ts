@@ -53,14 +53,15 @@ export const STOP_GRACE_MS = 250;
 function int(name: string, raw: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer ${min}-${max}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new EmulatorUsageError(`--${name} must be an integer ${min}-${max}, got "${raw}"`);
   return n;
 }
 
 /**
  * Runs the standalone emulator with command-line arguments `args` until SIGINT or SIGTERM. `--help` prints the
  * options and exit codes to stdout, as every command's `--help` does (nothing is served then, so the three-line
- * stdout contract is not in play), and returns. Errors in the arguments reject (the caller prints them with the usage).
+ * stdout contract is not in play), and returns. Errors in the arguments reject with an {@link EmulatorUsageError}
+ * (or `parseArgs`'s own error), a failed start with the server's error ({@link emulatorMain} prints them).
  */
 export async function runEmulator(args: readonly string[], invocation?: string): Promise<void> {
   const { values } = parseArgs({
@@ -98,12 +99,22 @@ export async function runEmulator(args: readonly string[], invocation?: string):
     ...(values["seed-tags"] !== undefined ? { tagsPerRepo: int("seed-tags", values["seed-tags"]) } : {}),
     ...(values["seed-advisories"] !== undefined ? { advisories: int("seed-advisories", values["seed-advisories"]) } : {}),
   };
-  const seed: SeedData = { ...(values.seed ? readSeedFile(values.seed) : DEFAULT_SEED), ...counted };
+  let seeded: SeedData;
+  try {
+    seeded = values.seed ? readSeedFile(values.seed) : DEFAULT_SEED;
+  } catch (err) {
+    throw new EmulatorUsageError(`--seed: ${(err as Error).message}`);
+  }
+  const seed: SeedData = { ...seeded, ...counted };
   const trustedIssuers: Record<string, JSONWebKeySet> = {};
   for (const spec of values["trust-jwks"] ?? []) {
     const at = spec.lastIndexOf("=");
-    if (at <= 0) throw new Error(`--trust-jwks takes <issuer>=<jwks file>, got "${spec}"`);
-    trustedIssuers[spec.slice(0, at)] = JSON.parse(readFileSync(spec.slice(at + 1), "utf8")) as JSONWebKeySet;
+    if (at <= 0) throw new EmulatorUsageError(`--trust-jwks takes <issuer>=<jwks file>, got "${spec}"`);
+    try {
+      trustedIssuers[spec.slice(0, at)] = JSON.parse(readFileSync(spec.slice(at + 1), "utf8")) as JSONWebKeySet;
+    } catch (err) {
+      throw new EmulatorUsageError(`--trust-jwks ${spec}: ${(err as Error).message}`);
+    }
   }
 
   const started = Date.now();
@@ -157,10 +168,59 @@ export function watchParent(onGone: () => void, intervalMs = 500): () => void {
   return () => clearInterval(timer);
 }
 
-/** Runs {@link runEmulator}; on a bad argument or a failed start prints the reason and the usage, exit code 2. */
+/** How the emulator's errors name it, as every command's (provider/commands/frame.ts): `platform-pulumi emulator: <reason>`. */
+export const ERROR_PREFIX = "platform-pulumi emulator";
+
+/** A bad argument (an unknown flag, a value out of range, a seed or JWKS file that cannot be read): the usage follows the reason. */
+export class EmulatorUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmulatorUsageError";
+  }
+}
+
+/**
+ * A line of an error as text: control characters and the marks that reorder text (bidi overrides, isolates) written
+ * `\\uXXXX`, a leading `::` (a GitHub Actions workflow command) `\\u003a:`; the provider's `printable`
+ * (provider/text.ts) does the same, the emulator shares no code with the provider.
+ */
+function inert(line: string): string {
+  return line.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(/^(\s*):/, "$1\\u003a");
+}
+
+/** The hint for a failure whose cause is known: a port in use. */
+function hintFor(err: unknown): string | undefined {
+  const e = err as { code?: unknown; port?: unknown };
+  if (e?.code === "EADDRINUSE") return `another process listens on ${typeof e.port === "number" ? `port ${e.port}` : "that port"}: stop it, or give another --port (or --auth-port); 0 picks a free one`;
+  return undefined;
+}
+
+/**
+ * What the emulator prints on stderr when it cannot run, in the form of every command's (provider/commands/failure.ts
+ * `reportCouldNotRun`): `platform-pulumi emulator: <first line of the error>`, then its further lines and the hint
+ * for a known cause, each indented by two spaces; for a bad argument ({@link EmulatorUsageError}, or `parseArgs`'s
+ * `ERR_PARSE_ARGS_*`), then the usage. Every line inert ({@link inert}: the message may quote a file).
+ */
+export function emulatorErrorText(err: unknown, invocation?: string): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const lines = text
+    .split(/\r?\n/)
+    .map(inert)
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const hint = hintFor(err);
+  const more = [...lines.slice(1), ...(hint !== undefined ? [hint] : [])].map((l) => `  ${l}\n`).join("");
+  const usageError = err instanceof EmulatorUsageError || /^ERR_PARSE_ARGS_/.test(String((err as { code?: unknown })?.code ?? ""));
+  return `${ERROR_PREFIX}: ${lines[0] ?? "failed"}\n${more}${usageError ? `${usage(invocation)}\n` : ""}`;
+}
+
+/**
+ * Runs {@link runEmulator}; when it cannot run, {@link emulatorErrorText} on stderr (the usage only for a bad
+ * argument) and exit code 2, as every command.
+ */
 export function emulatorMain(args: readonly string[], invocation?: string): void {
   runEmulator(args, invocation).catch((err: unknown) => {
-    process.stderr.write(`emulator: ${err instanceof Error ? err.message : String(err)}\n${usage(invocation)}\n`);
+    process.stderr.write(emulatorErrorText(err, invocation));
     process.exit(2);
   });
 }

@@ -176,8 +176,10 @@ describe.concurrent("unmanaged on a stack it can read (the one argument frame, p
     ]);
     expect([0, 1], formatJson.stderr).toContain(formatJson.code);
     expect(formatJson.stderr).toBe("");
-    const rows = JSON.parse(formatJson.stdout) as unknown[];
-    expect(Array.isArray(rows)).toBe(true);
+    // One object (UnmanagedReport, provider/commands/unmanaged.ts), as on failure: `{ stack, unmanaged, unreadable }`.
+    const rows = JSON.parse(formatJson.stdout) as { stack: string; unmanaged: unknown[]; unreadable: unknown[] };
+    expect(Object.keys(rows)).toEqual(["stack", "unmanaged", "unreadable"]);
+    expect(rows.stack).toBe("cnr");
     expect(json.code, json.stderr).toBe(formatJson.code);
     expect(json.stderr).toBe("platform-pulumi unmanaged: --json is deprecated; use --format json\n");
     expect(JSON.parse(json.stdout)).toEqual(rows);

@@ -226,7 +226,7 @@ describe("platform-pulumi export --layout split", () => {
       ["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--with", "org.engineering"],
     ], (args) => bin(args, root.env()));
     expect(alone!.code, tail(alone!)).toBe(1);
-    expect((JSON.parse(alone!.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toContain(made["deployer"]);
+    expect((JSON.parse(alone!.stdout) as { unmanaged: Array<{ uid: string }> }).unmanaged.map((o) => o.uid)).toContain(made["deployer"]);
     expect(all!.code, tail(all!)).toBe(0);
     expect(all!.stdout).toMatch(/no unmanaged objects/);
     expect(drift!.code, tail(drift!)).toBe(0);
@@ -235,7 +235,7 @@ describe("platform-pulumi export --layout split", () => {
     try {
       const found = await bin(["unmanaged", "--stack", "dev", "--cwd", root.opts.cwd, "--json", ...withs], root.env());
       expect(found.code, tail(found)).toBe(1);
-      expect((JSON.parse(found.stdout) as Array<{ uid: string }>).map((o) => o.uid)).toEqual([stray.uid]);
+      expect((JSON.parse(found.stdout) as { unmanaged: Array<{ uid: string }> }).unmanaged.map((o) => o.uid)).toEqual([stray.uid]);
     } finally {
       await fx.client.identities.delete(stray.uid);
     }

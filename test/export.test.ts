@@ -253,7 +253,7 @@ describe("platform-pulumi export round trip", () => {
     try {
       const r = await bin(["unmanaged", "--stack", "dev", "--cwd", dir, "--json"], cli.env());
       expect(r.code, tail(r)).toBe(1);
-      const found = (JSON.parse(r.stdout) as Array<{ kind: string; uid: string }>).map((o) => `${o.kind} ${o.uid}`).sort();
+      const found = (JSON.parse(r.stdout) as { unmanaged: Array<{ kind: string; uid: string }> }).unmanaged.map((o) => `${o.kind} ${o.uid}`).sort();
       expect(found).toEqual([`OverlayBinding ${binding.uid}`, `Overlay ${overlay.uid}`, `Repo ${repo.uid}`, `Subscription ${sub.uid}`, `Tag ${tag.uid}`].sort());
 
       // The same objects as the lost creates of a killed up: pending `creating` operations in the state.

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UnmanagedObject } from "../provider/commands/unmanaged";
+import type { UnmanagedReport } from "../provider/commands/unmanaged";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
 import { stackEnv } from "./harness/stack";
@@ -76,7 +76,7 @@ describe.concurrent("unmanaged's adopt lines", () => {
     // From a subfolder, as the CLI finds the project.
     const r = await runBin(["unmanaged", "--stack", "s", "--cwd", path.join(project, "sub"), "--format", "json"], stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env }));
     expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(1);
-    const rows = JSON.parse(r.stdout) as UnmanagedObject[];
+    const { unmanaged: rows } = JSON.parse(r.stdout) as UnmanagedReport;
     expect(rows.map((o) => [o.kind, o.uid, o.adopt])).toEqual(
       expect.arrayContaining([
         ["Group", legacy.uid, SPELLING[runtime]!(legacy.uid as string)],

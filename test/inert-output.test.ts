@@ -127,8 +127,9 @@ describe.concurrent("every output path of the bin is inert against a hostile ser
       expectInert(r, `unmanaged${json ? " --json" : ""}`);
       expect(r.code, r.stderr).toBe(1);
       if (json) {
-        const listed = JSON.parse(r.stdout) as Array<{ kind: string; uid: string; problem?: string }>;
-        const bad = listed.filter((o) => o.problem !== undefined);
+        const listed = JSON.parse(r.stdout) as { unmanaged: Array<{ kind: string; uid: string; problem?: string }>; unreadable: Array<{ kind: string; uid: string | null; problem: string }> };
+        expect(listed.unmanaged.filter((o) => o.problem !== undefined)).toEqual([]);
+        const bad = listed.unreadable;
         expect(bad.length).toBeGreaterThan(0);
         expect(new Set(bad.map((o) => o.kind))).toEqual(new Set(["Identity"]));
         // The server's JSON key, quoted by the client's shape check, escaped.
@@ -146,13 +147,13 @@ describe.concurrent("every output path of the bin is inert against a hostile ser
     expect(j.code, j.stderr).toBe(1);
     expect(r.stdout).toMatch(/[1-9]\d* row\(s\) the server sent that could not be read/);
     expect(r.stdout).toMatch(/\\u009b\\u202e" is not a valid uid/);
-    const listed = JSON.parse(j.stdout) as Array<{ kind: string; uid: string; problem?: string }>;
+    const listed = JSON.parse(j.stdout) as { unreadable: Array<{ kind: string; uid: string | null; problem: string }> };
     // The hand-made group under the stack's group: its uid spoiled by the proxy, reported as a row that could not be read.
-    const spoiled = listed.filter((o) => o.problem !== undefined && o.uid.endsWith("\u009b\u202e"));
+    const spoiled = listed.unreadable.filter((o) => o.uid !== null && o.uid.endsWith("\u009b\u202e"));
     expect(spoiled.map((o) => o.kind)).toContain("Group");
     for (const o of spoiled) expect(o.problem).toMatch(/\\u009b\\u202e" is not a valid uid/);
     // The rest are listed: the identities List's spoiled row (another problem) is reported beside them.
-    expect(listed.some((o) => o.kind === "Identity" && o.problem !== undefined && !o.problem.includes("is not a valid uid"))).toBe(true);
+    expect(listed.unreadable.some((o) => o.kind === "Identity" && !o.problem.includes("is not a valid uid"))).toBe(true);
   }, LONG);
 
   it("drift --unmanaged: table, json and markdown", async ({ expect }) => {

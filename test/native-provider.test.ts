@@ -63,7 +63,7 @@ stepTest("the native provider plugin through the real Pulumi CLI", {
         try {
           const r = await job(t, "unmanaged", ["--format", "json"]);
           expect(r.code).toBe(1);
-          const found = (JSON.parse(r.stdout) as Array<{ kind: string; uid: string }>).map((o) => `${o.kind}:${o.uid}`);
+          const found = (JSON.parse(r.stdout) as { unmanaged: Array<{ kind: string; uid: string }> }).unmanaged.map((o) => `${o.kind}:${o.uid}`);
           expect(found).toEqual([`Group:${stray.uid}`]);
         } finally {
           await t.client.groups.delete(stray.uid);

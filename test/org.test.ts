@@ -168,7 +168,7 @@ describe("Org component", () => {
     const stray = await client.groups.create(apps, { name: "stray" });
     const r = await bin(["unmanaged", "--stack", "unmanaged", "--cwd", program, "--json"], cli.env() as Record<string, string>);
     expect(r.code, r.out).toBe(1);
-    const rows = JSON.parse(r.out.slice(r.out.indexOf("["))) as Array<{ uid: string; parentPath: string; adopt: string }>;
+    const rows = (JSON.parse(r.out.slice(r.out.indexOf("{"))) as { unmanaged: Array<{ uid: string; parentPath: string; adopt: string }> }).unmanaged;
     expect(rows).toEqual([expect.objectContaining({ uid: stray.uid, parentPath: "um-eng/apps", adopt: `org file: uid: "${stray.uid}" on the group "um-eng/apps/stray"` })]);
     // No destroy: nothing is asserted of one here (the first test's is), and no later test reads the org's groups.
     await client.groups.delete(stray.uid);

@@ -55,8 +55,8 @@ const USAGE = `usage: platform-pulumi access --stack <name> [--cwd <dir>] [--sco
   --cwd <dir>             the Pulumi project folder (default: the current folder)
 ${SCOPE_USAGE}
   --current               effective access now, instead of the change
-  --format <f>            table (default), json (documented, stable), markdown (for a pull request) or sarif
-                          (SARIF 2.1.0, for GitHub code scanning)
+  --format <f>            table (default), json (one object; shape in the README), markdown (for a PR or a CI summary)
+                          or sarif (SARIF 2.1.0, for GitHub code scanning)
   --fail-on <globs>       comma-separated globs over capability names (iam.*, *.delete, role_bindings.create):
                           exit 1 when a gained (with --current: held) capability matches
   --fail-severity <list>  exit 1 when a gained capability is at one of these severities (default for a change:
@@ -473,7 +473,7 @@ export async function accessCommand(argv: readonly string[]): Promise<number> {
   const frame = {
     name: "access",
     usage: USAGE,
-    found: "a gained (with --current: held) capability matched --fail-on or --fail-severity; --unused found some; --can: no",
+    found: "a gained (with --current: held) capability matched --fail-on or --fail-severity; for a change the\ndefault --fail-severity critical,high already exits 1 on a critical or high gain; --unused found some; --can: no",
     formats: FORMATS,
     options,
     allowPositionals: true,

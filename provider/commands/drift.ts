@@ -1,6 +1,7 @@
 /**
- * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged [--with <stack>]...]`: what changed
- * outside Pulumi, kept apart from what the program would change (README, "Drift detection: `platform-pulumi drift`").
+ * `platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged [--with <stack>]...]
+ * [--json-out <file>] [--max-chars <n>]`: what changed outside Pulumi, kept apart from what the program would change
+ * (README, "Drift detection: `platform-pulumi drift`"; the output options are every report command's, ./report.ts).
  *
  * - **Drift** is where the live API differs from the stack's state: an object changed or deleted outside Pulumi.
  * - **Pending** is every step `pulumi up --refresh` would take: the program against the refreshed state (a commit
@@ -18,11 +19,11 @@
 import { writeFileSync } from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from "./events";
-import { FORMATS, TIMEOUT_USAGE, mdTable, shown, type ReportFormat } from "./report";
+import { BoundedMarkdown, FORMATS, OUTPUT_OPTIONS, OUTPUT_USAGE, TIMEOUT_USAGE, formatUsage, outputArgs, shown, type OutputArgs, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
 import { clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
 import { WITH_STACK, findUnmanaged } from "./unmanaged";
-import { jsonText } from "../text";
+import { jsonText, mdCode } from "../text";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
 import { kindOfType } from "../typeTokens";
@@ -201,8 +202,12 @@ export function driftExitCode(r: DriftReport): 0 | 1 {
   return r.drifted.length > 0 || r.unmanaged.length > 0 ? 1 : 0;
 }
 
-/** The report as text: `json` (one object, {@link DriftReport}), `markdown` (tables under headings) or `table` (a terminal's). */
-export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged: boolean): string {
+/**
+ * The report as text: `json` (one object, {@link DriftReport}), `markdown` (tables under headings, within
+ * `opts.maxChars`, default 60,000: rows past it are left out and counted in a closing line naming the full JSON
+ * report, `opts.jsonFile` when given; ./report.ts {@link BoundedMarkdown}) or `table` (a terminal's, every row).
+ */
+export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged: boolean, opts: OutputArgs = {}): string {
   if (format === "json") return `${jsonText(r)}\n`;
   const driftRows = r.drifted.flatMap((d) =>
     d.change === "deleted" ? [[d.type, d.name, d.uid ?? "", "deleted", "", "", ""]] : d.fields.map((f) => [d.type, d.name, d.uid ?? "", "changed", f.path, shown(f.state), shown(f.live)]),
@@ -211,16 +216,17 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
   const unmanagedRows = r.unmanaged.map((u) => [u.type, u.name, u.uid, u.parentUid]);
   const summary = `${r.drifted.length} drifted, ${r.pending.length} pending${withUnmanaged ? `, ${r.unmanaged.length} unmanaged` : ""}`;
   if (format === "markdown") {
-    const parts = [`### Drift of stack \`${r.stack}\`: ${summary}`, ""];
-    parts.push("**Drifted** (the API differs from the state: changed or deleted outside Pulumi)", "");
-    parts.push(driftRows.length ? mdTable(["type", "name", "uid", "change", "field", "in state", "on the API"], driftRows) : "None.", "");
-    parts.push("**Pending** (what `pulumi up --refresh` would do)", "");
-    parts.push(pendingRows.length ? mdTable(["type", "name", "op", "fields"], pendingRows) : "None.", "");
+    const md = new BoundedMarkdown(opts.maxChars);
+    md.lines(`### Drift of stack ${mdCode(r.stack)}: ${summary}`, "");
+    md.lines("**Drifted** (the API differs from the state: changed or deleted outside Pulumi)", "");
+    md.table(["type", "name", "uid", "change", "field", "in state", "on the API"], driftRows);
+    md.lines("**Pending** (what `pulumi up --refresh` would do)", "");
+    md.table(["type", "name", "op", "fields"], pendingRows);
     if (withUnmanaged) {
-      parts.push("**Unmanaged** (objects under the stack's groups that no stack holds)", "");
-      parts.push(unmanagedRows.length ? mdTable(["type", "name", "uid", "under"], unmanagedRows) : "None.", "");
+      md.lines("**Unmanaged** (objects under the stack's groups that no stack holds)", "");
+      md.table(["type", "name", "uid", "under"], unmanagedRows);
     }
-    return `${parts.join("\n")}`;
+    return md.text(opts.jsonFile);
   }
   const parts = [`stack ${r.stack}: ${summary}`, ""];
   parts.push("drifted (the API differs from the state: changed or deleted outside Pulumi):");
@@ -235,19 +241,18 @@ export function formatDrift(r: DriftReport, format: ReportFormat, withUnmanaged:
 }
 
 /** The `drift` subcommand's usage. */
-export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged] [--with <stack>]... [--json-out <file>] [--timeout <d>]
+export const DRIFT_USAGE = `usage: platform-pulumi drift --stack <name> [--cwd <dir>] [--format table|json|markdown|sarif] [--unmanaged] [--with <stack>]...
+                           [--json-out <file>] [--max-chars <n>] [--timeout <d>]
   Reports what changed outside Pulumi (drifted: the API differs from the state), apart from what the program
   would change (pending: every step \`pulumi up --refresh\` would take). Runs one \`pulumi preview --refresh\`:
   changes neither the state nor the API. The stack's backend and credentials come from the environment.
-  --stack <name>    the stack (required; or PULUMI_STACK)
-  --cwd <dir>       the Pulumi project's folder (default: the current one)
-  --format <f>      table (default), json (one object; shape in the README), markdown (for a PR or a CI summary) or
-                    sarif (SARIF 2.1.0, for GitHub code scanning)
-  --unmanaged       also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
-  --with <stack>    with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count as
-                    managed too (the other projects of a split export); repeat it for each
-  --json-out <file> also write the JSON report (--format json's object) to <file>, a CI artifact; when the command
-                    cannot run, the same envelope as --format json's, with the error
+  --stack <name>          the stack (required; or PULUMI_STACK)
+  --cwd <dir>             the Pulumi project's folder (default: the current one)
+${formatUsage(FORMATS)}
+  --unmanaged             also list objects under the stack's groups that no stack holds (as \`platform-pulumi unmanaged\`)
+  --with <stack>          with --unmanaged: a stack of another project, <org>/<project>/<stack>, whose objects count
+                          as managed too (the other projects of a split export); repeat it for each
+${OUTPUT_USAGE}
 ${TIMEOUT_USAGE}`;
 
 /** What `drift`'s exit code 1 means (0: nothing drifted or unmanaged; pending changes alone are 0). */
@@ -258,7 +263,7 @@ const DRIFT_FOUND = "something drifted (or, with --unmanaged, is unmanaged); pen
  * @returns the exit code (./frame.ts: 0 nothing drifted, 1 drift or unmanaged objects, 2 could not run).
  */
 export function driftCommand(argv: readonly string[]): Promise<number> {
-  const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true }, "json-out": { type: "string" } } } as const;
+  const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true }, ...OUTPUT_OPTIONS } } as const;
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     const withUnmanaged = values["unmanaged"] === true;
     const others = (values["with"] as string[] | undefined) ?? [];
@@ -266,10 +271,16 @@ export function driftCommand(argv: readonly string[]): Promise<number> {
     if (bad !== undefined || (others.length > 0 && !withUnmanaged)) {
       throw new UsageError(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}`);
     }
+    let output: OutputArgs;
+    try {
+      output = outputArgs(values);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     const report = await driftReport(ref, { unmanaged: withUnmanaged, with: others });
-    if (typeof values["json-out"] === "string") writeFileSync(values["json-out"], formatDrift(report, "json", withUnmanaged));
+    if (output.jsonFile !== undefined) writeFileSync(output.jsonFile, formatDrift(report, "json", withUnmanaged));
     if (format === "sarif") process.stdout.write(`${jsonText(driftSarif(report, await locatorFor(ref, [], false)))}\n`);
-    else process.stdout.write(formatDrift(report, format, withUnmanaged));
+    else process.stdout.write(formatDrift(report, format, withUnmanaged, output));
     return driftExitCode(report);
   });
 }

@@ -10,6 +10,9 @@
  *   and `sarif` for drift, gate and access), the first the default. `export --format ts|yaml` is that command's
  *   own option (the language it writes), not this one.
  * - `--timeout <duration>` (./failure.ts; default 30m), `-h`/`--help`: the usage and the exit codes on stdout, exit 0.
+ * - `--json-out <file>` and `--max-chars <n>`, for the report commands (`drift`, `gate`, `access`, `unmanaged`):
+ *   declared and parsed by ./report.ts (`OUTPUT_OPTIONS`, `outputArgs`); the file gets what `--format json`
+ *   prints, the report or, when the command could not run, the frame's `{ "stack", "error" }`.
  * - A deprecated flag (`unmanaged --json`) still works for a release: it stands for its replacement
  *   (`--format json`) and says so on stderr.
  *
@@ -84,15 +87,24 @@ export interface FrameArgs {
   positionals: string[];
 }
 
-/** The exit-code lines every command's `--help` ends with; `found` says what 1 means for the command. */
-export function exitCodesUsage(found?: string): string {
+/**
+ * The exit-code lines every command's `--help` ends with; `found` says what 1 means for the command (a line
+ * break in it starts a continuation line, indented under the first); `jsonOut`: the command takes `--json-out`,
+ * whose file holds the reason too when it could not run.
+ */
+export function exitCodesUsage(found?: string, jsonOut = false): string {
   return [
     "exit codes (the same for every platform-pulumi command):",
     "  0  clean or done",
-    `  1  ${found === undefined ? "(not used by this command)" : `found something: ${found}`}`,
+    `  1  ${found === undefined ? "(not used by this command)" : `found something: ${found.replace(/\n/g, "\n     ")}`}`,
     "  2  could not run: bad arguments (the reason, then this usage, on stderr), a failure (the reason on stderr,",
-    "     and in json/markdown/sarif output), or past --timeout",
+    `     and in json/markdown/sarif output${jsonOut ? " and the --json-out file" : ""}), or past --timeout`,
   ].join("\n");
+}
+
+/** Whether the command takes `--json-out` (./report.ts `OUTPUT_OPTIONS`): its usage's exit codes say the file holds the reason. */
+function takesJsonOut(frame: CommandFrame): boolean {
+  return Object.hasOwn(frame.options ?? {}, "json-out");
 }
 
 /** The frame's own options, in `parseArgs` form, for a command. */
@@ -115,7 +127,7 @@ function frameOptions(frame: CommandFrame): FrameOptions {
 export function helpText(frame: CommandFrame): string {
   const missing = Object.keys(frameOptions(frame)).filter((o) => o !== "help" && !Object.hasOwn(frame.deprecated ?? {}, o) && !new RegExp(`--${o}(?![a-z-])`).test(frame.usage));
   if (missing.length) throw new Error(`${frame.name}'s usage does not name its option(s) ${missing.map((o) => `--${o}`).join(", ")}`);
-  return `${aligned(`${frame.usage}\n  -h, --help        print this usage on stdout and exit 0`)}\n${exitCodesUsage(frame.found)}`;
+  return `${aligned(`${frame.usage}\n  -h, --help        print this usage on stdout and exit 0`)}\n${exitCodesUsage(frame.found, takesJsonOut(frame))}`;
 }
 
 /**
@@ -160,7 +172,7 @@ function aligned(usage: string): string {
  */
 export async function runCommand(frame: CommandFrame, argv: readonly string[], run: (args: FrameArgs) => Promise<number>): Promise<number> {
   const usageError = (message: string): number => {
-    process.stderr.write(`platform-pulumi ${frame.name}: ${message}\n${aligned(frame.usage)}\n${exitCodesUsage(frame.found)}\n`);
+    process.stderr.write(`platform-pulumi ${frame.name}: ${message}\n${aligned(frame.usage)}\n${exitCodesUsage(frame.found, takesJsonOut(frame))}\n`);
     return EXIT.couldNotRun;
   };
   let values: FrameValues;
@@ -204,7 +216,8 @@ export async function runCommand(frame: CommandFrame, argv: readonly string[], r
     return await withTimeout(frame.name, timeout, () => run({ ref, format: format as ReportFormat, values, positionals }));
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message);
-    // `--json-out` (gate, access, drift) gets the envelope `--format json` prints, with the error, on failure too.
+    // `--json-out` (drift, gate, access, unmanaged: ./report.ts OUTPUT_OPTIONS) gets the envelope `--format json`
+    // prints, with the error, on failure too.
     const jsonOut = values["json-out"];
     if (typeof jsonOut === "string") {
       try {

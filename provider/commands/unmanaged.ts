@@ -1,6 +1,8 @@
 /**
- * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <org/project/stack>]...`: the objects a stack's groups hold that no
- * state references: what a failed or interrupted apply may have left, and grants nobody manages.
+ * `platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <org/project/stack>]...
+ * [--json-out <file>] [--max-chars <n>]`: the objects a stack's groups hold that no state references: what a failed or
+ * interrupted apply may have left, and grants nobody manages. `--format json` (and the `--json-out` file) is one
+ * object, {@link UnmanagedReport}; the output options are every report command's (./report.ts).
  *
  * It looks at:
  * - everything at any depth under each group the stack manages (groups, identities, custom roles, role bindings,
@@ -21,6 +23,7 @@
  * A row the server sends that the client cannot read is reported, naming what is wrong, and the rest are listed.
  * Exit code 1 when any are found, so a CI job can fail on it, like the drift report; 2 when it could not run.
  */
+import { writeFileSync } from "node:fs";
 import { programLanguage, propertyLine } from "../programLanguage";
 import type { PlatformClient } from "../client/client";
 import { ResponseShapeError, ResponseTooLargeError, isNotFound } from "../client/errors";
@@ -30,7 +33,7 @@ import { KINDS, kindEntry } from "../kinds/registry";
 import { jsonText, mdCode, printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
 import { runStackFrame, type CommandFrame } from "./frame";
-import { mdTable } from "./report";
+import { BoundedMarkdown, OUTPUT_OPTIONS, OUTPUT_USAGE, formatUsage, outputArgs, type OutputArgs } from "./report";
 import { clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
 import { isKindType, kindOfType } from "../typeTokens";
 
@@ -257,10 +260,14 @@ async function placeInOrg(rows: UnmanagedObject[], resources: ReadonlyArray<{ ur
 /** Options of {@link unmanaged}. */
 export interface UnmanagedOptions extends StackRef {
   /**
-   * How to print: `table` (default), `json` (an array of {@link UnmanagedObject}) or `markdown` (a heading and
-   * Markdown tables, for a pull request or a CI summary).
+   * How to print: `table` (default), `json` (one object, {@link UnmanagedReport}) or `markdown` (a heading and
+   * Markdown tables, for a pull request or a CI summary, within {@link UnmanagedOptions.maxChars}).
    */
   format?: "table" | "json" | "markdown";
+  /** The most characters of Markdown: rows past it are counted in a closing line naming the JSON report. @default 60000 */
+  maxChars?: number | undefined;
+  /** Also write the JSON report ({@link UnmanagedReport}) to this file (`--json-out`). */
+  jsonFile?: string | undefined;
   /** Print JSON: the same as `format: "json"` (kept for callers of this function; the CLI's `--json` is deprecated). */
   json?: boolean;
   /** Fully qualified stacks of other projects (`<org>/<project>/<stack>`) whose objects count as managed too. */
@@ -269,9 +276,47 @@ export interface UnmanagedOptions extends StackRef {
   out?: (s: string) => void;
 }
 
+/** A row the server sent for a listed object that could not be read, as `unmanaged --format json` gives it. */
+export interface UnreadableRow {
+  /** The kind whose listing sent it (`Identity`, …). */
+  kind: string;
+  /** The row's uid when it had one (printable, as the server sent it), else null. */
+  uid: string | null;
+  /** The group (or repo) whose listing sent it. */
+  parentUid: string;
+  /** That group's path of names from the org's root, as {@link UnmanagedObject.parentPath}. */
+  parentPath?: string;
+  /** What is wrong with it, as the client found it (inert text). */
+  problem: string;
+}
+
 /**
- * Prints the unmanaged objects of a stack.
- * @returns the exit code: 1 when any were found, 0 when none.
+ * The `unmanaged` report: exactly the object `--format json` prints (and `--json-out` writes; README, "Objects no
+ * stack manages"). When the command cannot run, `--format json` prints `{ "stack", "error" }` instead
+ * (./failure.ts).
+ */
+export interface UnmanagedReport {
+  stack: string;
+  /** The objects no stack references, each with the line that adopts it ({@link UnmanagedObject}, no `problem`). */
+  unmanaged: UnmanagedObject[];
+  /** The rows the server sent that could not be read; the rest are listed in `unmanaged` all the same. */
+  unreadable: UnreadableRow[];
+}
+
+/** The report of {@link findUnmanaged}'s rows: the readable ones as they are, the others as {@link UnreadableRow}s. */
+export function unmanagedReport(stack: string, rows: readonly UnmanagedObject[]): UnmanagedReport {
+  return {
+    stack,
+    unmanaged: rows.filter((r) => r.problem === undefined),
+    unreadable: rows
+      .filter((r) => r.problem !== undefined)
+      .map((r) => ({ kind: r.kind, uid: r.uid === "" ? null : r.uid, parentUid: r.parentUid, ...(r.parentPath !== undefined ? { parentPath: r.parentPath } : {}), problem: r.problem! })),
+  };
+}
+
+/**
+ * Prints the unmanaged objects of a stack (and writes the JSON report to `opts.jsonFile` when given).
+ * @returns the exit code: 1 when any were found (or rows could not be read), 0 when none.
  * @throws as {@link findUnmanaged}.
  */
 export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
@@ -280,11 +325,13 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
   const client = clientFor(config);
   try {
     const rows = await findUnmanaged(opts, client, orgUidOf(config), opts.with);
+    const report = unmanagedReport(opts.stack, rows);
     const bad = rows.filter((r) => r.problem !== undefined);
-    const good = rows.filter((r) => r.problem === undefined);
+    const good = report.unmanaged;
     const format = opts.json ? "json" : (opts.format ?? "table");
-    if (format === "json") out(`${jsonText(rows)}\n`);
-    else if (format === "markdown") out(unmanagedMarkdown(opts.stack, good, bad));
+    if (opts.jsonFile !== undefined) writeFileSync(opts.jsonFile, `${jsonText(report)}\n`);
+    if (format === "json") out(`${jsonText(report)}\n`);
+    else if (format === "markdown") out(unmanagedMarkdown(opts.stack, good, bad, opts));
     else if (rows.length === 0) out(`stack ${opts.stack}: no unmanaged objects under its groups or root\n`);
     else {
       if (good.length) out(`${table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]))}\n`);
@@ -300,27 +347,41 @@ export async function unmanaged(opts: UnmanagedOptions): Promise<number> {
   }
 }
 
-/** The Markdown form: a heading naming the stack, the objects as a table, the unreadable rows as another. */
-function unmanagedMarkdown(stack: string, good: readonly UnmanagedObject[], bad: readonly UnmanagedObject[]): string {
-  const parts = [`### platform-pulumi unmanaged on stack ${mdCode(stack)}`, ""];
-  if (good.length === 0 && bad.length === 0) parts.push("No unmanaged objects under its groups or root.", "");
-  if (good.length) parts.push(`${good.length} object(s) no stack references:`, "", mdTable(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt])), "");
-  if (bad.length) parts.push(`${bad.length} row(s) the server sent that could not be read:`, "", mdTable(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentPath ?? r.parentUid, r.problem ?? ""])), "");
-  return parts.join("\n");
+/**
+ * The Markdown form: a heading naming the stack, the objects as a table, the unreadable rows as another, within
+ * `opts.maxChars` (./report.ts {@link BoundedMarkdown}: rows past it counted in a closing line naming the JSON report).
+ */
+export function unmanagedMarkdown(stack: string, good: readonly UnmanagedObject[], bad: readonly UnmanagedObject[], opts: OutputArgs = {}): string {
+  const md = new BoundedMarkdown(opts.maxChars);
+  md.lines(`### platform-pulumi unmanaged on stack ${mdCode(stack)}`, "");
+  if (good.length === 0 && bad.length === 0) md.lines("No unmanaged objects under its groups or root.", "");
+  if (good.length) {
+    md.lines(`${good.length} object(s) no stack references:`, "");
+    md.table(["kind", "uid", "name", "under", "to manage it"], good.map((r) => [r.kind, r.uid, r.name, r.parentPath ?? r.parentUid, r.adopt]));
+  }
+  if (bad.length) {
+    md.lines(`${bad.length} row(s) the server sent that could not be read:`, "");
+    md.table(["kind", "uid", "under", "problem"], bad.map((r) => [r.kind, r.uid || "(none)", r.parentPath ?? r.parentUid, r.problem ?? ""]));
+  }
+  return md.text(opts.jsonFile);
 }
 
 /** The `unmanaged` subcommand's usage. */
-export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <stack>]... [--timeout <d>]
+export const UNMANAGED_USAGE = `usage: platform-pulumi unmanaged --stack <name> [--cwd <dir>] [--format table|json|markdown] [--with <stack>]...
+                               [--json-out <file>] [--max-chars <n>] [--timeout <d>]
   Lists objects under the stack's groups (and its declared names under its root) that no stack of the project
   references, with the line that adopts each.
-  --stack <name>   the stack (required; or PULUMI_STACK)
-  --cwd <dir>      the Pulumi project's folder (default: the current one)
-  --format <f>     table (default), json (an array of objects) or markdown (for a PR or a CI summary)
-  --json           deprecated: the same as --format json (says so on stderr)
-  --with <stack>   a stack of another project, <org>/<project>/<stack>, whose objects count as managed too (the
-                   other projects of a split export); repeat it for each
+  --stack <name>          the stack (required; or PULUMI_STACK)
+  --cwd <dir>             the Pulumi project's folder (default: the current one)
+${formatUsage(["table", "json", "markdown"])}
+  --json                  deprecated: the same as --format json (says so on stderr)
+  --with <stack>          a stack of another project, <org>/<project>/<stack>, whose objects count as managed too
+                          (the other projects of a split export); repeat it for each
+${OUTPUT_USAGE}
 ${TIMEOUT_USAGE}
-  A row the server sends that cannot be read is reported with what is wrong, and the rest are listed.`;
+  A row the server sends that cannot be read is reported with what is wrong, and the rest are listed. The JSON:
+  { "stack", "unmanaged": [{ "kind", "uid", "name", "parentUid", "parentPath", "adopt" }],
+    "unreadable": [{ "kind", "uid" (null when the row had none), "parentUid", "parentPath", "problem" }] }`;
 
 /**
  * `platform-pulumi unmanaged …`: parses `argv` (the arguments after `unmanaged`) and runs {@link unmanaged}.
@@ -332,14 +393,15 @@ export function unmanagedCommand(argv: readonly string[]): Promise<number> {
     usage: UNMANAGED_USAGE,
     found: "objects no stack references, or rows the server sent that could not be read",
     formats: ["table", "json", "markdown"],
-    options: { with: { type: "string", multiple: true } },
+    options: { with: { type: "string", multiple: true }, ...OUTPUT_OPTIONS },
     deprecated: { json: { instead: ["--format", "json"] } },
     check: (values) => {
+      outputArgs(values);
       const bad = ((values["with"] as string[] | undefined) ?? []).find((w) => !WITH_STACK.test(w));
       if (bad !== undefined) throw new Error(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
     },
   } satisfies Omit<CommandFrame, "stack">;
-  return runStackFrame(frame, argv, ({ ref, format, values }) => unmanaged({ ...ref, format: format as "table" | "json" | "markdown", with: (values["with"] as string[] | undefined) ?? [] }));
+  return runStackFrame(frame, argv, ({ ref, format, values }) => unmanaged({ ...ref, ...outputArgs(values), format: format as "table" | "json" | "markdown", with: (values["with"] as string[] | undefined) ?? [] }));
 }
 
 /** A fully qualified stack name: `<org>/<project>/<stack>` (`--with` of `unmanaged` and `drift --unmanaged`). */
