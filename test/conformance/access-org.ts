@@ -121,9 +121,13 @@ export class Split {
   readonly outside = new Map<string, number>();
   /** Bindings whose identity, role or group is on the other side of the split (a stack's binding of a hand-made identity, …). */
   crossing = 0;
+  /** Objects outside the stack that the spec did not make: the root, the built-in roles, the owner and its binding. */
+  orgsOwn = 0;
   /** Counts `b`'s objects. */
   add(b: Built): void {
     for (const [m, objs] of [[this.stack, b.stackObjects], [this.outside, b.outside]] as const) for (const o of objs) m.set(o.kind, (m.get(o.kind) ?? 0) + 1);
+    const made = new Set([...b.groups.slice(1), ...b.identities, ...b.customRoles, ...b.bindings]);
+    this.orgsOwn += b.outside.filter((o) => !made.has(o.props["uid"] as string)).length;
     const mine = new Set(b.stackObjects.map((o) => o.props["uid"]));
     for (const o of [...b.stackObjects, ...b.outside]) {
       if (o.kind === "RoleBinding" && ["identityUid", "roleUid", "groupUid"].some((f) => mine.has(o.props[f]) !== mine.has(o.props["uid"]))) this.crossing++;
@@ -133,10 +137,10 @@ export class Split {
   mixed(): boolean {
     return ["Group", "Identity", "Role", "RoleBinding"].every((k) => (this.stack.get(k) ?? 0) > 0 && (this.outside.get(k) ?? 0) > 0) && this.crossing > 0;
   }
-  /** `objects in the stack N (…by kind) / outside M (…by kind), C bindings across`. */
+  /** `objects in the stack N (…by kind) / outside M (…by kind), O of them the org's own; C bindings across the split`. */
   toString(): string {
     const side = (m: Map<string, number>) => `${[...m.values()].reduce((x, y) => x + y, 0)} (${[...m].map(([k, n]) => `${n} ${k}`).join(", ")})`;
-    return `objects in the stack ${side(this.stack)} / outside ${side(this.outside)}, ${this.crossing} bindings across the split`;
+    return `objects in the stack ${side(this.stack)} / outside ${side(this.outside)}, ${this.orgsOwn} of them the org's own (root, built-in roles, owner and its binding); ${this.crossing} bindings across the split`;
   }
 }
 
@@ -165,6 +169,10 @@ const grantKeys = (org: AccessOrg, escalations: readonly EscalationKind[] | unde
  */
 async function composeMixed(emu: Emulator, held: readonly Held[]): Promise<{ composed: StackOrg; stackObjects: StackObject[]; outside: StackObject[] }> {
   const stackObjects = objectsFromState(held.map(stateResource));
+  // The state carries what the provider's outputs carry: the uid and the fields naming the other objects.
+  const carried: Record<Held["kind"], string[]> = { Group: ["uid", "name", "parentUid"], Identity: ["uid", "name", "parentUid", "claimMatch"], Role: ["uid", "name", "parentUid", "capabilities"], RoleBinding: ["uid", "identityUid", "roleUid", "groupUid", "role"] };
+  expect(stackObjects.map((o) => o.kind).sort(), "objectsFromState reads every resource of the state, under either type token").toEqual(held.map((h) => h.kind).sort());
+  for (const o of stackObjects) for (const f of carried[o.kind as Held["kind"]]) expect(o.props[f], `${o.urn}: ${f} in the state`).toBeTruthy();
   const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
   try {
     const live = await readLiveOrg(client, emu.orgUid);
