@@ -10,8 +10,9 @@
  * inputs; half under the dynamic type token, half under the native one) and read back by `objectsFromState`; the
  * rest is read from the API under the root by `readLiveOrg` through a PlatformClient and kept by `outsideStack`, and
  * the model is `orgFromStack([...stack, ...outside], ctx)` with the context `access` gives it, exactly as the
- * commands build it with the org scope. `build` checks that model grants what the model built straight from the
- * API's Lists (`orgFromApi`) grants, directly and with every escalation, and hands it to the checks.
+ * commands build it with the org scope. `build` checks that model holds what the model built straight from the
+ * API's Lists (`orgFromApi`) holds (every path, role and binding) and grants what it grants, directly and with every
+ * escalation, and hands it to the checks. Copies of an org that only carry a path out keep the API's model.
  */
 import fc from "fast-check";
 import { expect } from "vitest";
