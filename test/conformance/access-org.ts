@@ -2,14 +2,32 @@
  * Random orgs on the emulator for the access conformance tests (access-agreement, access-query): their shape
  * (fast-check), building one through the API, tokens through the token exchange, one probe request per capability,
  * and carrying an escalation step out as the identity it is credited to.
+ *
+ * The orgs are mixed (docs/access.md "The whole org"): every object is made through the API, then about half of
+ * the groups (never the root), identities, custom roles and role bindings are taken as one stack's, alternately in
+ * the order the spec makes them, starting on a side the spec picks for each kind ({@link stackShare}). Those are
+ * written as its state holds them (the provider's outputs of the object as the API returns it, over the program's
+ * inputs; half under the dynamic type token, half under the native one) and read back by `objectsFromState`; the
+ * rest is read from the API under the root by `readLiveOrg` through a PlatformClient and kept by `outsideStack`, and
+ * the model is `orgFromStack([...stack, ...outside], ctx)` with the context `access` gives it, exactly as the
+ * commands build it with the org scope. `build` checks that model holds what the model built straight from the
+ * API's Lists (`orgFromApi`) holds (every path, role and binding) and grants what it grants, directly and with every
+ * escalation, and hands it to the checks. Copies of an org that only carry a path out keep the API's model.
  */
 import fc from "fast-check";
 import { expect } from "vitest";
 import { startEmulator, type Emulator } from "../../emulator";
 import { OrgIndex, effectiveAccess, type AccessOrg, type EscalationKind, type EscalationStep } from "../../provider/access/model";
 import { presentedToken, wholeMatch } from "../../provider/access/languages";
+import { outsideStack, readLiveOrg } from "../../provider/access/orgRead";
 import { orgFromApi } from "../../provider/access/sources";
+import { orgFromStack, type RoleInfo, type StackContext, type StackObject, type StackOrg } from "../../provider/access/stack";
+import { PlatformClient } from "../../provider/client/client";
 import type { ClaimMatch } from "../../provider/client/types";
+import { objectsFromState } from "../../provider/commands/access";
+import type { StateResource } from "../../provider/commands/stack";
+import { kindEntry } from "../../provider/kinds/registry";
+import { DYNAMIC_TYPE_PREFIX } from "../../provider/typeTokens";
 import { api, base, builtinRole, http, listAll, qs, type Res } from "./helpers";
 
 /** The escalation kinds the emulator serves end to end (no invite redemption, no sign-in through a provider). */
@@ -57,7 +75,118 @@ export interface Built {
   subject: Map<string, string>;
   /** The current claimMatch of each identity the spec made (an `assume` rewrites it). */
   claimMatch: Map<string, ClaimMatch>;
+  /** The model the checks run on: the stack's objects and the live org outside it, composed as the commands compose them ({@link composed}). */
   org: AccessOrg;
+  /** That model with its identities' uids and where each is managed (`this stack` or `unmanaged`), as `access --scope org` hands it to the queries. */
+  composed: StackOrg;
+  /** The model built straight from the API's Lists (`orgFromApi`), which {@link org} must agree with. */
+  apiOrg: AccessOrg;
+  /** The stack's objects, as `objectsFromState` reads them from its state. */
+  stackObjects: StackObject[];
+  /** The live org's objects outside the stack (`readLiveOrg`, then `outsideStack`). */
+  outside: StackObject[];
+}
+
+/**
+ * Whether object `i` (in the order the spec makes them) of a kind is the stack's: every other one, starting on the
+ * side `salt` (a number of the spec) picks, so about half of each kind are, and which half moves from org to org.
+ */
+export const stackShare = (i: number, salt: number): boolean => (i + salt) % 2 === 0;
+
+/** An object the stack holds: its kind, its API body after the build, and the inputs its program gave. */
+interface Held {
+  kind: "Group" | "Identity" | "Role" | "RoleBinding";
+  api: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * The state's resource of `h` (`pulumi stack export`'s shape): the provider's outputs of the object as the API
+ * returns it over the program's inputs (engine/declare.ts `outputsOf`, what create and read return), the inputs
+ * the program gave. Every other resource carries the dynamic type token, the rest the native one (typeTokens.ts).
+ */
+function stateResource(h: Held, i: number): StateResource {
+  const k = kindEntry(h.kind)!;
+  const type = i % 2 === 0 ? `${DYNAMIC_TYPE_PREFIX}${h.kind}` : `platform:${k.module}:${h.kind}`;
+  const name = String(h.inputs["name"] ?? `${h.kind.toLowerCase()}-${i}`);
+  const outputs = k.outputsOf(h.api as { uid: string }, h.inputs) as Record<string, unknown>;
+  return { urn: `urn:pulumi:dev::proj::${type}::${name}`, custom: true, type, id: String(h.api["uid"]), inputs: k.inputsOf(outputs) as Record<string, unknown>, outputs };
+}
+
+/**
+ * How a mixed org was split, added up over the orgs a test builds: objects in the stack's state and outside it (the
+ * live org's: the rest of the spec's objects, and the root, the built-in roles and the owner's binding), by kind.
+ */
+export class Split {
+  readonly stack = new Map<string, number>();
+  readonly outside = new Map<string, number>();
+  /** Bindings whose identity, role or group is on the other side of the split (a stack's binding of a hand-made identity, …). */
+  crossing = 0;
+  /** Objects outside the stack that the spec did not make: the root, the built-in roles, the owner and its binding. */
+  orgsOwn = 0;
+  /** Counts `b`'s objects. */
+  add(b: Built): void {
+    for (const [m, objs] of [[this.stack, b.stackObjects], [this.outside, b.outside]] as const) for (const o of objs) m.set(o.kind, (m.get(o.kind) ?? 0) + 1);
+    const made = new Set([...b.groups.slice(1), ...b.identities, ...b.customRoles, ...b.bindings]);
+    this.orgsOwn += b.outside.filter((o) => !made.has(o.props["uid"] as string)).length;
+    const mine = new Set(b.stackObjects.map((o) => o.props["uid"]));
+    for (const o of [...b.stackObjects, ...b.outside]) {
+      if (o.kind === "RoleBinding" && ["identityUid", "roleUid", "groupUid"].some((f) => mine.has(o.props[f]) !== mine.has(o.props["uid"]))) this.crossing++;
+    }
+  }
+  /** Whether every kind the split takes (groups, identities, custom roles, bindings) is on both sides. */
+  mixed(): boolean {
+    return ["Group", "Identity", "Role", "RoleBinding"].every((k) => (this.stack.get(k) ?? 0) > 0 && (this.outside.get(k) ?? 0) > 0) && this.crossing > 0;
+  }
+  /** `objects in the stack N (…by kind) / outside M (…by kind), O of them the org's own; C bindings across the split`. */
+  toString(): string {
+    const side = (m: Map<string, number>) => `${[...m.values()].reduce((x, y) => x + y, 0)} (${[...m].map(([k, n]) => `${n} ${k}`).join(", ")})`;
+    return `objects in the stack ${side(this.stack)} / outside ${side(this.outside)}, ${this.orgsOwn} of them the org's own (root, built-in roles, owner and its binding); ${this.crossing} bindings across the split`;
+  }
+}
+
+/**
+ * What a model says of each object, as sorted lines: every group's and identity's path by id (identities of the
+ * spec's and of the org's own alike), every role's capabilities, every binding's identity, role and group.
+ */
+function modelFacts(org: AccessOrg): string[] {
+  const ix = new OrgIndex(org);
+  return [
+    ...org.groups.map((g) => `group ${g.id} ${ix.groupPath(g.id)}`),
+    ...org.identities.map((i) => `identity ${i.id} ${ix.identityPath(i.id)}`),
+    ...org.roles.filter((r) => !r.id.startsWith("builtin:")).map((r) => `role ${r.id} ${r.name} ${[...r.capabilities].sort().join(",")}`),
+    ...org.bindings.map((b) => `binding ${b.identityId} ${b.roleId} ${b.groupId}`),
+  ].sort();
+}
+
+/** The model's grants as `identityId|capability|groupId` lines, sorted. */
+const grantKeys = (org: AccessOrg, escalations: readonly EscalationKind[] | undefined): string[] =>
+  [...new Set(effectiveAccess(org, escalations ? { escalations } : {}).map((g) => `${g.identityId}|${g.capability}|${g.groupId}`))].sort();
+
+/**
+ * Composes the model of a mixed org as `access --scope org` does (commands/access.ts `loadAccess`): `held` as the
+ * stack's state, the live org under the root read through a PlatformClient, what the state does not hold, and
+ * `orgFromStack` over both, with the built-in and other roles and the group names the live read gives.
+ */
+async function composeMixed(emu: Emulator, held: readonly Held[]): Promise<{ composed: StackOrg; stackObjects: StackObject[]; outside: StackObject[] }> {
+  const stackObjects = objectsFromState(held.map(stateResource));
+  // The state carries what the provider's outputs carry: the uid and the fields naming the other objects.
+  const carried: Record<Held["kind"], string[]> = { Group: ["uid", "name", "parentUid"], Identity: ["uid", "name", "parentUid", "claimMatch"], Role: ["uid", "name", "parentUid", "capabilities"], RoleBinding: ["uid", "identityUid", "roleUid", "groupUid", "role"] };
+  expect(stackObjects.map((o) => o.kind).sort(), "objectsFromState reads every resource of the state, under either type token").toEqual(held.map((h) => h.kind).sort());
+  for (const o of stackObjects) for (const f of carried[o.kind as Held["kind"]]) expect(o.props[f], `${o.urn}: ${f} in the state`).toBeTruthy();
+  const client = new PlatformClient({ apiUrl: emu.url, token: emu.token });
+  try {
+    const live = await readLiveOrg(client, emu.orgUid);
+    const outside = outsideStack(live.objects, stackObjects);
+    const roles = new Map<string, RoleInfo>(live.objects.filter((o) => o.kind === "Role").map((o) => [o.props["uid"] as string, { name: o.name, capabilities: (o.props["capabilities"] as string[] | undefined) ?? [] }]));
+    const groupNames = new Map(live.objects.filter((o) => o.kind === "Group").map((o) => [o.props["uid"] as string, o.name]));
+    const ctx: StackContext = { role: (uid) => roles.get(uid), groupName: (uid) => groupNames.get(uid), rootUid: emu.orgUid };
+    const so = orgFromStack([...stackObjects, ...outside], ctx);
+    const mine = new Set(stackObjects.map((o) => o.props["uid"] as string));
+    return { composed: { ...so, managed: new Map(so.org.identities.map((i) => [i.id, mine.has(i.id) ? "this stack" : "unmanaged"])) }, stackObjects, outside };
+  } finally {
+    await client.close();
+  }
 }
 
 /** A counter for unique names across every org a test builds. */
@@ -67,16 +196,24 @@ export const next = (): number => ++unique;
 /** Expects a 200, showing the body otherwise. */
 export const ok = (r: Res, what: string) => expect(r.status, `${what}: ${JSON.stringify(r.body)}`).toBe(200);
 
-/** Builds `spec` on a fresh emulator through the API (owner token). */
-export async function build(spec: OrgSpec): Promise<Built> {
+/**
+ * Builds `spec` on a fresh emulator through the API (owner token), and its model as a mixed org (see the header),
+ * checked against the model of the API's Lists. A copy that only carries a path out (`mixed` false) keeps the
+ * API's model and takes no share of the stack (its `stackObjects` and `outside` are empty): the checks never read it.
+ */
+export async function build(spec: OrgSpec, mixed = true): Promise<Built> {
   const emu = await startEmulator({ seed: {} });
   const groups = [emu.orgUid];
+  /** The stack's objects by uid, with the inputs its program gave (their API bodies are read once the org is built). */
+  const held = new Map<string, Omit<Held, "api">>();
   for (let i = 0; i < spec.parents.length; i++) {
     // Parent among the last three groups made: orgs come out several levels deep.
     const parent = groups[Math.max(0, groups.length - 1 - (spec.parents[i]! % 3))]!;
-    const r = await api(emu, "POST", `${base("groups")}/${parent}`, { name: `g${i}-${next()}` });
+    const body = { name: `g${i}-${next()}` };
+    const r = await api(emu, "POST", `${base("groups")}/${parent}`, body);
     ok(r, "create group");
     groups.push(r.body.uid);
+    if (stackShare(i, spec.parents[0]!)) held.set(r.body.uid, { kind: "Group", inputs: { parentUid: parent, ...body, description: "" } });
   }
   const subject = new Map<string, string>();
   const claimMatches = new Map<string, ClaimMatch>();
@@ -89,36 +226,54 @@ export async function build(spec: OrgSpec): Promise<Built> {
     if (spec.broad && i === 0) claimMatch = { issuer: emu.issuer.url, subjectPattern: "sub-.*" };
     if (spec.broad && i === 1) [sub, claimMatch] = [`sub-1-${n}:ref:refs/heads/main`, { issuer: emu.issuer.url, subjectPattern: `sub-1-${n}:ref:refs/heads/.*` }];
     if (spec.broad && i === 3) [sub, claimMatch] = [`other-3-${n}/x`, { issuer: emu.issuer.url, subjectPattern: `other-3-${n}/.*` }];
-    const r = await api(emu, "POST", `${base("identities")}/${groups[1 + (spec.identities[i]! % (groups.length - 1))]}`, { name: `id${i}-${unique}`, claimMatch });
+    const parent = groups[1 + (spec.identities[i]! % (groups.length - 1))]!;
+    const body = { name: `id${i}-${unique}`, claimMatch };
+    const r = await api(emu, "POST", `${base("identities")}/${parent}`, body);
     ok(r, "create identity");
     identities.push(r.body.uid);
+    if (stackShare(i, spec.identities[0]!)) held.set(r.body.uid, { kind: "Identity", inputs: { parentUid: parent, ...body } });
     subject.set(r.body.uid, sub);
     claimMatches.set(r.body.uid, claimMatch);
   }
   const customRoles: string[] = [];
   for (const [i, role] of spec.roles.entries()) {
-    const r = await api(emu, "POST", `${base("roles")}/${groups[role.group % groups.length]}`, { name: `custom${i}-${next()}`, capabilities: role.caps });
+    const parent = groups[role.group % groups.length]!;
+    const body = { name: `custom${i}-${next()}`, capabilities: role.caps };
+    const r = await api(emu, "POST", `${base("roles")}/${parent}`, body);
     ok(r, "create role");
     customRoles.push(r.body.uid);
+    if (stackShare(i, spec.roles[0]!.group)) held.set(r.body.uid, { kind: "Role", inputs: { parentUid: parent, ...body } });
   }
   const builtins = await Promise.all(BUILTIN.map((n) => builtinRole(emu, n)));
   const roleUids = [...builtins, ...customRoles];
   const bindings: string[] = [];
-  for (const b of spec.bindings) {
-    const r = await api(emu, "POST", `${base("roleBindings")}/${groups[b.group % groups.length]}`, {
-      identityUid: identities[b.identity % identities.length],
-      roleUid: roleUids[b.role % roleUids.length],
-    });
+  for (const [i, b] of spec.bindings.entries()) {
+    const groupUid = groups[b.group % groups.length]!;
+    const body = { identityUid: identities[b.identity % identities.length]!, roleUid: roleUids[b.role % roleUids.length]! };
+    const r = await api(emu, "POST", `${base("roleBindings")}/${groupUid}`, body);
     ok(r, "create binding");
     bindings.push(r.body.uid);
+    if (stackShare(i, spec.bindings[0]!.identity)) held.set(r.body.uid, { kind: "RoleBinding", inputs: { groupUid, ...body } });
   }
-  const org = orgFromApi({
+  const rows = {
     groups: await listAll(emu, "groups"),
     identities: await listAll(emu, "identities"),
     roles: await listAll(emu, "roles"),
     roleBindings: await listAll(emu, "roleBindings"),
     identityProviders: await listAll(emu, "identityProviders"),
-  });
+  };
+  const apiOrg = orgFromApi(rows);
+  if (!mixed) return { emu, groups, identities, customRoles, bindings, subject, claimMatch: claimMatches, org: apiOrg, composed: { org: apiOrg, identityUid: new Map() }, apiOrg, stackObjects: [], outside: [] };
+  // The stack's objects as its state holds them after the build (each as the API returns it now), the rest read live.
+  const bodies = new Map([...rows.groups, ...rows.identities, ...rows.roles, ...rows.roleBindings].map((x) => [x.uid as string, x as Record<string, unknown>]));
+  const { composed, stackObjects, outside } = await composeMixed(emu, [...held].map(([uid, h]) => ({ ...h, api: bodies.get(uid)! })));
+  const org = composed.org;
+  // The composed model holds the API-built one's objects where it holds them (paths, capabilities, bindings) and
+  // grants exactly what it grants: directly, and closed under every escalation.
+  expect(modelFacts(org), "the stack's objects and the live org outside it hold what the API's Lists hold").toEqual(modelFacts(apiOrg));
+  for (const escalations of [[], undefined] as const) {
+    expect(grantKeys(org, escalations), `the stack's objects and the live org outside it grant what the API's Lists grant (${escalations ? "direct" : "with escalations"})`).toEqual(grantKeys(apiOrg, escalations));
+  }
   // Direct grants never hide behind escalations: every binding's grant is listed with a binding route.
   const full = effectiveAccess(org);
   for (const b of org.bindings) {
@@ -127,7 +282,7 @@ export async function build(spec: OrgSpec): Promise<Built> {
       expect(listed, `${b.identityId} ${cap} at ${b.groupId}: a direct grant shown only by escalation`).toBe(true);
     }
   }
-  return { emu, groups, identities, customRoles, bindings, subject, claimMatch: claimMatches, org };
+  return { emu, groups, identities, customRoles, bindings, subject, claimMatch: claimMatches, org, composed, apiOrg, stackObjects, outside };
 }
 
 /** An API token for `identity` through the token exchange, with its current subject. */

@@ -9,12 +9,15 @@
  * Besides the random triples, three per org are drawn among the escalated holders `--who-can` lists for a random
  * probe capability and group, so that every org answers some "yes" by escalation. Only the escalation steps the
  * emulator serves end to end are closed over (no invite redemption, no sign-in through an identity provider).
+ * The orgs are mixed: about half of their groups, identities, custom roles and bindings are one stack's (its state),
+ * the rest outside it, read from the API; the queries run on the model composed from both as `access --scope org`
+ * composes it (access-org.ts `build`, which checks it grants what the model built from the API's Lists grants).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { dottedName } from "../../provider/capabilities";
 import { accessQuery, canDo, whoCan } from "../../provider/access/query";
-import { EXECUTABLE, PROBES, PROBE_CAPS, allowed, build, carryOut, ok, orgSpec, tokenFor, translateStep, translator, type Built } from "./access-org";
+import { EXECUTABLE, PROBES, PROBE_CAPS, Split, allowed, build, carryOut, ok, orgSpec, tokenFor, translateStep, translator, type Built } from "./access-org";
 import { scaled } from "../harness/scale";
 import { api, base, builtinRole } from "./helpers";
 
@@ -27,12 +30,14 @@ const triple = fc.record({ identity: fc.nat(), cap: fc.nat(), group: fc.nat(), b
 
 describe("access --can agrees with the API's enforcement", () => {
   it(`${ORGS} orgs from seed ${SEED}: ${TRIPLES} random (identity, capability, group) triples and ${ESCALATED_PER_ORG} escalated holders each; yes carried out, no refused`, async () => {
+    const split = new Split();
     const counts = { yesDirect: 0, yesEscalated: 0, no: 0, refusedAttempts: 0, steps: 0, shapes: new Map<string, number>() };
     await fc.assert(
       fc.asyncProperty(orgSpec, fc.array(triple, { minLength: TRIPLES, maxLength: TRIPLES }), fc.array(triple, { minLength: ESCALATED_PER_ORG, maxLength: ESCALATED_PER_ORG }), async (spec, triples, picks) => {
         const a = await build(spec);
+        split.add(a);
         try {
-          const q = accessQuery({ org: a.org, identityUid: new Map() }, EXECUTABLE);
+          const q = accessQuery(a.composed, EXECUTABLE);
           const asked: Array<{ who: string; cap: string; at: string }> = triples.map((t) => {
             const id = a.identities[t.identity % a.identities.length]!;
             return { who: t.byUid ? id : q.ix.identityPath(id), cap: dottedName(PROBE_CAPS[t.cap % PROBE_CAPS.length]!), at: q.ix.groupPath(a.groups[t.group % a.groups.length]!) };
@@ -69,7 +74,7 @@ describe("access --can agrees with the API's enforcement", () => {
               continue;
             }
             // Carried out on a fresh copy: refused before, allowed after the path.
-            const c = await build(spec);
+            const c = await build(spec, false);
             try {
               const tr = translator(a, c);
               expect(await PROBES[wire]!(c, tr(group), await tokenFor(c, tr(id))), `${what}: allowed before its path`).toBe(false);
@@ -103,9 +108,10 @@ describe("access --can agrees with the API's enforcement", () => {
       { seed: SEED, numRuns: ORGS, endOnFailure: true },
     );
     console.log(
-      `access --can agreement (seed ${SEED}, ${ORGS} orgs): ${counts.yesDirect} yes by a binding done, ${counts.yesEscalated} yes by escalation carried out (${counts.steps} steps: ${[...counts.shapes].map(([k, n]) => `${k} ${n}`).join(", ")}), ` +
+      `access --can agreement (seed ${SEED}, ${ORGS} mixed orgs, composed as access/gate compose them; ${split}): ${counts.yesDirect} yes by a binding done, ${counts.yesEscalated} yes by escalation carried out (${counts.steps} steps: ${[...counts.shapes].map(([k, n]) => `${k} ${n}`).join(", ")}), ` +
         `${counts.no} no refused (${counts.refusedAttempts} attempts)`,
     );
+    expect(split.mixed(), `every kind on both sides of the split, and bindings across it: ${split}`).toBe(true);
     expect(counts.yesDirect).toBeGreaterThan(0);
     expect(counts.yesEscalated).toBeGreaterThan(0);
     expect(counts.no).toBeGreaterThan(0);
