@@ -45,13 +45,14 @@ import { PlatformClient } from "../provider/client/client";
 import { PulumiCli, REPO_ROOT } from "../scripts/lib/pulumi";
 import { emulatorProcess } from "./emulatorProcess";
 import { cleanUpBenchRun } from "./native";
-import { pairRatios, round, spread } from "./stats";
+import { pairRatios, round, spread, type Spread } from "./stats";
 
 const SIZES = (process.env["BENCH_JOBS_SIZES"] ?? "150,750").split(",").map((x) => Number(x.trim()));
 const ROUNDS = Number(process.env["BENCH_JOBS_ROUNDS"] ?? 5);
 const ROUNDS_LARGE = Number(process.env["BENCH_JOBS_ROUNDS_LARGE"] ?? 3);
 const POLL_MS = Number(process.env["BENCH_JOBS_POLL_MS"] ?? 100);
 const SKIP_CHECKPOINTS = process.env["BENCH_JOBS_SKIP_CHECKPOINTS"] !== "0";
+const TIMEOUT_S = Number(process.env["BENCH_JOBS_TIMEOUT"] ?? 1200);
 const POLICIES = path.join(REPO_ROOT, "policies");
 const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
 const PAGE_KB = 4; // /proc/<pid>/stat counts RSS in pages of 4 KiB on x86-64 and arm64 Linux
@@ -226,18 +227,29 @@ interface Run {
   own?: { maxRssMb: number; cpuS: number };
 }
 
-/** Runs `cmd args` in `cwd` with `env`, timing it from spawn to exit and sampling its process tree. */
+/**
+ * Runs `cmd args` in `cwd` with `env` in a process group of its own, timing it from spawn to exit and sampling its
+ * process tree; past TIMEOUT_S the whole group is killed (exit code -1).
+ */
 function timed(cmd: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, usageFile?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(cmd, args, { cwd, env: usageFile ? { ...env, BENCH_JOBS_USAGE_OUT: usageFile } : env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { cwd, env: usageFile ? { ...env, BENCH_JOBS_USAGE_OUT: usageFile } : env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const watcher = treeWatcher(child.pid!);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // The group has ended already.
+      }
+    }, TIMEOUT_S * 1000);
     const out: Buffer[] = [];
     let err = "";
     child.stdout.on("data", (d: Buffer) => out.push(d));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
+      clearTimeout(timer);
       const s = (performance.now() - started) / 1000;
       const tree = watcher.stop();
       const stdout = Buffer.concat(out);
@@ -280,6 +292,8 @@ interface JobSamples {
   bin_by_kind_mb: Record<string, number>;
   baseline_by_kind_mb: Record<string, number>;
   bin_commands: Array<{ cmd: string; s: number }>;
+  /** A run of the bin that could not finish (exit 2, a crash, past BENCH_JOBS_TIMEOUT): the job's later rounds are skipped. */
+  failure?: { round: number; exit: number; s: number; own_peak_rss_mb: number | null; tree_peak_mb: number; stderr_tail: string };
 }
 
 /** One size: the stack brought up once, then every job against its baseline, interleaved, for `rounds` rounds. */
@@ -310,15 +324,16 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
     const env = cli.env();
     const usage = path.join(backend, "usage.json");
     // One untimed run of each side's programs first, so neither side of the first pair pays for cold caches (the
-    // CLI's plugins, the program's modules, the bin's).
+    // CLI's plugins, the program's modules, the bin's modules: `access --help` loads them and reads no stack).
     await timed(path.join(cli.bin, "pulumi"), ["preview", "--stack", stack, "--non-interactive"], cwd, env);
-    await timed(process.execPath, [BIN, "access", "--current", "--scope", "stack", "--stack", stack, "--cwd", cwd, "--format", "json"], cwd, env);
+    await timed(process.execPath, [BIN, "access", "--help"], cwd, env);
     for (const job of JOBS) {
       samples[job.key] = { order: [], bin_s: [], baseline_s: [], bin_rss_mb: [], bin_cpu_s: [], bin_tree_peak_mb: [], baseline_tree_peak_mb: [], exit: [], stdout_bytes: [], report: {}, bin_by_kind_mb: {}, baseline_by_kind_mb: {}, bin_commands: [] };
     }
     for (let r = 0; r < rounds; r++) {
       for (const [j, job] of JOBS.entries()) {
         const f = samples[job.key]!;
+        if (f.failure) continue;
         const order = (r + j) % 2 === 0 ? (["bin", "baseline"] as const) : (["baseline", "bin"] as const);
         f.order.push(order.join(">"));
         const at = loadavg()[0]!;
@@ -326,7 +341,16 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
           if (side === "bin") {
             rmSync(usage, { force: true });
             const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", "json"], cwd, env, usage);
-            if (run.code !== 0 && run.code !== 1) throw new Error(`platform-pulumi ${job.bin.join(" ")} exited ${run.code}: ${run.stderr.trim().split("\n").slice(-10).join("\n")}`);
+            if (run.code !== 0 && run.code !== 1) {
+              // Recorded, not thrown: a job that cannot finish at this size is a finding; its pair is dropped.
+              f.failure = { round: r + 1, exit: run.code, s: round(run.s, 1), own_peak_rss_mb: run.own?.maxRssMb ?? null, tree_peak_mb: run.tree.peakMb, stderr_tail: run.stderr.trim().split("\n").slice(-6).join("\n").slice(0, 2000) };
+              if (f.baseline_s.length > f.bin_s.length) {
+                f.baseline_s.pop();
+                f.baseline_tree_peak_mb.pop();
+              }
+              log(`size ${size} round ${r + 1}/${rounds} ${job.key} bin FAILED: exit ${run.code} after ${run.s.toFixed(1)} s, own RSS ${run.own?.maxRssMb ?? "?"} MB, tree ${run.tree.peakMb} MB: ${f.failure.stderr_tail}`);
+              break;
+            }
             f.bin_s.push(run.s);
             f.bin_rss_mb.push(run.own?.maxRssMb ?? Number.NaN);
             f.bin_cpu_s.push(run.own?.cpuS ?? Number.NaN);
@@ -368,18 +392,24 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
         {
           bin: ALL_JOBS.find((j) => j.key === key)!.bin.join(" "),
           baseline: `pulumi ${ALL_JOBS.find((j) => j.key === key)!.baseline.map((a) => (a === POLICIES ? "<repo>/policies" : a)).join(" ")}`,
-          time_ratio: pairRatios(f.bin_s, f.baseline_s),
-          bin_s: spread(f.bin_s, 2),
-          baseline_s: spread(f.baseline_s, 2),
-          bin_own_peak_rss_mb: max(f.bin_rss_mb),
-          bin_own_cpu_s: spread(f.bin_cpu_s, 2),
-          bin_tree_peak_rss_mb: max(f.bin_tree_peak_mb),
-          baseline_tree_peak_rss_mb: max(f.baseline_tree_peak_mb),
+          pairs: f.bin_s.length,
+          ...(f.bin_s.length
+            ? {
+                time_ratio: pairRatios(f.bin_s, f.baseline_s),
+                bin_s: spread(f.bin_s, 2),
+                baseline_s: spread(f.baseline_s, 2),
+                bin_own_peak_rss_mb: max(f.bin_rss_mb),
+                bin_own_cpu_s: spread(f.bin_cpu_s, 2),
+                bin_tree_peak_rss_mb: max(f.bin_tree_peak_mb),
+                baseline_tree_peak_rss_mb: max(f.baseline_tree_peak_mb),
+                stdout_bytes: Math.max(...f.stdout_bytes),
+              }
+            : {}),
+          ...(f.failure ? { failure: f.failure } : {}),
           bin_peak_rss_by_kind_mb: f.bin_by_kind_mb,
           baseline_peak_rss_by_kind_mb: f.baseline_by_kind_mb,
           bin_commands_first_round: f.bin_commands,
           report_first_round: f.report,
-          stdout_bytes: Math.max(...f.stdout_bytes),
           exit: f.exit,
           order: f.order,
           samples: { bin_s: f.bin_s.map((x) => round(x, 3)), baseline_s: f.baseline_s.map((x) => round(x, 3)), bin_rss_mb: f.bin_rss_mb, bin_tree_peak_mb: f.bin_tree_peak_mb, baseline_tree_peak_mb: f.baseline_tree_peak_mb },
@@ -414,9 +444,10 @@ export async function jobsBench(): Promise<void> {
   }
   process.stdout.write(`\n| objects | job | pairs | time ratio, median (min–max) | bin s / baseline s | bin's node peak RSS MB | job tree peak RSS MB | baseline tree peak RSS MB |\n|---|---|---|---|---|---|---|---|\n`);
   for (const [size, s] of Object.entries(fresh)) {
-    for (const [key, j] of Object.entries(s["jobs"] as Record<string, Record<string, { median: number; min: number; max: number } & number>>)) {
-      const t = j["time_ratio"]!;
-      process.stdout.write(`| ${size} | ${key} | ${s["rounds"]} | ${t.median} (${t.min}–${t.max}) | ${j["bin_s"]!.median} / ${j["baseline_s"]!.median} | ${j["bin_own_peak_rss_mb"]} | ${j["bin_tree_peak_rss_mb"]} | ${j["baseline_tree_peak_rss_mb"]} |\n`);
+    for (const [key, j] of Object.entries(s["jobs"] as Record<string, { pairs: number; time_ratio?: Spread; bin_s?: Spread; baseline_s?: Spread; bin_own_peak_rss_mb?: number; bin_tree_peak_rss_mb?: number; baseline_tree_peak_rss_mb?: number; failure?: { round: number; exit: number; s: number; own_peak_rss_mb: number | null } }>)) {
+      const t = j.time_ratio;
+      const failed = j.failure ? `; round ${j.failure.round} failed: exit ${j.failure.exit} after ${j.failure.s} s, own RSS ${j.failure.own_peak_rss_mb ?? "?"} MB` : "";
+      process.stdout.write(`| ${size} | ${key} | ${j.pairs} | ${t ? `${t.median} (${t.min}–${t.max})` : "—"}${failed} | ${j.bin_s?.median ?? "—"} / ${j.baseline_s?.median ?? "—"} | ${j.bin_own_peak_rss_mb ?? "—"} | ${j.bin_tree_peak_rss_mb ?? "—"} | ${j.baseline_tree_peak_rss_mb ?? "—"} |\n`);
     }
   }
   process.stdout.write(`\nwritten to bench/jobs-results.json in ${Math.round((Date.now() - started) / 1000)} s\n`);
