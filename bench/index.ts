@@ -17,6 +17,7 @@
  * | toolchains.<nodeN>.program_load | wall and CPU of `require("platform-pulumi")` (the package's main, one bundle) and of tsc's output of the same entry, after `@pulumi/pulumi`'s runtime | — | — |
  * | toolchains.<nodeN>.runtime_load | wall and CPU of loading `platform-pulumi/runtime` (the bundle with the compile cache), the bundle alone and the tsc output, in a process that has loaded what the plugin loads | — | — |
  * | toolchains.<nodeN>.{scale, growth_*, engine_*} | the engine figures above on that Node.js (the `node` first on PATH for the language host and the plugin), with the load average at each pair's start | | |
+ * | (bench/jobs-results.json) sizes.<size>.jobs.<job>.time_ratio, bin_own_peak_rss_mb, bin_tree_peak_rss_mb | the bin's jobs (`gate`, `drift`, `access --current` at org and stack scope, `access`, `unmanaged`) on the generated org brought up once, wall time and peak RSS (bench/jobs.ts, `npm run bench:jobs`; here only with BENCH_JOBS=1) | each job's engine run: `pulumi preview --policy-pack`, `preview --refresh`, `preview` | ≤ 1.3, ≤ 1 GB at 3,000 |
  *
  * The engine figures run once per toolchain (BENCH_TOOLCHAINS, default `default,24.21.0`: the `node` on PATH, then
  * Node 24 fetched by `bash scripts/ensure-node` as the consumer tier fetches it); the top-level engine keys are the
@@ -40,6 +41,8 @@
  * variables, results in bench/failing-preview-results.json; BENCH_FAILING=0 leaves it out.
  * BENCH_SPLIT=1 also runs bench/split.ts (the org as a set of stacks against one stack; its own BENCH_SPLIT_*
  * variables) after the rest, into bench/split-results.json.
+ * BENCH_JOBS=1 also runs bench/jobs.ts (the bin's jobs against their engine runs; its own BENCH_JOBS_* variables)
+ * after that, into bench/jobs-results.json.
  * Run it on an otherwise idle machine.
  */
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -493,6 +496,8 @@ async function main(): Promise<void> {
   if (process.env["BENCH_FAILING"] !== "0") await (await import("./failing-preview")).failingPreviewBench();
   // The split layout (bench/split.ts) takes tens of minutes at 750 resources and more: only when asked.
   if (process.env["BENCH_SPLIT"] === "1") await (await import("./split")).splitBench();
+  // The bin's jobs at org scale (bench/jobs.ts): about 15 minutes at the default sizes; only when asked.
+  if (process.env["BENCH_JOBS"] === "1") await (await import("./jobs")).jobsBench();
 }
 
 if (require.main === module) {

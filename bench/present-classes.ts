@@ -2,7 +2,7 @@
  * `npm run bench:present`: the memory, time and output of the access review on an org where many identities
  * trust one workload (docs/access.md, "Output"): N identities whose `claimMatch` all accept the same token, so
  * each can `present` for every other, bound at a few groups with a few roles. Measured at each N of
- * `BENCH_PRESENT_SIZES` (default 10,50,100,1000), each in a child process of its own (its peak RSS is its own):
+ * `BENCH_PRESENT_SIZES` (default 10,50,100,1000,3000), each in a child process of its own (its peak RSS is its own):
  *
  * | key | what |
  * |---|---|
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ ...r, rssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
     return;
   }
-  const sizes = (process.env["BENCH_PRESENT_SIZES"] ?? "10,50,100,1000").split(",").map(Number);
+  const sizes = (process.env["BENCH_PRESENT_SIZES"] ?? "10,50,100,1000,3000").split(",").map(Number);
   const shapes = (process.env["BENCH_PRESENT_SHAPES"] ?? "subject,pattern").split(",") as Shape[];
   const timeoutS = Number(process.env["BENCH_PRESENT_TIMEOUT"] ?? 300);
   const before = process.env["BENCH_PRESENT_BEFORE"];
