@@ -11,6 +11,7 @@ import { capabilityMatcher, diffGrants, markdown, reportGrants, rolesFor, textTa
 import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { dottedName } from "../provider/capabilities";
 import { objectsFromPlan } from "../provider/commands/access";
+import { outsideStack } from "../provider/access/orgRead";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { capabilitySeverity, parseSeverities, severityOf } from "../provider/access/severity";
 import { OrgIndex, effectiveAccess, holds, type AccessOrg, type AccessRole } from "../provider/access/model";
@@ -233,6 +234,21 @@ describe("the whole org: a route through identities the stack does not manage (d
     expect(textTable(changes, false)).toContain("    (through objects outside this stack: /ops/xbot (unmanaged))");
     const alone = diffGrants(report(stackBefore, false), report(stackAfter, false)).filter((c) => c.change === "gained");
     expect(new Set(alone.map((c) => c.identity.path))).toEqual(new Set(["/eng/team/ybot"]));
+  });
+});
+
+describe("the live org outside a stack (orgRead.ts outsideStack)", () => {
+  it("matches by kind and uid: a stack holding a group's account association (whose uid is the group's, seed §2) does not hold the group", () => {
+    const g = `${"a".repeat(40)}/1111111111111111`;
+    const live: StackObject[] = [
+      { kind: "Group", urn: `api:${g}`, name: "operations", props: { uid: g, name: "operations" } },
+      { kind: "Identity", urn: `api:${g}/2222222222222222`, name: "bot", props: { uid: `${g}/2222222222222222`, name: "bot", parentUid: g } },
+    ];
+    const stack: StackObject[] = [
+      { kind: "AccountAssociation", urn: "urn:aws", name: "aws", props: { uid: g, groupUid: g, name: "aws" } },
+      { kind: "Identity", urn: "urn:bot", name: "bot", props: { uid: `${g}/2222222222222222`, name: "bot", parentUid: g } },
+    ];
+    expect(outsideStack(live, stack).map((o) => `${o.kind} ${o.name}`)).toEqual(["Group operations"]);
   });
 });
 

@@ -178,11 +178,14 @@ describe("platform-pulumi export --layout split", () => {
     expect(mandatory[0]!.message).toMatch(/^role binding "security\/scanner@\/#auditor": identity \/security\/scanner lives in group \/security but is granted role auditor at \/, above it/);
     // Operations holds a root identity bound in the team and team-own grants: nothing above, nothing refused.
     expect(ops!.code, tail(ops!)).toBe(0);
-    // Engineering's grant of its role at engineering to an identity of engineering/apps is above that identity too.
-    const engReport = JSON.parse(eng!.stdout) as { violations: Array<{ level: string; policy: string; resource: string; message: string }> };
-    const engMandatory = engReport.violations.filter((v) => v.level === "mandatory");
-    expect(engMandatory.map((v) => `${v.policy} ${v.resource}`)).toEqual(["identity-bound-above-its-group RoleBinding::engineering/apps/deployer@engineering#engineering/releaser"]);
-    expect(engMandatory[0]!.message).toMatch(/identity \/engineering\/apps\/deployer lives in group \/engineering\/apps but is granted role releaser at \/engineering, above it/);
+    // Engineering's grant of its role at engineering to an identity of engineering/apps is above that identity too:
+    // the role only lists repos, so the finding is low, reported by the rule's advisory twin, and the gate passes
+    // at the default failing severities (docs/policy.md "One verdict from every door").
+    expect(eng!.code, tail(eng!)).toBe(0);
+    const engReport = JSON.parse(eng!.stdout) as { violations: Array<{ level: string; severity: string; policy: string; resource: string; message: string }> };
+    const above = engReport.violations.filter((v) => v.policy === "identity-bound-above-its-group");
+    expect(above.map((v) => `${v.severity} ${v.level} ${v.resource}`)).toEqual(["low advisory RoleBinding::engineering/apps/deployer@engineering#engineering/releaser"]);
+    expect(above[0]!.message).toMatch(/identity \/engineering\/apps\/deployer lives in group \/engineering\/apps but is granted role releaser at \/engineering, above it/);
   }, 600_000);
 
   it("gate judges a change to one stack against the whole set and the org: ops-bot made owner at /operations opens it to engineering's deployer, through the cross stack's binding", async () => {
@@ -204,7 +207,7 @@ describe("platform-pulumi export --layout split", () => {
       expect(report.scope).toBe("org");
       const gains = report.access!.changes.filter((c) => c.change === "gained" && c.group === "/operations" && c.capability === "groups.delete");
       const rows = gains.map((c) => `${c.identity.path} (${c.identity.managed}) ${c.via[0]!.kind}${c.via[0]!.outside ? ` through ${c.via[0]!.outside.join(", ")}` : ""}`);
-      expect(rows).toEqual([
+      expect(rows, JSON.stringify({ scope: report.scope, errors: report.errors, changes: report.access?.changes.slice(0, 12).map((c) => `${c.change} ${c.identity.path} ${c.capability} ${c.group}`) })).toEqual([
         "/engineering/apps/deployer (stack organization/org.engineering/dev) escalation through /engineering/apps/deployer (stack organization/org.engineering/dev)",
         "/operations/infra/ops-bot (this stack) binding",
       ]);

@@ -117,7 +117,9 @@ describe.concurrent("policy pack and policy gate", () => {
       expect(warning).toMatch(/^warning: gate runs the program under review with API credentials that can write/);
       const report = JSON.parse(json.join("\n")) as Record<string, unknown>;
       // `baseline`: the stack's objects the review judged against, for `gate --verify` after the update.
-      expect(Object.keys(report)).toEqual(["stack", "passed", "failSeverities", "all", "violations", "notEvaluated", "access", "errors", "baseline"]);
+      expect(Object.keys(report)).toEqual(["stack", "scope", "passed", "failSeverities", "all", "violations", "notEvaluated", "access", "errors", "baseline"]);
+      // The access review read the whole org (docs/access.md "The whole org").
+      expect(report["scope"]).toBe("org");
       expect(report["failSeverities"]).toEqual(["critical", "high"]);
       expect(report["access"]).toEqual({ changes: [] });
       expect(report["stack"]).toBe("gate");

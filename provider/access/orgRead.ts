@@ -63,10 +63,13 @@ export async function readLiveOrg(client: PlatformClient, root: string): Promise
 }
 
 /**
- * The live org's objects that are not the stack's: those whose uid no object of `stack` (its state; for a change,
- * the state too, so what the plan deletes stays deleted) holds. The stack's own version of an object wins.
+ * The live org's objects that are not the stack's: those no object of `stack` (its state; for a change, the state
+ * too, so what the plan deletes stays deleted) holds, matched by kind and uid (an account association's uid is its
+ * group's, seed §2: a stack holding only the association does not hold the group). The stack's own version of an
+ * object wins.
  */
 export function outsideStack(live: readonly StackObject[], stack: readonly StackObject[]): StackObject[] {
-  const mine = new Set(stack.map((o) => o.props["uid"]).filter((u): u is string => typeof u === "string" && u !== ""));
-  return live.filter((o) => !mine.has(o.props["uid"] as string));
+  const key = (o: StackObject) => `${o.kind}:${String(o.props["uid"])}`;
+  const mine = new Set(stack.filter((o) => typeof o.props["uid"] === "string" && o.props["uid"] !== "").map(key));
+  return live.filter((o) => !mine.has(key(o)));
 }
