@@ -378,6 +378,25 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
 }
 
 /**
+ * The JSON report (`--format json`, `--json-out`): `{ stack, grants | changes, silenced? }`, one row per capability
+ * grant.
+ * @throws StackCommandError naming the number of grants, with what to use instead, when the report is longer than
+ *   one JavaScript string can hold (about 512 MB: identities that can present for each other each hold all the
+ *   others hold, so such an org's rows grow with the square of those identities; docs/performance.md).
+ */
+export function jsonReport(stack: string, current: boolean, rows: ReadonlyArray<ReportGrant | ReportChange>, silenced: unknown): string {
+  try {
+    return `${jsonText({ stack, ...(current ? { grants: rows } : { changes: rows }), ...(silenced ? { silenced } : {}) })}\n`;
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new StackCommandError(
+      `the access report holds ${rows.length} capability grant(s), more than one JSON document can hold (${err.message})`,
+      "Use --format markdown or table (a row per identity, scope and route), --who-can or --can for one question, or --fail-on/--fail-severity for the verdict alone.",
+    );
+  }
+}
+
+/**
  * Runs the review for `ref`: returns the exit code and what to print.
  * @throws StackCommandError when the state, the preview or a role cannot be read.
  */
@@ -401,7 +420,8 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   const hits = match ? held.filter((r) => match(r.capability)) : [];
   const severities = opts.failSeverities ?? (opts.current ? [] : DEFAULT_FAIL_SEVERITIES);
   const severe = held.filter((r) => severities.includes(r.severity));
-  const json = `${jsonText({ stack: ref.stack, ...(opts.current ? { grants: rows } : { changes: rows }), ...(silenced ? { silenced } : {}) })}\n`;
+  // The JSON report only when asked for (it is the largest form: every capability grant on its own row).
+  const json = opts.format === "json" || opts.jsonFile ? jsonReport(ref.stack, opts.current, rows, silenced) : "";
   if (opts.jsonFile) writeFileSync(opts.jsonFile, json);
   let output: string;
   if (opts.format === "json") output = json;
