@@ -6,7 +6,8 @@
  *
  * | key | job (the built bin, `node dist/cli/main.js … --format json`) | baseline (the `pulumi` CLI) |
  * |---|---|---|
- * | gate | `gate --stack <s>`: `stack export`, `config`, then `preview --policy-pack` with the event log, and the report | `pulumi preview --policy-pack <repo>/policies` |
+ * | gate | `gate --stack <s>` (scope org, the default): `stack export`, `config`, the org read from the API, `stack ls` and the other stacks' exports, then `preview --policy-pack` with the event log, and the report | `pulumi preview --policy-pack <repo>/policies` |
+ * | gate_stack | `gate --stack <s> --scope stack`: the same without the org read | `pulumi preview --policy-pack <repo>/policies` |
  * | drift | `drift --stack <s>`: `stack export`, then `preview --refresh` with the event log | `pulumi preview --refresh` |
  * | access_org | `access --stack <s> --current` (scope org, the default): `stack export`, `config`, the org read from the API, `stack ls` and the other stacks' exports, the model | `pulumi preview` |
  * | access_stack | `access --stack <s> --current --scope stack`: the same without the org read | `pulumi preview` |
@@ -31,6 +32,8 @@
  * Environment: BENCH_JOBS_SIZES (objects, multiples of 15, default 150,750; 3,000 is opt-in: `up` alone took
  * 575–680 s here with intermediate checkpoints), BENCH_JOBS_ROUNDS (pairs per job at the smallest size, default 5),
  * BENCH_JOBS_ROUNDS_LARGE (at the others, default 3), BENCH_JOBS_LIST (jobs, default all of the table's keys),
+ * BENCH_JOBS_FORMAT (the jobs' `--format`, default json; a run with another format keeps its figures under
+ * `<job>@<format>`),
  * BENCH_JOBS_SKIP_CHECKPOINTS (default 1: the one `up` that brings a size's stack up runs with
  * `PULUMI_SKIP_CHECKPOINTS=true`, so the file backend writes the state once instead of after every step; it is
  * not measured). Results go to bench/jobs-results.json (sizes not run keep their earlier figures; each says when
@@ -51,6 +54,8 @@ const SIZES = (process.env["BENCH_JOBS_SIZES"] ?? "150,750").split(",").map((x) 
 const ROUNDS = Number(process.env["BENCH_JOBS_ROUNDS"] ?? 5);
 const ROUNDS_LARGE = Number(process.env["BENCH_JOBS_ROUNDS_LARGE"] ?? 3);
 const POLL_MS = Number(process.env["BENCH_JOBS_POLL_MS"] ?? 100);
+/** The jobs' `--format` (BENCH_JOBS_FORMAT): `json` by default, the largest form; `table` or `markdown` to measure those. */
+const FORMAT = process.env["BENCH_JOBS_FORMAT"] ?? "json";
 const SKIP_CHECKPOINTS = process.env["BENCH_JOBS_SKIP_CHECKPOINTS"] !== "0";
 const TIMEOUT_S = Number(process.env["BENCH_JOBS_TIMEOUT"] ?? 1200);
 const POLICIES = path.join(REPO_ROOT, "policies");
@@ -68,6 +73,7 @@ interface Job {
 
 const ALL_JOBS: readonly Job[] = [
   { key: "gate", bin: ["gate"], baseline: ["preview", "--policy-pack", POLICIES] },
+  { key: "gate_stack", bin: ["gate", "--scope", "stack"], baseline: ["preview", "--policy-pack", POLICIES] },
   { key: "drift", bin: ["drift"], baseline: ["preview", "--refresh"] },
   { key: "access_org", bin: ["access", "--current"], baseline: ["preview"] },
   { key: "access_stack", bin: ["access", "--current", "--scope", "stack"], baseline: ["preview"] },
@@ -340,7 +346,7 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
         for (const side of order) {
           if (side === "bin") {
             rmSync(usage, { force: true });
-            const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", "json"], cwd, env, usage);
+            const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", FORMAT], cwd, env, usage);
             if (run.code !== 0 && run.code !== 1) {
               // Recorded, not thrown: a job that cannot finish at this size is a finding; its pair is dropped.
               f.failure = { round: r + 1, exit: run.code, s: round(run.s, 1), own_peak_rss_mb: run.own?.maxRssMb ?? null, tree_peak_mb: run.tree.peakMb, stderr_tail: run.stderr.trim().split("\n").slice(-6).join("\n").slice(0, 2000) };
@@ -388,7 +394,7 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
     load_average_at_start: load,
     jobs: Object.fromEntries(
       Object.entries(samples).map(([key, f]) => [
-        key,
+        FORMAT === "json" ? key : `${key}@${FORMAT}`,
         {
           bin: ALL_JOBS.find((j) => j.key === key)!.bin.join(" "),
           baseline: `pulumi ${ALL_JOBS.find((j) => j.key === key)!.baseline.map((a) => (a === POLICIES ? "<repo>/policies" : a)).join(" ")}`,
@@ -437,7 +443,13 @@ export async function jobsBench(): Promise<void> {
       } catch {
         // No earlier file: this run's sizes alone.
       }
-      writeFileSync(file, `${JSON.stringify({ cores: cpus().length, node: process.version, poll_ms: POLL_MS, targets: { time_ratio: 1.3, rss_mb_at_3000: 1024 }, sizes: { ...earlier, ...fresh } }, null, 2)}\n`);
+      // A run of some jobs (BENCH_JOBS_LIST) keeps the other jobs' earlier figures at that size.
+      const merged: Record<string, unknown> = { ...earlier };
+      for (const [k, v] of Object.entries(fresh)) {
+        const was = (earlier[k] ?? {}) as Record<string, unknown>;
+        merged[k] = { ...was, ...v, jobs: { ...((was["jobs"] as Record<string, unknown> | undefined) ?? {}), ...((v["jobs"] as Record<string, unknown> | undefined) ?? {}) } };
+      }
+      writeFileSync(file, `${JSON.stringify({ cores: cpus().length, node: process.version, poll_ms: POLL_MS, targets: { time_ratio: 1.3, rss_mb_at_3000: 1024 }, sizes: merged }, null, 2)}\n`);
     }
   } finally {
     rmSync(hookDir, { recursive: true, force: true });
