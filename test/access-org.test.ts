@@ -14,14 +14,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import type { AccessJson } from "../provider/commands/access";
 import type { GateReport } from "../provider/commands/gate";
 import type { WhoCanJson } from "../provider/access/query";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
 import { removeStack, stackEnv, upStack } from "./harness/stack";
-import { startStandalone, type StandaloneEmulator } from "./standalone";
+import { apiCall, startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 300_000;
 const STACK = "access-org";
@@ -49,12 +49,6 @@ let base: string;
 let changed: string;
 let xbot: string;
 
-async function call(method: string, url: string, body?: unknown): Promise<Record<string, string>> {
-  const r = await fetch(`${emu.env.PLATFORM_API_URL}${url}`, { method, headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  expect(r.status, `${method} ${url}`).toBe(200);
-  return (await r.json()) as Record<string, string>;
-}
-
 afterAll(async () => {
   await emu?.stop();
   removeStack(program, STACK, dir);
@@ -70,10 +64,10 @@ beforeAll(async () => {
   const cli = await upStack({ cwd: program, backendDir: path.join(dir, "backend"), stack: STACK, env: { ...emu.env, ORG_FILE: base } });
   const groups = (await cli.outputs())["groupUids"] as Record<string, string>;
   // Outside the stack: ops/xbot, bound owner at eng/team.
-  const ops = await call("POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: "ops", description: "made by hand" });
-  xbot = (await call("POST", `/iam/v2beta1/identities/${ops.uid}`, { name: "xbot", description: "made by hand", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/ops:ref:refs/heads/main" } })).uid!;
+  const ops = await apiCall(emu, "POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: "ops", description: "made by hand" });
+  xbot = (await apiCall(emu, "POST", `/iam/v2beta1/identities/${ops.uid}`, { name: "xbot", description: "made by hand", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/ops:ref:refs/heads/main" } })).uid!;
   const owner = ((await (await fetch(`${emu.env.PLATFORM_API_URL}/iam/v2beta1/roles?name=owner`, { headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}` } })).json()) as { roles: Array<{ uid: string }> }).roles[0]!.uid;
-  await call("POST", `/iam/v2beta1/roleBindings/${groups["eng/team"]}`, { identityUid: xbot, roleUid: owner });
+  await apiCall(emu, "POST", `/iam/v2beta1/roleBindings/${groups["eng/team"]}`, { identityUid: xbot, roleUid: owner });
   env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulumiCli } from "../scripts/lib/pulumi";
 import { runBin } from "./harness/bin";
 import { stackEnv } from "./harness/stack";
-import { startStandalone, type StandaloneEmulator } from "./standalone";
+import { apiCall, startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 180_000;
 /** How many groups are made by hand under the stack's group: more rows than 1,500 characters of Markdown hold. */
@@ -31,13 +31,6 @@ let team: string;
 let busy: Server;
 let busyPort: number;
 
-/** An API call with the emulator's owner token; the answer's body. */
-async function call(method: string, url: string, body?: unknown): Promise<Record<string, string>> {
-  const r = await fetch(`${emu.env.PLATFORM_API_URL}${url}`, { method, headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  expect(r.status, `${method} ${url}`).toBe(200);
-  return (await r.json()) as Record<string, string>;
-}
-
 beforeAll(async () => {
   emu = await startStandalone();
   dir = mkdtempSync(path.join(tmpdir(), "report-frame-"));
@@ -49,9 +42,9 @@ beforeAll(async () => {
   const cli = new PulumiCli({ cwd: project, backendDir: path.join(dir, "backend"), stack: "s", env: { ...emu.env } });
   await cli.ok(["stack", "init", "s", "--no-select"]);
   // The stack holds one group (its state imported); under it, groups made outside Pulumi: objects no stack manages.
-  const g = await call("POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: "team", description: "d" });
+  const g = await apiCall(emu, "POST", `/iam/v2beta1/groups/${emu.env.PLATFORM_ORG_UID}`, { name: "team", description: "d" });
   team = g.uid!;
-  for (let i = 0; i < STRAYS; i++) await call("POST", `/iam/v2beta1/groups/${team}`, { name: `stray-${String(i).padStart(2, "0")}`, description: "made by hand" });
+  for (let i = 0; i < STRAYS; i++) await apiCall(emu, "POST", `/iam/v2beta1/groups/${team}`, { name: `stray-${String(i).padStart(2, "0")}`, description: "made by hand" });
   const state = JSON.parse((await cli.ok(["stack", "export"])).stdout) as { deployment: Record<string, unknown> };
   const urn = (t: string, n: string) => `urn:pulumi:s::report-frame::${t}::${n}`;
   state.deployment["resources"] = [

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
+import { expect } from "vitest";
 import { REPO_ROOT } from "../scripts/lib/pulumi";
 
 /** A running standalone emulator process. */
@@ -55,4 +56,14 @@ export async function startStandalone(args: readonly string[] = [], timeoutMs = 
         child.kill("SIGTERM");
       }),
   };
+}
+
+/**
+ * An API call to `emu` with its owner token (JSON body when given): the answer's body.
+ * @throws Error (an assertion) naming the method and URL when the status is not 200.
+ */
+export async function apiCall(emu: StandaloneEmulator, method: string, url: string, body?: unknown): Promise<Record<string, string>> {
+  const r = await fetch(`${emu.env.PLATFORM_API_URL}${url}`, { method, headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  expect(r.status, `${method} ${url}`).toBe(200);
+  return (await r.json()) as Record<string, string>;
 }

@@ -29,7 +29,7 @@ import { silencedLines, type SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
 import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
 import { outsideStack, readLiveOrg } from "../access/orgRead";
-import { WITH_STACK } from "./unmanaged";
+import { withStacksOf } from "./unmanaged";
 import { kindOfType } from "../typeTokens";
 
 /** The options `access` and `gate` share for what the model reads: `--scope org|stack` and `--with <stack>`. */
@@ -450,9 +450,12 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
 export function scopeArgs(values: Record<string, string | boolean | string[] | undefined>): { scope: AccessScope; withStacks: string[] } {
   const scope = (values["scope"] ?? "org") as string;
   if (scope !== "org" && scope !== "stack") throw new UsageError(`--scope: "${scope}" is not one of org, stack`);
-  const withStacks = (values["with"] as string[] | undefined) ?? [];
-  const bad = withStacks.find((w) => !WITH_STACK.test(w));
-  if (bad !== undefined) throw new UsageError(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
+  let withStacks: string[];
+  try {
+    withStacks = withStacksOf(values);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   if (withStacks.length && scope === "stack") throw new UsageError(`--with ${JSON.stringify(withStacks[0])} is not allowed with --scope stack: it marks where the org's objects are managed`);
   return { scope, withStacks };
 }

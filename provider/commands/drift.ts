@@ -22,7 +22,7 @@ import { changes, errorLines, nameOf, runEngineEvents, type EngineStep } from ".
 import { BoundedMarkdown, FORMATS, OUTPUT_OPTIONS, OUTPUT_USAGE, TIMEOUT_USAGE, formatUsage, outputArgs, shown, type OutputArgs, type ReportFormat } from "./report";
 import { UsageError, runStackFrame } from "./frame";
 import { clientFor, diagnose, exportStack, orgUidOf, stackConfig, table, type StackRef } from "./stack";
-import { WITH_STACK, findUnmanaged } from "./unmanaged";
+import { findUnmanaged, withStacksOf } from "./unmanaged";
 import { jsonText, mdCode } from "../text";
 import { locatorFor, type SourceLocator } from "./sarif";
 import { INFORMATION_URI, LogBuilder, fingerprint, type SarifLocation, type SarifLog, type SarifRule } from "./sarifLog";
@@ -266,11 +266,13 @@ export function driftCommand(argv: readonly string[]): Promise<number> {
   const frame = { name: "drift", usage: DRIFT_USAGE, found: DRIFT_FOUND, formats: FORMATS, options: { unmanaged: { type: "boolean", default: false }, with: { type: "string", multiple: true }, ...OUTPUT_OPTIONS } } as const;
   return runStackFrame(frame, argv, async ({ ref, format, values }) => {
     const withUnmanaged = values["unmanaged"] === true;
-    const others = (values["with"] as string[] | undefined) ?? [];
-    const bad = others.find((o) => !WITH_STACK.test(o));
-    if (bad !== undefined || (others.length > 0 && !withUnmanaged)) {
-      throw new UsageError(`--with ${JSON.stringify(bad ?? others[0])} is not allowed: ${bad !== undefined ? "a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)" : "only with --unmanaged"}`);
+    let others: string[];
+    try {
+      others = withStacksOf(values);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
     }
+    if (others.length > 0 && !withUnmanaged) throw new UsageError(`--with ${JSON.stringify(others[0])} is not allowed: only with --unmanaged`);
     let output: OutputArgs;
     try {
       output = outputArgs(values);

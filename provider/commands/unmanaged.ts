@@ -397,8 +397,7 @@ export function unmanagedCommand(argv: readonly string[]): Promise<number> {
     deprecated: { json: { instead: ["--format", "json"] } },
     check: (values) => {
       outputArgs(values);
-      const bad = ((values["with"] as string[] | undefined) ?? []).find((w) => !WITH_STACK.test(w));
-      if (bad !== undefined) throw new Error(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
+      withStacksOf(values);
     },
   } satisfies Omit<CommandFrame, "stack">;
   return runStackFrame(frame, argv, ({ ref, format, values }) => unmanaged({ ...ref, ...outputArgs(values), format: format as "table" | "json" | "markdown", with: (values["with"] as string[] | undefined) ?? [] }));
@@ -406,3 +405,14 @@ export function unmanagedCommand(argv: readonly string[]): Promise<number> {
 
 /** A fully qualified stack name: `<org>/<project>/<stack>` (`--with` of `unmanaged` and `drift --unmanaged`). */
 export const WITH_STACK = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+
+/**
+ * The `--with` values of `values` (`unmanaged`, `drift --unmanaged`, `access`, `gate`), each a {@link WITH_STACK}.
+ * @throws Error naming the first value that is not `<org>/<project>/<stack>` and what is allowed.
+ */
+export function withStacksOf(values: Record<string, unknown>): string[] {
+  const withs = (values["with"] as string[] | undefined) ?? [];
+  const bad = withs.find((w) => !WITH_STACK.test(w));
+  if (bad !== undefined) throw new Error(`--with ${JSON.stringify(bad)} is not allowed: a fully qualified stack, <org>/<project>/<stack> (letters, digits, _, . and -)`);
+  return withs;
+}
