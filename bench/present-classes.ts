@@ -26,8 +26,8 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
-import { compactRows, diffGrants, reportGrants, textTable } from "../provider/access/report";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
+import { classTable, classWords, compactRows, diffGrants, reportGrants, textTable } from "../provider/access/report";
 import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { jsonText } from "../provider/text";
 
@@ -74,19 +74,22 @@ function child(mode: "access" | "gate", n: number, shape: Shape): Record<string,
   const t0 = performance.now();
   const grantsOf = (objs: readonly StackObject[]) => {
     const so = orgFromStack(objs);
-    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
   };
   if (mode === "access") {
     const rows = grantsOf(presentOrg(n, shape));
-    const json = `${jsonText({ stack: "bench", grants: rows })}\n`;
+    // As `access --format json` writes it (provider/commands/access.ts jsonReport): a class's members once.
+    const { rows: listed, classes } = classTable(rows);
+    const json = `${jsonText({ stack: "bench", ...(classes.length ? { classes } : {}), grants: listed })}\n`;
     const table = textTable(rows, true);
     return { ms: performance.now() - t0, bytes: Buffer.byteLength(json), tableBytes: Buffer.byteLength(table), grants: rows.length };
   }
   const changes = diffGrants(grantsOf(presentOrg(n, shape)), grantsOf(presentOrg(n, shape, 1)));
   const gained = changes.filter((c) => c.change === "gained");
-  const file = JSON.stringify({ changes });
+  const { rows: listed, classes } = classTable(changes);
+  const file = JSON.stringify({ changes: listed, ...(classes.length ? { classes } : {}) });
   let messages = 0;
-  for (const r of compactRows(gained)) messages += `identity ${r.identity.path} gains ${r.gives} at ${r.group} (${r.direct ? r.how[0]! : r.how.join(" ")})`.length;
+  for (const r of compactRows(gained)) messages += `identity ${r.identity.members ? `${r.identity.path} ${classWords(r.identity)}` : r.identity.path} gains ${r.gives} at ${r.group} (${r.direct ? r.how[0]! : r.how.join(" ")})`.length;
   return { ms: performance.now() - t0, bytes: Buffer.byteLength(file) + messages, grants: gained.length };
 }
 

@@ -13,8 +13,8 @@
 import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
-import { ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
-import { capabilityMatcher, compactRows, diffGrants, moreRoutesWords, outsideWords, reportGrants } from "../provider/access/report";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
+import { capabilityMatcher, classTable, classWords, compactRows, diffGrants, moreRoutesWords, outsideWords, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
@@ -513,7 +513,7 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       const grantsOf = (o: readonly StackObject[]) => {
         const so = orgFromStack([...o, ...outside], { role: (u) => roles.get(u) });
         if (baseline?.outside) so.managed = new Map(so.org.identities.map((i) => [i.id, managedOutside.get(i.id) ?? "this stack"]));
-        return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+        return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
       };
       const after = grantsOf(objs);
       const changes = baseline ? diffGrants(grantsOf(baseline.objects), after) : undefined;
@@ -525,12 +525,16 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       recordSilenced("no-new-access", verdict.silenced);
       const kept = new Set(verdict.kept);
       const gone = new Set(rows.filter((r) => !kept.has(r)));
-      if (changes) writeGateFile("access.json", JSON.stringify({ changes: changes.filter((c) => !gone.has(c)) }));
+      if (changes) {
+        // A class's members once (provider/access/report.ts `classTable`), not on each of its rows.
+        const { rows: listed, classes } = classTable(changes.filter((c) => !gone.has(c)));
+        writeGateFile("access.json", JSON.stringify({ changes: listed, ...(classes.length ? { classes } : {}) }));
+      }
       for (const r of compactRows(verdict.kept)) {
         const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
         const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");
         const how = `${r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`}${r.outside ? `; ${outsideWords(r.outside)}` : ""}${r.moreRoutes ? `; ${moreRoutesWords(r.moreRoutes)}` : ""}`;
-        report(tagged(r.severity, `identity ${r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
+        report(tagged(r.severity, `identity ${r.identity.members ? `${r.identity.path} ${classWords(r.identity)}` : r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
       }
     },
   };

@@ -134,12 +134,35 @@ export interface Grant {
   capability: string;
   groupId: string;
   via: Via[];
+  /**
+   * Set on a class row ({@link AccessOptions.classRowsFrom}): every one of these identities (a class that presents
+   * for each other, {@link presentClasses}, in the org's order; `identityId` is the first) holds the grant by
+   * `via`, each entering the route's first identity by its own `present` steps. A member's own bindings are
+   * grants of their own beside it. Absent on a grant of one identity.
+   */
+  members?: readonly string[];
+  /**
+   * A class row's key: the class's `claimMatch` values, so the same class in two states of an org has the same
+   * key whoever joins or leaves it (diffs match class rows by it). Set with {@link members}.
+   */
+  classKey?: string;
 }
+
+/** The class size from which the `access` command, the gate and the pack list a class's grants once ({@link AccessOptions.classRowsFrom}). */
+export const CLASS_ROWS_FROM = 8;
 
 /** Options of {@link effectiveAccess}. */
 export interface AccessOptions {
   /** The escalation steps to close over. @default every kind ({@link ESCALATION_KINDS}); `[]` gives direct grants only. */
   escalations?: readonly EscalationKind[];
+  /**
+   * From this many members, a class of identities that present for each other has what it holds listed once, as
+   * class rows ({@link Grant.members}), not once per member: N identities trusting one workload then give grants
+   * in proportion to N, not N². Each member's own bindings are still its own grants. Smaller classes, and every
+   * class when unset, are listed member by member.
+   * @default undefined (every grant is one identity's)
+   */
+  classRowsFrom?: number;
 }
 
 const IDENTITY_UPDATE = "CAP_IAM_IDENTITY_UPDATE";
@@ -846,10 +869,31 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
     const path = once([...pc.chain(m, v.origin), ...v.path]);
     return { kind: "escalation", roleId: v.roleId, role: v.role, boundAt: v.boundAt, steps: path.map((s) => wordsOf(s)[0]), path, route: path.map((s) => wordsOf(s)[1]) };
   };
+  // A class row's route: the class's members enter the origin, then the origin's own steps (or binding).
+  const classVias = new Map<ClassVia, Via>();
+  const classViaOf = (c: number, v: ClassVia): Via => {
+    let hit = classVias.get(v);
+    if (hit) return hit;
+    const ms = members[c]!;
+    const entry = `each identity of the class presents as identity "${ix.identityName(v.origin)}" (${ix.identityPath(v.origin)}): ${pc.clique(c) ? "its own workload token matches that claimMatch" : "its own workload token, or one it takes by the class's present steps, matches that claimMatch"}`;
+    const tail = v.kind === "binding" ? [`"${ix.identityName(v.origin)}" holds "${v.role}" bound at ${ix.groupPath(v.boundAt)}`] : [];
+    const other = ms.find((m) => m !== v.origin) ?? v.origin;
+    const path = [{ kind: "present", actorId: other, targetId: v.origin } as EscalationStep, ...v.path];
+    hit = { kind: "escalation", roleId: v.roleId, role: v.role, boundAt: v.boundAt, steps: [entry, ...v.path.map((s) => wordsOf(s)[0]), ...tail], path, route: [entry, ...v.path.map((s) => wordsOf(s)[1]), ...tail] };
+    classVias.set(v, hit);
+    return hit;
+  };
+  const classKeys = new Map<number, string>();
+  const classKeyOf = (c: number): string => {
+    let k = classKeys.get(c);
+    if (k === undefined) classKeys.set(c, (k = [...new Set(members[c]!.map((m) => { const cm = ix.identities.get(m)?.claimMatch; return cm ? claimKey(cm) : `id:${m}`; }))].sort().join("\n")));
+    return k;
+  };
   const out: Grant[] = [];
   for (const [c, h] of held) {
     const ms = members[c]!;
     const oneStep = pc.clique(c);
+    const shared = opts.classRowsFrom !== undefined && ms.length >= opts.classRowsFrom;
     for (const [cap, byGroup] of h) {
       for (const [g, vias] of byGroup) {
         const covered = ix.ancestors(g).slice(1).some((a) => byGroup.has(a));
@@ -857,6 +901,12 @@ export function effectiveAccess(org: AccessOrg, opts: AccessOptions = {}): Grant
         const mineOf = new Map<string, ClassVia[]>();
         for (const v of vias) if (v.kind === "binding") mineOf.set(v.origin, [...(mineOf.get(v.origin) ?? []), v]);
         const best = shortest(vias);
+        if (shared) {
+          // A large class: each member's own bindings, then one row the whole class holds (unless an ancestor's does).
+          for (const [m, mine] of mineOf) out.push({ identityId: m, capability: cap, groupId: g, via: mine.map((v) => viaOf(m, v)) });
+          if (!covered && mineOf.size < ms.length) out.push({ identityId: ms[0]!, members: ms, classKey: classKeyOf(c), capability: cap, groupId: g, via: [classViaOf(c, best)] });
+          continue;
+        }
         const esc = vias.find((v) => v.kind === "escalation");
         for (const m of ms) {
           const mine = mineOf.get(m);

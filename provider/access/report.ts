@@ -21,11 +21,56 @@ export interface ReportIdentity {
    * `this stack`, `stack <name>` (another stack of the project in the backend) or `unmanaged` (no stack holds it).
    */
   managed?: string;
+  /**
+   * Set when the row is a class's (docs/access.md "Classes"): the identities that present for each other and hold
+   * it alike, listed once per report; `name` and `path` then describe the class by its first member
+   * (`ci-bot and 999 more`, that member's path) and `uid` is null.
+   */
+  members?: readonly ReportIdentity[];
+  /** A class's key ({@link Grant.classKey}): equal across two states for the class of the same `claimMatch` values. */
+  class?: string;
+  /** Members of {@link members} a change row does not hold this way (they held it before, or joined after); absent when none. */
+  except?: readonly ReportIdentity[];
 }
 
-/** An identity as a report row shows it: its path, and where it is managed when that is not this stack. */
+/** How many identities `i` stands for: 1, or a class's members less its exceptions. */
+export function holderCount(i: ReportIdentity): number {
+  return i.members ? i.members.length - (i.except?.length ?? 0) : 1;
+}
+
+/** The words a class adds to its first member's path: `and 999 more identities that present for each other`. */
+export function classWords(i: ReportIdentity): string {
+  if (!i.members) return "";
+  const n = holderCount(i);
+  return `and ${n - 1} more identit${n - 1 === 1 ? "y" : "ies"} that present for each other${i.except?.length ? ` (not ${i.except.map((x) => x.path).join(", ")})` : ""}`;
+}
+
+/** An identity as a report row shows it: its path, and where it is managed when that is not this stack; a class's first member's path and how many more. */
 export function identityLabel(i: ReportIdentity): string {
-  return i.managed && i.managed !== "this stack" ? `${i.path} (${i.managed})` : i.path;
+  const path = i.members ? `${i.path} ${classWords(i)}` : i.path;
+  return i.managed && i.managed !== "this stack" ? `${path} (${i.managed})` : path;
+}
+
+/** The number of distinct identities that hold `rows` (a class counts its members). */
+export function identitiesIn(rows: ReadonlyArray<{ identity: ReportIdentity }>): number {
+  const seen = new Set<string>();
+  let n = 0;
+  for (const r of rows) {
+    if (!r.identity.members) {
+      const k = identityKey(r.identity);
+      if (!seen.has(k)) (seen.add(k), n++);
+      continue;
+    }
+    const k = identityKey(r.identity);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    const except = new Set((r.identity.except ?? []).map(identityKey));
+    for (const m of r.identity.members) {
+      const mk = identityKey(m);
+      if (!except.has(mk) && !seen.has(mk)) (seen.add(mk), n++);
+    }
+  }
+  return n;
 }
 
 /** Why a grant is held, in a report. */
@@ -84,6 +129,18 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
     if (!i) identities.set(id, (i = { name: ix.identityName(id), path: ix.identityPath(id), uid: so.identityUid.get(id) ?? (id.startsWith("urn:") ? null : id), ...(managed ? { managed } : {}) }));
     return i;
   };
+  // One object per class: its rows share it (and its member list).
+  const classes = new Map<readonly string[], ReportIdentity>();
+  const classOf = (g: Grant): ReportIdentity => {
+    let c = classes.get(g.members!);
+    if (!c) {
+      const ms = g.members!.map(identityOf);
+      const first = ms[0]!;
+      const places = [...new Set(ms.map((m) => m.managed).filter((x): x is string => x !== undefined))];
+      classes.set(g.members!, (c = { name: `${first.name} and ${ms.length - 1} more`, path: first.path, uid: null, ...(places.length ? { managed: places.length === 1 ? places[0]! : places.join(", ") } : {}), members: ms, class: g.classKey ?? first.path }));
+    }
+    return c;
+  };
   // The identities a route's steps act as or on (the actor, the identity assumed or presented as) that the stack
   // does not manage.
   const outsideOf = (v: Grant["via"][number]): string[] => {
@@ -110,7 +167,7 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
     // Direct bindings first, then the fewest steps; past ROUTES_LISTED, counted.
     const vias = g.via.length > 1 ? [...g.via].sort((a, b) => Number(b.kind === "binding") - Number(a.kind === "binding") || a.path.length - b.path.length) : g.via;
     return {
-      identity: identityOf(g.identityId),
+      identity: g.members ? classOf(g) : identityOf(g.identityId),
       capability: dottedName(g.capability),
       group: ix.groupPath(g.groupId),
       severity: capabilitySeverity(g.capability),
@@ -121,7 +178,68 @@ export function reportGrants(so: StackOrg, grants: readonly Grant[]): ReportGran
   return rows.sort((x, y) => collator.compare(x.identity.path, y.identity.path) || collator.compare(x.capability, y.capability) || collator.compare(x.group, y.group));
 }
 
-const identityKey = (i: ReportIdentity): string => i.uid ?? `path:${i.path}`;
+/** An identity's key in a report: its uid, or its path while it has none; a class's by its key and exceptions. */
+export function identityKey(i: ReportIdentity): string {
+  if (i.members) return `class:${i.class ?? i.path}${i.except?.length ? `\u0000${i.except.map((x) => x.uid ?? x.path).join("\u0000")}` : ""}`;
+  return i.uid ?? `path:${i.path}`;
+}
+
+/** A class of a JSON report: the id its rows' `identity.class` names, its key ({@link Grant.classKey}), and its members. */
+export interface JsonClass {
+  id: string;
+  key: string;
+  members: readonly ReportIdentity[];
+}
+
+/**
+ * `rows` with each class's members listed once (docs/access.md "Classes"): a class row's `identity` keeps its
+ * name and path, names its entry of `classes` (`class`: `c1`, `c2`, …; a class before and after a change are two
+ * entries when their members differ), `size` (the identities it stands for) and its exceptions' paths (`except`).
+ */
+export function classTable<R extends ReportGrant>(rows: readonly R[]): { rows: R[]; classes: JsonClass[] } {
+  const classes = new Map<readonly ReportIdentity[], JsonClass>();
+  const slim = new Map<ReportIdentity, ReportIdentity>();
+  const listed = rows.map((r) => {
+    const i = r.identity as ReportIdentity | undefined;
+    if (!i?.members) return r;
+    let s = slim.get(i);
+    if (!s) {
+      let c = classes.get(i.members);
+      if (!c) classes.set(i.members, (c = { id: `c${classes.size + 1}`, key: i.class ?? i.path, members: i.members }));
+      const { members: _m, except, ...rest } = i;
+      s = { ...rest, class: c.id, size: holderCount(i), ...(except?.length ? { except: except.map((x) => x.path) } : {}) } as unknown as ReportIdentity;
+      slim.set(i, s);
+    }
+    return { ...r, identity: s };
+  });
+  return { rows: listed, classes: [...classes.values()] };
+}
+
+/**
+ * The inverse of {@link classTable}: rows read back from a JSON report (the pack's `access.json`, a gate report),
+ * each class row's `identity` given its members and key again (one object per class and exceptions), so the
+ * renderers ({@link compactRows}, {@link markdown}) and {@link diffGrants} see what {@link reportGrants} gave. Rows
+ * without a class are returned as they are; a class the table does not list stays as read.
+ */
+export function withMembers<R extends ReportGrant>(rows: readonly R[], classes: readonly JsonClass[] | undefined): R[] {
+  if (!classes?.length) return [...rows];
+  const byId = new Map(classes.map((c) => [c.id, c]));
+  const full = new Map<string, ReportIdentity>();
+  return rows.map((r) => {
+    const i = r.identity as ReportIdentity & { except?: unknown };
+    const c = i.class !== undefined ? byId.get(i.class) : undefined;
+    if (!c) return r;
+    const exceptPaths = Array.isArray(i.except) ? (i.except as unknown[]).filter((x): x is string => typeof x === "string") : [];
+    const k = `${c.id}\u0000${exceptPaths.join("\u0000")}`;
+    let f = full.get(k);
+    if (!f) {
+      const { size: _s, except: _e, ...rest } = i as ReportIdentity & { size?: number };
+      const except = c.members.filter((m) => exceptPaths.includes(m.path));
+      full.set(k, (f = { ...rest, class: c.key, members: c.members, ...(except.length ? { except } : {}) }));
+    }
+    return { ...r, identity: f };
+  });
+}
 
 /** Whether group path `inner` is `outer` or below it. */
 export function withinPath(inner: string, outer: string): boolean {
@@ -133,27 +251,109 @@ export function withinPath(inner: string, outer: string): boolean {
  * What changed from `before` to `after`: a grant of `after` not covered in `before` (same identity and capability
  * at its group or an ancestor) is gained; the reverse is lost. Identities match by uid, or by path while a uid is
  * unknown; groups by path. Gains come first, then by identity path, capability and group.
+ *
+ * Class rows ({@link ReportIdentity.members}) are matched as a class, by their key: a member holds what its own
+ * rows and its class's rows give. A class row is a change for the members whose class did not cover it and whose
+ * own rows did not either; when that is most of the class it stays one row (the others in
+ * {@link ReportIdentity.except}), else it is one row per such member, so a change costs what it changes, not the
+ * class's size times its grants.
  */
 export function diffGrants(before: readonly ReportGrant[], after: readonly ReportGrant[]): ReportChange[] {
-  const index = (gs: readonly ReportGrant[]) => {
-    const m = new Map<string, ReportGrant[]>();
-    for (const g of gs) {
-      const k = `${identityKey(g.identity)}\u0000${g.capability}`;
-      const list = m.get(k);
-      if (list) list.push(g);
-      else m.set(k, [g]);
-    }
-    return m;
-  };
-  const change = (g: ReportGrant, c: "gained" | "lost"): ReportChange => ({ identity: g.identity, change: c, capability: g.capability, group: g.group, severity: g.severity, via: g.via, ...(g.moreRoutes ? { moreRoutes: g.moreRoutes } : {}) });
-  const b = index(before);
-  const a = index(after);
-  const covered = (m: Map<string, ReportGrant[]>, g: ReportGrant) => (m.get(`${identityKey(g.identity)}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
-  const out: ReportChange[] = [
-    ...after.filter((g) => !covered(b, g)).map((g) => change(g, "gained")),
-    ...before.filter((g) => !covered(a, g)).map((g) => change(g, "lost")),
-  ];
+  const out: ReportChange[] = [...changesOf(after, before, "gained"), ...changesOf(before, after, "lost")];
   return out.sort((x, y) => (x.change === y.change ? 0 : x.change === "gained" ? -1 : 1) || collator.compare(x.identity.path, y.identity.path) || collator.compare(x.capability, y.capability) || collator.compare(x.group, y.group));
+}
+
+/** The group paths `path` is within ({@link withinPath}): itself, then each prefix ending before a `/`, then `/` for a path from the root. */
+function pathsUp(path: string): string[] {
+  const out = [path];
+  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) out.push(path.slice(0, i));
+  if (path.startsWith("/") && path !== "/") out.push("/");
+  return out;
+}
+
+/** The rows of `now` that `then` does not cover, as `change` ({@link diffGrants}). */
+function changesOf(now: readonly ReportGrant[], then: readonly ReportGrant[], change: "gained" | "lost"): ReportChange[] {
+  const own = new Map<string, ReportGrant[]>();
+  const ownAt = new Map<string, Set<string>>();
+  const cls = new Map<string, ReportGrant[]>();
+  const classThen = new Map<string, string>();
+  const seenClass = new Set<ReportIdentity>();
+  for (const g of then) {
+    if (g.identity.members) {
+      const k = `${g.identity.class}\u0000${g.capability}`;
+      const list = cls.get(k);
+      if (list) list.push(g);
+      else cls.set(k, [g]);
+      if (!seenClass.has(g.identity)) {
+        seenClass.add(g.identity);
+        for (const m of g.identity.members) classThen.set(identityKey(m), g.identity.class!);
+      }
+      continue;
+    }
+    const ik = identityKey(g.identity);
+    const k = `${ik}\u0000${g.capability}`;
+    const list = own.get(k);
+    if (list) list.push(g);
+    else own.set(k, [g]);
+    const at = `${g.capability}\u0000${g.group}`;
+    const set = ownAt.get(at);
+    if (set) set.add(ik);
+    else ownAt.set(at, new Set([ik]));
+  }
+  const coveredOwn = (ik: string, g: ReportGrant) => (own.get(`${ik}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
+  const coveredClass = (ck: string | undefined, g: ReportGrant) => ck !== undefined && (cls.get(`${ck}\u0000${g.capability}`) ?? []).some((x) => withinPath(g.group, x.group));
+  const row = (g: ReportGrant, identity: ReportIdentity): ReportChange => ({ identity, change, capability: g.capability, group: g.group, severity: g.severity, via: g.via, ...(g.moreRoutes ? { moreRoutes: g.moreRoutes } : {}) });
+  // A class's members by the class each was in `then` ("" for none), computed once per class.
+  const parts = new Map<ReportIdentity, Map<string, ReportIdentity[]>>();
+  const partsOf = (c: ReportIdentity) => {
+    let p = parts.get(c);
+    if (!p) {
+      p = new Map();
+      for (const m of c.members!) {
+        const k = classThen.get(identityKey(m)) ?? "";
+        const list = p.get(k);
+        if (list) list.push(m);
+        else p.set(k, [m]);
+      }
+      parts.set(c, p);
+    }
+    return p;
+  };
+  // One object per class and set of exceptions.
+  const excepts = new Map<string, ReportIdentity>();
+  const holderOf = (c: ReportIdentity, except: ReportIdentity[]): ReportIdentity => {
+    if (except.length === 0) return c;
+    const k = `${identityKey(c)}\u0000${except.map(identityKey).join("\u0000")}`;
+    let h = excepts.get(k);
+    if (!h) excepts.set(k, (h = { ...c, except }));
+    return h;
+  };
+  const out: ReportChange[] = [];
+  for (const g of now) {
+    const c = g.identity;
+    if (!c.members) {
+      const ik = identityKey(c);
+      if (!coveredOwn(ik, g) && !coveredClass(classThen.get(ik), g)) out.push(row(g, c));
+      continue;
+    }
+    // The members whose own rows held it, at its group or above.
+    let heldOwn: Set<string> | undefined;
+    for (const p of pathsUp(g.group)) {
+      const at = ownAt.get(`${g.capability}\u0000${p}`);
+      if (at) for (const ik of at) (heldOwn ??= new Set()).add(ik);
+    }
+    const holders: ReportIdentity[] = [];
+    for (const [ck, ms] of partsOf(c)) {
+      if (coveredClass(ck === "" ? undefined : ck, g)) continue;
+      for (const m of ms) if (!heldOwn?.has(identityKey(m))) holders.push(m);
+    }
+    if (holders.length === 0) continue;
+    if (holders.length * 2 > c.members.length) {
+      const keep = new Set(holders);
+      out.push(row(g, holderOf(c, c.members.filter((m) => !keep.has(m)))));
+    } else for (const m of holders) out.push(row(g, m));
+  }
+  return out;
 }
 
 /** The qualified dotted name (`iam.groups.create` for an IAM capability; else the dotted name). */
@@ -299,7 +499,7 @@ export function compactRows(rows: ReadonlyArray<ReportGrant | ReportChange>): Co
 /** Counts for a report's summary line. */
 function summaryLine(rows: ReadonlyArray<ReportGrant | ReportChange>, current: boolean): string {
   const bySev = (rs: ReadonlyArray<ReportGrant | ReportChange>) => SEVERITIES.map((s) => [s, rs.filter((r) => r.severity === s).length] as const).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ");
-  const ids = (rs: ReadonlyArray<ReportGrant | ReportChange>) => new Set(rs.map((r) => identityKey(r.identity))).size;
+  const ids = identitiesIn;
   if (current) return `${rows.length} grant(s) held by ${ids(rows)} identit${ids(rows) === 1 ? "y" : "ies"} (${bySev(rows)})`;
   const gained = rows.filter((r) => "change" in r && r.change === "gained");
   const lost = rows.filter((r) => "change" in r && r.change === "lost");
@@ -337,7 +537,7 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
   for (const r of compact) {
     // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
     const id = identityKey(r.identity);
-    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
+    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.members ? ` ${mdText(classWords(r.identity))}` : ""}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
     const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.outside ? [`*${mdText(outsideWords(r.outside))}*`] : []), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
     const line = current
       ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`

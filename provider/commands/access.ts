@@ -14,8 +14,8 @@
  * arguments, a failed preview, a role it cannot describe).
  */
 import { isBuiltinRoleName } from "../access/builtin";
-import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
-import { capabilityMatcher, diffGrants, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess } from "../access/model";
+import { capabilityMatcher, classTable, diffGrants, identitiesIn, markdown, reportGrants, textTable, type ReportChange, type ReportGrant } from "../access/report";
 import { orgFromStack, type RoleInfo, type StackContext, type StackObject, type StackOrg } from "../access/stack";
 import { DEFAULT_FAIL_SEVERITIES, type Severity } from "../access/severity";
 import type { PlatformClient } from "../client/client";
@@ -378,15 +378,16 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
 }
 
 /**
- * The JSON report (`--format json`, `--json-out`): `{ stack, grants | changes, silenced? }`, one row per capability
- * grant.
+ * The JSON report (`--format json`, `--json-out`): `{ stack, classes?, grants | changes, silenced? }`, one row per
+ * capability grant, a class's members listed once in `classes` ({@link classTable}).
  * @throws StackCommandError naming the number of grants, with what to use instead, when the report is longer than
  *   one JavaScript string can hold (about 512 MB: identities that can present for each other each hold all the
  *   others hold, so such an org's rows grow with the square of those identities; docs/performance.md).
  */
 export function jsonReport(stack: string, current: boolean, rows: ReadonlyArray<ReportGrant | ReportChange>, silenced: unknown): string {
   try {
-    return `${jsonText({ stack, ...(current ? { grants: rows } : { changes: rows }), ...(silenced ? { silenced } : {}) })}\n`;
+    const { rows: listed, classes } = classTable(rows);
+    return `${jsonText({ stack, ...(classes.length ? { classes } : {}), ...(current ? { grants: listed } : { changes: listed }), ...(silenced ? { silenced } : {}) })}\n`;
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     throw new StackCommandError(
@@ -407,7 +408,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
   if (plan) locator?.add(recordsOfPlan(plan));
   const grantsOf = (objs: readonly StackObject[]) => {
     const so = orgOf(objs);
-    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
   };
   const now = grantsOf(before);
   if (opts.extras?.unused) {
@@ -435,7 +436,7 @@ export async function accessReview(ref: StackRef, opts: AccessOptions, client?: 
       output += hits.length ? `\n--fail-on ${opts.failOn.join(",")}: ${opts.current ? "held" : "gained"} ${caps.join(", ")}\n` : `\n--fail-on ${opts.failOn.join(",")}: nothing matched\n`;
     }
     if (severities.length) {
-      const ids = new Set(severe.map((r) => r.identity.path)).size;
+      const ids = identitiesIn(severe);
       output += severe.length ? `\n--fail-severity ${severities.join(",")}: ${severe.length} capability grant(s) ${opts.current ? "held" : "gained"} by ${ids} identit${ids === 1 ? "y" : "ies"}\n` : `\n--fail-severity ${severities.join(",")}: nothing ${opts.current ? "held" : "gained"} at that severity\n`;
     }
   }

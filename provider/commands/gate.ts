@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { compactRows, markdown as accessMarkdown, textTable as accessText, type CompactRow, type ReportChange } from "../access/report";
+import { compactRows, markdown as accessMarkdown, textTable as accessText, withMembers, type CompactRow, type JsonClass, type ReportChange } from "../access/report";
 import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/severity";
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
@@ -92,7 +92,7 @@ export interface GateReport {
    */
   notEvaluated: Violation[];
   /** The access the change gives and takes (the pack's `no-new-access`, README "Access review"); null when the pack did not say. */
-  access: { changes: ReportChange[] } | null;
+  access: { changes: ReportChange[]; classes?: JsonClass[] } | null;
   /** Why the preview could not run, when it could not: the preview's error lines, or the CLI's own output. */
   errors: string[];
   /** Findings silenced by the config's exclusions (provider/access/exclusions.ts), with each one's reason. */
@@ -334,7 +334,8 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     let silenced: SilencedFinding[] = [];
     if (trust.ok) {
       try {
-        access = JSON.parse(readFileSync(path.join(out, "access.json"), "utf8")) as { changes: ReportChange[] };
+        // As the pack wrote it: a class's members once in `classes` (../access/report.ts `classTable`).
+        access = JSON.parse(readFileSync(path.join(out, "access.json"), "utf8")) as { changes: ReportChange[]; classes?: JsonClass[] };
       } catch {
         // the pack did not compare access (another pack, or no baseline)
       }
@@ -406,7 +407,9 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   const header = ["severity", "level", "policy", "resource", "message"];
   const row = (v: Violation) => [v.severity, v.level, v.policy, v.resource, v.message];
   const skipped = r.notEvaluated.map((v) => [v.policy, v.resource, v.message]);
-  const gains = (r.access?.changes ?? []).filter((c) => c.change === "gained");
+  // The rows with each class's members again, for the renderers (the report itself keeps them once, in `classes`).
+  const changes = r.access ? withMembers(r.access.changes, r.access.classes) : [];
+  const gains = changes.filter((c) => c.change === "gained");
   const parts: string[] = [];
   if (format === "markdown") {
     parts.push(`### Policy gate of stack ${mdCode(r.stack)}`, "", `**${verdict}**`, "");
@@ -418,7 +421,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? mdTable(header, fresh.map(row)) : "No new policy findings.", "");
     if (r.access) {
       parts.push(
-        accessMarkdown(r.stack, r.access.changes, false, {
+        accessMarkdown(r.stack, changes, false, {
           title: `#### Access this change gives and takes (${scopeWords(r.scope)})`,
           maxChars: Math.max(2_000, (opts.maxChars ?? 60_000) - parts.join("\n").length - 4_000),
           jsonFile: opts.jsonFile,
@@ -432,7 +435,7 @@ export function formatGate(r: GateReport, format: ReportFormat, exitCode: number
   } else {
     if (r.errors.length) parts.push(exitCode === 2 ? "the preview could not run:" : "the preview also reported errors:", ...r.errors.map((e) => `  ${inertLines(e).replace(/\n/g, "\n  ")}`), ...hintsFor(r.errors.join("\n")).map((h) => `  what to do: ${printable(h)}`), "");
     if (fresh.length || exitCode !== 2) parts.push(fresh.length ? table(header, fresh.map(row)) : "no new policy findings", "");
-    if (r.access) parts.push(`access this change gives and takes (${scopeWords(r.scope)}):`, gains.length || r.access.changes.length ? accessText(r.access.changes, false).trimEnd() : "no access gained or lost", "");
+    if (r.access) parts.push(`access this change gives and takes (${scopeWords(r.scope)}):`, gains.length || changes.length ? accessText(changes, false).trimEnd() : "no access gained or lost", "");
     if (r.silenced?.length) parts.push("silenced by exclusions (until they expire):", ...silencedLines(r.silenced).map((l) => `  ${printable(l)}`), "");
     if (present.length) parts.push(`already present before this change${r.all ? "" : " (not failing; --all judges the whole stack)"}:`, table(header, present.map(row)), "");
     if (skipped.length) parts.push("not evaluated until apply (a value the policy reads is unknown during the preview):", table(["policy", "resource", "message"], skipped), "");
@@ -562,7 +565,7 @@ export function gateSarif(r: GateReport, locator?: SourceLocator, jsonFile?: str
   const b = new LogBuilder("gate", r.stack, locator);
   b.silenced(r.silenced);
   b.fullReportAt(jsonFile);
-  const accessRows = r.access ? compactRows(r.access.changes.filter((c) => c.change === "gained")) : [];
+  const accessRows = r.access ? compactRows(withMembers(r.access.changes, r.access.classes).filter((c) => c.change === "gained")) : [];
   const used = new Set<CompactRow>();
   for (const v of r.violations) {
     const loc = v.urn ? (locator ? locator.locate(v.urn) : { logicalLocations: [{ fullyQualifiedName: v.urn, kind: "resource" }] }) : { logicalLocations: [{ fullyQualifiedName: `stack ${r.stack}`, kind: "module" }] };

@@ -13,8 +13,8 @@
  * Exit codes: 0 when every gain was shown; 1 when one was not; 2 when the report or the state cannot be read.
  */
 import { readFileSync } from "node:fs";
-import { diffGrants, reportGrants, textTable, markdown, type ReportChange, type ReportGrant } from "../access/report";
-import { ESCALATION_KINDS, effectiveAccess } from "../access/model";
+import { classTable, diffGrants, reportGrants, textTable, markdown, type ReportChange, type ReportGrant } from "../access/report";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess } from "../access/model";
 import type { StackObject } from "../access/stack";
 import type { SilencedFinding } from "../access/exclusions";
 import { jsonText } from "../text";
@@ -66,7 +66,7 @@ export async function verifyApplied(ref: StackRef, file: string): Promise<Verify
   const loaded = await loadAccess(ref, true, undefined, baseline as StackObject[]);
   const grantsOf = (objs: readonly StackObject[]) => {
     const so = loaded.orgOf(objs);
-    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+    return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
   };
   const gained = diffGrants(grantsOf(baseline as StackObject[]), grantsOf(loaded.before)).filter((c) => c.change === "gained");
   const shown = new Set((approved.access?.changes ?? []).filter((c) => c.change === "gained").map(key));
@@ -77,7 +77,11 @@ export async function verifyApplied(ref: StackRef, file: string): Promise<Verify
 
 /** The verification as text: `json` ({@link VerifyReport}), `markdown` or `table`. */
 export function formatVerify(r: VerifyReport, format: ReportFormat): string {
-  if (format === "json" || format === "sarif") return `${jsonText(r)}\n`;
+  if (format === "json" || format === "sarif") {
+    // A class's members once (../access/report.ts `classTable`).
+    const { rows, classes } = classTable(r.unshown);
+    return `${jsonText({ ...r, unshown: rows, ...(classes.length ? { classes } : {}) })}\n`;
+  }
   const verdict = r.passed
     ? `gate --verify: passed (${r.shown} gain(s) since the reviewed baseline, each shown by the review${r.approvedPassed ? "" : "; note: the reviewed report had not passed the gate"})`
     : `gate --verify: FAILED: ${r.unshown.length} capability gain(s) applied that the review did not show (the program declared them outside the preview, or a resource acted where the preview could not see)`;

@@ -22,8 +22,8 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from "yaml";
 import { dottedName } from "../capabilities";
-import { ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
-import { compactRows, moreRoutesWords, type CompactRow, type ReportChange, type ReportGrant } from "../access/report";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, OrgIndex, effectiveAccess, type EscalationKind, type Grant } from "../access/model";
+import { compactRows, identityLabel, moreRoutesWords, type CompactRow, type ReportChange, type ReportGrant } from "../access/report";
 import type { SilencedFinding } from "../access/exclusions";
 import { orgFromStack, type StackContext, type StackObject } from "../access/stack";
 import { exportStack, runPulumi, type StackRef } from "./stack";
@@ -317,7 +317,7 @@ export interface AccessSarifInput {
  * capabilities, so one alert follows an identity's route at a scope while what the route gives changes.
  */
 export function accessFingerprint(row: CompactRow): Record<string, string> {
-  return fingerprint("access", row.identity.path, row.group, row.direct ? "binding" : "escalation", ...row.how);
+  return fingerprint("access", row.identity.members ? `class ${row.identity.path}` : row.identity.path, row.group, row.direct ? "binding" : "escalation", ...row.how);
 }
 
 /**
@@ -325,7 +325,7 @@ export function accessFingerprint(row: CompactRow): Record<string, string> {
  * `CompactRow.gives`), where, and how (`through a binding: editor bound at /platform`, or the escalation's steps).
  */
 export function accessMessage(row: CompactRow, verb: "holds" | "gains"): string {
-  const who = row.identity.managed && row.identity.managed !== "this stack" ? `${row.identity.path} (${row.identity.managed})` : row.identity.path;
+  const who = identityLabel(row.identity);
   const how = row.direct ? `through a binding: ${row.how[0] ?? ""}` : `by escalation: ${row.how.map((h, i) => `${i + 1}. ${h}`).join("; ")}`;
   return `${who} ${verb} ${row.gives} at ${row.group}, ${how}${row.moreRoutes ? ` (${moreRoutesWords(row.moreRoutes)})` : ""}`;
 }
@@ -347,13 +347,13 @@ export function accessSarif(input: AccessSarifInput): SarifLog {
   const so = orgFromStack(input.objects, input.ctx);
   const ix = new OrgIndex(so.org);
   const raw = new Map<string, Grant>();
-  for (const g of effectiveAccess(so.org, { escalations: ESCALATION_KINDS })) raw.set(`${ix.identityPath(g.identityId)}\u0000${dottedName(g.capability)}\u0000${ix.groupPath(g.groupId)}`, g);
+  for (const g of effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM })) raw.set(`${g.members ? "class " : ""}${ix.identityPath(g.identityId)}\u0000${dottedName(g.capability)}\u0000${ix.groupPath(g.groupId)}`, g);
   const urnOfUid = new Map(input.objects.map((o) => [typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, o.urn]));
   const same = (a: readonly string[], c: readonly string[]) => a.length === c.length && a.every((x, i) => x === c[i]);
   const findings = input.rows.filter((r) => !("change" in r) || r.change === "gained");
   for (const row of compactRows(findings)) {
     // The model's route this row shows: by its first capability, the route whose words are the row's.
-    const g = raw.get(`${row.identity.path}\u0000${row.capabilities[0]}\u0000${row.group}`);
+    const g = raw.get(`${row.identity.members ? "class " : ""}${row.identity.path}\u0000${row.capabilities[0]}\u0000${row.group}`);
     const via = g?.via.find((v) => (v.kind === "binding" ? row.direct && row.how[0] === `${v.role} bound at ${ix.groupPath(v.boundAt)}` : !row.direct && same(v.route ?? v.steps, row.how)));
     const kind: "binding" | EscalationKind = row.direct ? "binding" : (via?.path[0]?.kind ?? "bind");
     let urn: string | undefined;

@@ -1,0 +1,142 @@
+/**
+ * Class rows (docs/access.md "Classes"): from CLASS_ROWS_FROM members, a class of identities that present for each
+ * other has what it holds listed once, with its members, so N identities trusting one workload give a report in
+ * proportion to N, not N². Proved against the member-by-member model it replaces: on random orgs and random
+ * changes, the class rows and their diff, expanded to members, hold exactly what the member-by-member rows hold.
+ */
+import { describe, expect, it } from "vitest";
+import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
+import { CLASS_ROWS_FROM, effectiveAccess, type AccessOrg } from "../provider/access/model";
+import { classTable, compactRows, diffGrants, holderCount, identitiesIn, markdown, reportGrants, textTable, withMembers, type ReportChange, type ReportGrant } from "../provider/access/report";
+import type { StackOrg } from "../provider/access/stack";
+import { jsonText } from "../provider/text";
+
+const GHA = "https://token.actions.githubusercontent.com";
+const builtins = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
+
+/** A small deterministic random source (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `n` identities trusting one subject, each bound at a group of its own (the bench org's shape: the harshest). */
+function ownGroups(n: number): StackOrg {
+  const org: AccessOrg = {
+    groups: [{ id: "root", name: "" }, ...Array.from({ length: n }, (_, i) => ({ id: `g${i}`, parentId: i % 5 === 0 ? "root" : `g${i - (i % 5)}`, name: `g${i}` }))],
+    roles: [...builtins, { id: "deployer", name: "deployer", groupId: "root", capabilities: ["CAP_REPO_CREATE", "CAP_TAG_CREATE", "CAP_REPO_LIST"] }],
+    identities: Array.from({ length: n }, (_, i) => ({ id: `i${i}`, name: `ci-${i}`, groupId: `g${i}`, claimMatch: { issuer: GHA, subject: "repo:my-org/app:ref:refs/heads/main" } })),
+    bindings: Array.from({ length: n }, (_, i) => ({ identityId: `i${i}`, roleId: i % 7 === 0 ? "role:editor" : i % 2 ? "deployer" : "role:viewer", groupId: `g${i}` })),
+  };
+  return { org, identityUid: new Map(org.identities.map((i) => [i.id, i.id])) };
+}
+
+/** A random org: a group tree, identities of which some trust one subject (a class), random bindings and custom roles. */
+function randomOrg(r: () => number): AccessOrg {
+  const groups = [{ id: "root", name: "" }];
+  for (let i = 0; i < 3 + Math.floor(r() * 6); i++) groups.push({ id: `g${i}`, parentId: groups[Math.floor(r() * groups.length)]!.id, name: `g${i}` } as never);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const caps = ["CAP_REPO_LIST", "CAP_REPO_CREATE", "CAP_IAM_IDENTITY_UPDATE", "CAP_IAM_ROLES_UPDATE", "CAP_TAG_CREATE", "CAP_IAM_ROLE_BINDINGS_CREATE"];
+  const roles = [...builtins, { id: "c1", name: "custom-1", groupId: pick(groups).id, capabilities: caps.filter(() => r() < 0.4) }, { id: "c2", name: "custom-2", groupId: pick(groups).id, capabilities: caps.filter(() => r() < 0.3) }];
+  const identities = Array.from({ length: 3 + Math.floor(r() * 9) }, (_, i) => ({
+    id: `i${i}`,
+    name: `id-${i}`,
+    groupId: pick(groups).id,
+    ...(r() < 0.6 ? { claimMatch: { issuer: GHA, subject: r() < 0.8 ? "repo:o/a:ref:refs/heads/main" : "repo:o/b:ref:refs/heads/main" } } : {}),
+  }));
+  const roleIds = ["role:viewer", "role:viewer", "role:registry.pull", "c1", "c2", "role:editor", "role:owner"];
+  const bindings = Array.from({ length: identities.length + Math.floor(r() * 6) }, () => ({ identityId: pick(identities).id, roleId: pick(roleIds), groupId: pick(groups).id }));
+  return { groups, roles, identities, bindings };
+}
+
+/** A random change of `org`: bindings added and removed, an identity joining or leaving the class. */
+function changed(org: AccessOrg, r: () => number): AccessOrg {
+  const identities = org.identities.map((i) => (r() < 0.15 ? (i.claimMatch ? { ...i, claimMatch: undefined } : { ...i, claimMatch: { issuer: GHA, subject: "repo:o/a:ref:refs/heads/main" } }) : i));
+  if (r() < 0.5) identities.push({ id: "new", name: "id-new", groupId: org.groups[Math.floor(r() * org.groups.length)]!.id, claimMatch: { issuer: GHA, subject: "repo:o/a:ref:refs/heads/main" } });
+  const bindings = org.bindings.filter(() => r() > 0.2);
+  for (let k = 0; k < 3; k++) if (r() < 0.5) bindings.push({ identityId: identities[Math.floor(r() * identities.length)]!.id, roleId: r() < 0.3 ? "role:owner" : "role:viewer", groupId: org.groups[Math.floor(r() * org.groups.length)]!.id });
+  return { ...org, identities: identities.map((i) => (i.claimMatch === undefined ? (({ claimMatch: _c, ...rest }) => rest)(i) : i)), bindings };
+}
+
+const so = (org: AccessOrg): StackOrg => ({ org, identityUid: new Map(org.identities.map((i) => [i.id, i.id])) });
+
+/** Each row as the (identity, change, capability, group) it gives each identity it stands for. */
+function expand(rows: ReadonlyArray<ReportGrant | ReportChange>): string[] {
+  const out = new Set<string>();
+  for (const r of rows) {
+    const change = "change" in r ? r.change : "";
+    const except = new Set((r.identity.except ?? []).map((x) => x.path));
+    for (const m of r.identity.members ?? [r.identity]) if (!except.has(m.path)) out.add(`${m.path} ${change} ${r.capability} ${r.group}`);
+  }
+  return [...out].sort();
+}
+
+describe("class rows", () => {
+  it("on 200 random orgs and changes, the class rows and their diff hold exactly what the member-by-member rows hold", () => {
+    const r = rng(20261129);
+    let classRows = 0;
+    let classChanges = 0;
+    for (let n = 0; n < 200; n++) {
+      const before = randomOrg(r);
+      const after = changed(before, r);
+      const perMember = (o: AccessOrg) => reportGrants(so(o), effectiveAccess(o));
+      const byClass = (o: AccessOrg) => reportGrants(so(o), effectiveAccess(o, { classRowsFrom: 2 }));
+      const [b1, a1, b2, a2] = [perMember(before), perMember(after), byClass(before), byClass(after)];
+      classRows += a2.filter((x) => x.identity.members).length;
+      expect(expand(b2), `org ${n}: the grants`).toEqual(expand(b1));
+      const d2 = diffGrants(b2, a2);
+      classChanges += d2.filter((x) => x.identity.members).length;
+      expect(expand(d2), `org ${n}: the changes`).toEqual(expand(diffGrants(b1, a1)));
+      // Read back from JSON (the pack's access.json), the same rows again.
+      const { rows, classes } = classTable(d2);
+      expect(expand(withMembers(JSON.parse(jsonText(rows)) as ReportChange[], JSON.parse(jsonText(classes))))).toEqual(expand(d2));
+    }
+    // The random orgs did exercise classes, in the grants and in the changes.
+    expect(classRows).toBeGreaterThan(100);
+    expect(classChanges).toBeGreaterThan(20);
+  });
+
+  it("1,000 identities trusting one subject, each bound at a group of its own: rows and JSON in proportion to N, the members listed once", () => {
+    const sizes = [100, 1000].map((n) => {
+      const s = ownGroups(n);
+      const rows = reportGrants(s, effectiveAccess(s.org, { classRowsFrom: CLASS_ROWS_FROM }));
+      const { rows: listed, classes } = classTable(rows);
+      return { n, rows, classes, bytes: Buffer.byteLength(jsonText({ stack: "s", classes, grants: listed })) };
+    });
+    const [small, large] = sizes as [(typeof sizes)[0], (typeof sizes)[0]];
+    // Member by member, each of the 1,000 would hold what all 1,000 bindings give: about N² rows.
+    expect(large.rows.length / small.rows.length).toBeLessThan(11);
+    expect(large.bytes / 1000).toBeLessThanOrEqual(1.1 * (small.bytes / 100));
+    expect(large.classes).toHaveLength(1);
+    expect(large.classes[0]!.members).toHaveLength(1000);
+    const cls = large.rows.filter((x) => x.identity.members);
+    expect(cls.length).toBeGreaterThan(0);
+    expect(holderCount(cls[0]!.identity)).toBe(1000);
+    expect(identitiesIn(large.rows)).toBe(1000);
+    // One more identity trusting it, bound at a group of its own: it gains what the class holds, named by itself,
+    // and the class gains that group (each member presents as it); nothing else changes.
+    const plus = ownGroups(1001);
+    const changes = diffGrants(large.rows, reportGrants(plus, effectiveAccess(plus.org, { classRowsFrom: CLASS_ROWS_FROM })));
+    expect(changes.every((c) => c.change === "gained")).toBe(true);
+    const byClass = changes.filter((c) => c.identity.members);
+    expect(new Set(changes.filter((c) => !c.identity.members).map((c) => c.identity.path))).toEqual(new Set(["/g1000/ci-1000"]));
+    expect(byClass.length).toBeGreaterThan(0);
+    expect(new Set(byClass.map((c) => c.group))).toEqual(new Set(["/g1000"]));
+    // One row per capability for the whole class of 1,001 (the newcomer's own binding is its own row beside it).
+    expect(byClass.every((c) => holderCount(c.identity) === 1001 && c.identity.except === undefined)).toBe(true);
+    expect(byClass.length).toBe(changes.filter((c) => !c.identity.members && c.group === "/g1000").length);
+    // The table and Markdown say the class once, with its size.
+    const table = textTable(large.rows, true);
+    expect(table).toContain("/g0/ci-0 and 999 more identities that present for each other");
+    expect(table.split("\n")[0]).toContain("held by 1000 identities");
+    const md = markdown("s", large.rows, true);
+    expect(md).toContain("**ci-0 and 999 more** `/g0/ci-0` and 999 more identities that present for each other");
+    expect(compactRows(cls).every((x) => x.identity.members?.length === 1000)).toBe(true);
+  }, 60_000);
+});
