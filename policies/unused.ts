@@ -13,7 +13,7 @@
  */
 import type { PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { parseExclusions, type ExcludablePolicy, type Exclusion, type SilencedFinding } from "../provider/access/exclusions";
-import { ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
 import { reportGrants } from "../provider/access/report";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { DEFAULT_UNUSED_DAYS, findUnused, parseDays, readActivity, seenWords, holdsWords, uidsToRead, type IdentityActivity } from "../provider/access/unused";
@@ -85,7 +85,7 @@ export function unusedAccessWith(lookups: () => UnusedLookups, objects: (rs: rea
         if (info) roles.set(u, info);
       }));
       const so = orgFromStack(objs, { role: (u) => roles.get(u) });
-      const grants = reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS }));
+      const grants = reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
       const uids = uidsToRead(grants);
       const urnOf = new Map(args.resources.flatMap((r) => {
         const uid = knownValue(r.props, "uid");

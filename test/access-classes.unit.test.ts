@@ -9,6 +9,10 @@ import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { CLASS_ROWS_FROM, effectiveAccess, type AccessOrg } from "../provider/access/model";
 import { classTable, compactRows, diffGrants, holderCount, identitiesIn, markdown, reportGrants, textTable, withMembers, type ReportChange, type ReportGrant } from "../provider/access/report";
 import type { StackOrg } from "../provider/access/stack";
+import { wireName } from "../provider/capabilities";
+import { covers } from "../provider/access/exclusions";
+import { capabilitySeverity } from "../provider/access/severity";
+import { findUnused, uidsToRead } from "../provider/access/unused";
 import { jsonText } from "../provider/text";
 
 const GHA = "https://token.actions.githubusercontent.com";
@@ -93,6 +97,13 @@ describe("class rows", () => {
       const d2 = diffGrants(b2, a2);
       classChanges += d2.filter((x) => x.identity.members).length;
       expect(expand(d2), `org ${n}: the changes`).toEqual(expand(diffGrants(b1, a1)));
+      // Unused access (every third identity idle): the same identities, each holding the same at high or critical at
+      // each group (the reads a route also gives are said beside them, and a class's route may differ).
+      const idle = new Map(after.identities.map((i, k) => [i.id, { lastSeenTime: k % 3 ? "2026-11-28T00:00:00Z" : "2025-01-02T00:00:00Z", createTime: "2025-01-01T00:00:00Z" }]));
+      const unusedOf = (rows: ReportGrant[]) =>
+        findUnused("s", rows, idle, { days: 90, now: new Date("2026-11-29T00:00:00Z") }).unused.map((u) => `${u.identity.path} ${u.severity} ${[...new Set(u.holds.flatMap((h) => h.capabilities.filter((c) => capabilitySeverity(wireName(c)!) !== "low").map((c) => `${c}@${h.group}`)))].sort().join(",")}`);
+      expect(unusedOf(a2), `org ${n}: unused access`).toEqual(unusedOf(a1));
+      expect(new Set(uidsToRead(a2))).toEqual(new Set(uidsToRead(a1)));
       // Read back from JSON (the pack's access.json), the same rows again.
       const { rows, classes } = classTable(d2);
       expect(expand(withMembers(JSON.parse(jsonText(rows)) as ReportChange[], JSON.parse(jsonText(classes))))).toEqual(expand(d2));
@@ -139,4 +150,23 @@ describe("class rows", () => {
     expect(md).toContain("**ci-0 and 999 more** `/g0/ci-0` and 999 more identities that present for each other");
     expect(compactRows(cls).every((x) => x.identity.members?.length === 1000)).toBe(true);
   }, 60_000);
+
+  it("unused access reads every member of a class and reports each idle one with what the class holds; one member's exclusion does not silence the class's rows", () => {
+    const s = ownGroups(20);
+    const rows = reportGrants(s, effectiveAccess(s.org, { classRowsFrom: CLASS_ROWS_FROM }));
+    expect(rows.some((r) => r.identity.members)).toBe(true);
+    const uids = uidsToRead(rows);
+    expect(new Set(uids)).toEqual(new Set(s.org.identities.map((i) => i.id)));
+    // i3 idle for a year, every other seen yesterday.
+    const now = new Date("2026-11-29T00:00:00Z");
+    const activity = new Map(uids.map((u) => [u, u === "i3" ? { lastSeenTime: "2025-11-01T00:00:00Z", createTime: "2025-01-01T00:00:00Z" } : { lastSeenTime: "2026-11-28T00:00:00Z", createTime: "2025-01-01T00:00:00Z" }]));
+    const r = findUnused("s", rows, activity, { days: 90, now });
+    expect(r.unused.map((u) => u.identity.path)).toEqual(["/g0/g3/ci-3"]);
+    // It holds, member by member, what the class holds: editor's groups.delete at /g0 (ci-0 is bound editor there).
+    const held = r.unused[0]!.holds;
+    expect(held.some((h) => h.group === "/g0" && h.capabilities.includes("groups.delete"))).toBe(true);
+    // An exclusion naming the class's first member by path does not silence the class row.
+    const classRow = rows.find((x) => x.identity.members)!;
+    expect(covers({ identity: classRow.identity.path, capability: "*", group: "/", reason: "r", expires: "2099-01-01" } as never, classRow)).toBe(false);
+  });
 });

@@ -199,6 +199,8 @@ export interface Excludable {
 
 /** Whether exclusion `e` covers grant `f` (see the module comment). */
 export function covers(e: Exclusion, f: Excludable): boolean {
+  // A class row (./report.ts `members`) is every member's: one identity's exclusion does not silence it.
+  if (f.identity.members) return false;
   const who = e.identity === f.identity.path || (f.identity.uid !== null && e.identity === f.identity.uid);
   return who && withinPath(f.group, e.group) && capabilityMatcher([e.capability])(f.capability);
 }

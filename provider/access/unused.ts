@@ -87,16 +87,36 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
   const cutoff = now.getTime() - opts.days * DAY_MS;
   const severe = grants.filter((g) => g.severity === "critical" || g.severity === "high");
   const verdict = applyExclusions("unused-access", severe, opts.exclusions ?? []);
-  const byUid = new Map<string, ReportGrant[]>();
-  for (const g of verdict.kept) if (g.identity.uid !== null) byUid.set(g.identity.uid, [...(byUid.get(g.identity.uid) ?? []), g]);
+  const kept = new Set(verdict.kept);
+  // Each identity's rows: its own, and its class's (a class row stands for each member, ./report.ts `members`),
+  // the class's read under the member's name only for an identity judged.
+  const ownOf = new Map<string, ReportGrant[]>();
+  const classRowsOf = new Map<ReportIdentity, ReportGrant[]>();
+  const memberOf = new Map<string, ReportIdentity[]>();
+  for (const g of grants) {
+    if (g.identity.members) {
+      let list = classRowsOf.get(g.identity);
+      if (!list) {
+        classRowsOf.set(g.identity, (list = []));
+        for (const m of g.identity.members) if (m.uid !== null) memberOf.set(m.uid, [...(memberOf.get(m.uid) ?? []), g.identity]);
+      }
+      list.push(g);
+    } else if (g.identity.uid !== null) ownOf.set(g.identity.uid, [...(ownOf.get(g.identity.uid) ?? []), g]);
+  }
+  const byUid = new Map<string, ReportIdentity>();
+  for (const g of verdict.kept) {
+    if (g.identity.members) {
+      for (const m of g.identity.members) if (m.uid !== null && !byUid.has(m.uid)) byUid.set(m.uid, m);
+    } else if (g.identity.uid !== null && !byUid.has(g.identity.uid)) byUid.set(g.identity.uid, g.identity);
+  }
   const unused: UnusedIdentity[] = [];
   const unreadable: UnusedReport["unreadable"] = [];
   const judged = new Set<string>();
-  for (const [uid, held] of byUid) {
+  for (const [uid, identity] of byUid) {
     const a = activity.get(uid);
     if (!a) continue;
     if (a.error !== undefined) {
-      unreadable.push({ identity: held[0]!.identity, error: a.error });
+      unreadable.push({ identity, error: a.error });
       continue;
     }
     const seen = a.lastSeenTime ? Date.parse(a.lastSeenTime) : Number.NaN;
@@ -109,9 +129,12 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
     if (!(Number.isNaN(since) || since < cutoff)) continue;
     judged.add(uid);
     // What it holds, said whole (a route's reads included, so editor reads "editor"), at high or critical.
-    const rows = compactRows(grants.filter((g) => g.identity.uid === uid && (g.severity === "low" || verdict.kept.includes(g)))).filter((r) => r.severity !== "low");
+    // Its own rows less those an exclusion silenced; its classes' rows, which no one identity's exclusion silences.
+    const own = (ownOf.get(uid) ?? []).filter((g) => g.severity === "low" || kept.has(g));
+    const shared = (memberOf.get(uid) ?? []).flatMap((c) => classRowsOf.get(c)!.map((g) => ({ ...g, identity })));
+    const rows = compactRows([...own, ...shared]).filter((r) => r.severity !== "low");
     unused.push({
-      identity: held[0]!.identity,
+      identity,
       severity: rows.map((r) => r.severity).sort(compareSeverity)[0] ?? "high",
       lastSeenTime: a.lastSeenTime || null,
       createTime: a.createTime || null,
@@ -129,7 +152,17 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
 
 /** The uids {@link findUnused} needs activity for: identities holding a `high` or `critical` grant. */
 export function uidsToRead(grants: readonly ReportGrant[]): string[] {
-  return [...new Set(grants.filter((g) => g.severity !== "low" && g.identity.uid !== null).map((g) => g.identity.uid!))];
+  const out = new Set<string>();
+  const classes = new Set<ReportIdentity>();
+  for (const g of grants) {
+    if (g.severity === "low") continue;
+    if (g.identity.members) {
+      if (classes.has(g.identity)) continue;
+      classes.add(g.identity);
+      for (const m of g.identity.members) if (m.uid !== null) out.add(m.uid);
+    } else if (g.identity.uid !== null) out.add(g.identity.uid);
+  }
+  return [...out];
 }
 
 /** Reads each uid's activity with `get` (concurrently); a failed read gives `error` (its message). */
