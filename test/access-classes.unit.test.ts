@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
-import { CLASS_ROWS_FROM, effectiveAccess, type AccessOrg } from "../provider/access/model";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess, type AccessOrg } from "../provider/access/model";
+import { accessQuery, whoCan } from "../provider/access/query";
 import { classTable, compactRows, diffGrants, holderCount, identitiesIn, markdown, reportGrants, textTable, withMembers, type ReportChange, type ReportGrant } from "../provider/access/report";
 import type { StackOrg } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
@@ -104,6 +105,14 @@ describe("class rows", () => {
         findUnused("s", rows, idle, { days: 90, now: new Date("2026-11-29T00:00:00Z") }).unused.map((u) => `${u.identity.path} ${u.severity} ${[...new Set(u.holds.flatMap((h) => h.capabilities.filter((c) => capabilitySeverity(wireName(c)!) !== "low").map((c) => `${c}@${h.group}`)))].sort().join(",")}`);
       expect(unusedOf(a2), `org ${n}: unused access`).toEqual(unusedOf(a1));
       expect(new Set(uidsToRead(a2))).toEqual(new Set(uidsToRead(a1)));
+      // --who-can and --can: the same holders of the same capabilities at every group.
+      const q1 = accessQuery(so(after));
+      const q2 = accessQuery(so(after), ESCALATION_KINDS, 2);
+      for (const g of after.groups) {
+        const at = q1.ix.groupPath(g.id);
+        const who = (q: typeof q1) => whoCan(q, "*", at).map((h) => `${h.holder.identity.path} ${h.holder.capability} ${h.grant.identityId}`);
+        expect(who(q2), `org ${n}: who can at ${at}`).toEqual(who(q1));
+      }
       // Read back from JSON (the pack's access.json), the same rows again.
       const { rows, classes } = classTable(d2);
       expect(expand(withMembers(JSON.parse(jsonText(rows)) as ReportChange[], JSON.parse(jsonText(classes))))).toEqual(expand(d2));

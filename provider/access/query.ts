@@ -24,14 +24,27 @@ export interface AccessQuery {
   so: StackOrg;
   ix: OrgIndex;
   grants: readonly Grant[];
+  /** The grants by identity id and capability (`<id>\u0000<capability>`); a class row under each member's id. */
+  byHolder: ReadonlyMap<string, readonly Grant[]>;
 }
 
 /**
  * Indexes `so` and computes its effective access ({@link effectiveAccess}) for {@link whoCan} and {@link canDo}.
  * @param escalations the escalation steps to close over; default every kind ({@link ESCALATION_KINDS}).
+ * @param classRowsFrom {@link AccessOptions.classRowsFrom}: a large class's grants computed once and found under
+ *   each member (a hit through one is given as that member's); default unset (member by member).
  */
-export function accessQuery(so: StackOrg, escalations: readonly EscalationKind[] = ESCALATION_KINDS): AccessQuery {
-  return { so, ix: new OrgIndex(so.org), grants: effectiveAccess(so.org, { escalations }) };
+export function accessQuery(so: StackOrg, escalations: readonly EscalationKind[] = ESCALATION_KINDS, classRowsFrom?: number): AccessQuery {
+  const grants = effectiveAccess(so.org, { escalations, ...(classRowsFrom !== undefined ? { classRowsFrom } : {}) });
+  const byHolder = new Map<string, Grant[]>();
+  const put = (id: string, g: Grant) => {
+    const k = `${id}\u0000${g.capability}`;
+    const list = byHolder.get(k);
+    if (list) list.push(g);
+    else byHolder.set(k, [g]);
+  };
+  for (const g of grants) for (const id of g.members ?? [g.identityId]) put(id, g);
+  return { so, ix: new OrgIndex(so.org), grants, byHolder };
 }
 
 /** One holder of a capability at the queried group, by its shortest route. */
@@ -121,12 +134,14 @@ export function matchCapabilities(glob: string, universe: readonly string[] = CA
 function shortest(q: AccessQuery, identityId: string, capability: string, groupId: string): QueryHit | undefined {
   const up = q.ix.ancestors(groupId);
   let best: { grant: Grant; route: Via } | undefined;
-  for (const g of q.grants) {
-    if (g.identityId !== identityId || g.capability !== capability || !up.includes(g.groupId)) continue;
+  for (const g of q.byHolder.get(`${identityId}\u0000${capability}`) ?? []) {
+    if (!up.includes(g.groupId)) continue;
     for (const v of g.via) if (!best || v.path.length < best.route.path.length) best = { grant: g, route: v };
   }
   if (!best) return undefined;
-  const { grant, route } = best;
+  const { route } = best;
+  // A class row, as the member's own grant.
+  const grant: Grant = best.grant.members ? { identityId, capability, groupId: best.grant.groupId, via: best.grant.via } : best.grant;
   return {
     grant,
     route,

@@ -7,6 +7,7 @@
  * not run (bad arguments, an unknown group, identity or capability: the reason on stderr).
  */
 import { QueryError, accessQuery, canDo, resolveGroup, formatCan, formatWhoCan, whoCan, type QueryFormat } from "../access/query";
+import { CLASS_ROWS_FROM, ESCALATION_KINDS } from "../access/model";
 import type { StackOrg } from "../access/stack";
 import type { ReportFormat } from "./report";
 
@@ -57,7 +58,7 @@ export function queryArgs(values: Record<string, unknown>, positionals: readonly
  */
 export function runAccessQuery(query: AccessQueryArgs, stack: string, current: boolean, so: StackOrg): { code: number; output: string } {
   try {
-    const q = accessQuery(so);
+    const q = accessQuery(so, ESCALATION_KINDS, CLASS_ROWS_FROM);
     if (query.kind === "who-can") {
       const hits = whoCan(q, query.glob, query.at);
       return { code: 0, output: formatWhoCan(stack, current, query.glob, q.ix.groupPath(resolveGroup(q, query.at)), hits, query.format) };
