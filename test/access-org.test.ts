@@ -9,6 +9,9 @@
  *
  * The gate judges the same pull request on the whole org too: it lists xbot's gain, the route marked.
  *
+ * Also outside the stack, a fleet of identities trusting one workload, each bound viewer at a group of its own:
+ * one class, listed once with its members (docs/access.md "Classes"), in JSON, Markdown and `--who-can`.
+ *
  * Engine runs: the up that makes the stack, one preview (the pull request's plan) and the gate's preview.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,6 +27,8 @@ import { removeStack, stackEnv, upStack } from "./harness/stack";
 import { apiCall, startStandalone, type StandaloneEmulator } from "./standalone";
 
 const LONG = 300_000;
+/** Identities outside the stack that trust one workload: a class listed once (docs/access.md "Classes"). */
+const FLEET = 12;
 const STACK = "access-org";
 const program = path.join(REPO_ROOT, "test", "programs", "org");
 
@@ -68,6 +73,14 @@ beforeAll(async () => {
   xbot = (await apiCall(emu, "POST", `/iam/v2beta1/identities/${ops.uid}`, { name: "xbot", description: "made by hand", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/ops:ref:refs/heads/main" } })).uid!;
   const owner = ((await (await fetch(`${emu.env.PLATFORM_API_URL}/iam/v2beta1/roles?name=owner`, { headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}` } })).json()) as { roles: Array<{ uid: string }> }).roles[0]!.uid;
   await apiCall(emu, "POST", `/iam/v2beta1/roleBindings/${groups["eng/team"]}`, { identityUid: xbot, roleUid: owner });
+  // Outside the stack too: a fleet of FLEET identities trusting one workload, each bound viewer at a group of its
+  // own under ops (ops/fg0x …): one class (each presents for every other), so each can read every fleet group.
+  const viewer = ((await (await fetch(`${emu.env.PLATFORM_API_URL}/iam/v2beta1/roles?name=viewer`, { headers: { authorization: `Bearer ${emu.env.PLATFORM_TOKEN}` } })).json()) as { roles: Array<{ uid: string }> }).roles[0]!.uid;
+  for (let i = 0; i < FLEET; i++) {
+    const g = await apiCall(emu, "POST", `/iam/v2beta1/groups/${ops.uid}`, { name: `fg${i}x`, description: "a fleet group" });
+    const id = await apiCall(emu, "POST", `/iam/v2beta1/identities/${g.uid}`, { name: `fleet-${i}`, description: "a fleet workload", claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: "repo:my-org/fleet:ref:refs/heads/main" } });
+    await apiCall(emu, "POST", `/iam/v2beta1/roleBindings/${g.uid}`, { identityUid: id.uid, roleUid: viewer });
+  }
   env = stackEnv(path.join(dir, "backend"), { ...process.env, ...emu.env });
 }, LONG);
 
@@ -114,5 +127,32 @@ describe.concurrent("the whole org", () => {
     expect(r.stdout).toMatch(/\| \*\*xbot\*\* `\/ops\/xbot` \(unmanaged\) \| \+ gained \| owner \| `\/eng` \| "xbot" rewrites the claimMatch of identity "ybot" .*<br>\*through objects outside this stack: \/ops\/xbot \(unmanaged\)\* \|/);
     // The pack's own finding names it too, as a reviewer of a plain preview would read it.
     expect(report.violations.some((v) => v.policy === "no-new-access" && v.message.startsWith("identity /ops/xbot gains owner at /eng") && v.message.includes("through objects outside this stack: /ops/xbot (unmanaged)"))).toBe(true);
+  }, LONG);
+
+  it(`a fleet of ${FLEET} identities trusting one workload is listed once, as a class with its members: JSON, Markdown and --who-can`, async ({ expect }) => {
+    const [json, md, who] = await Promise.all([
+      access(["--current", "--format", "json"]),
+      access(["--current", "--format", "markdown"]),
+      access(["--current", "--who-can", "groups.list", "--at", "/ops/fg3x", "--format", "json"]),
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as AccessJson & { classes: Array<{ id: string; members: Array<{ path: string; managed: string }> }> };
+    expect(report.classes).toHaveLength(1);
+    const fleet = report.classes[0]!;
+    expect(fleet.members.map((m) => m.path).sort()).toEqual(Array.from({ length: FLEET }, (_, i) => `/ops/fg${i}x/fleet-${i}`).sort());
+    expect(fleet.members.every((m) => m.managed === "unmanaged")).toBe(true);
+    // What the class holds, once: viewer's reads at each fleet group, by presenting as the member bound there.
+    const rows = report.grants!.filter((g) => (g.identity as { class?: string }).class === fleet.id);
+    expect(new Set(rows.map((g) => g.group))).toEqual(new Set(Array.from({ length: FLEET }, (_, i) => `/ops/fg${i}x`)));
+    expect(rows.every((g) => (g.identity as { size?: number }).size === FLEET && g.via[0]!.steps[0]!.startsWith("each identity of the class presents as identity"))).toBe(true);
+    // Member by member, each of the 12 would list all 12 groups' reads: 12 times as many rows.
+    const own = report.grants!.filter((g) => g.identity.path.startsWith("/ops/fg") && (g.identity as { class?: string }).class === undefined);
+    const caps = new Set(rows.map((g) => g.capability)).size;
+    expect(rows.length + own.length).toBe(2 * FLEET * caps);
+    // Named by its first member (in the org's order), with how many more.
+    expect(md.stdout).toMatch(/\*\*fleet-(\d+)\*\* `\/ops\/fg\1x\/fleet-\1` and 11 more identities that present for each other \(unmanaged\)/);
+    // --who-can names every member that holds it, each its own row.
+    const holders = (JSON.parse(who.stdout) as WhoCanJson).holders.filter((h) => h.identity.path.startsWith("/ops/fg")).map((h) => h.identity.path);
+    expect(holders).toHaveLength(FLEET);
   }, LONG);
 });

@@ -58,7 +58,10 @@ export function identitiesIn(rows: ReadonlyArray<{ identity: ReportIdentity }>):
   for (const r of rows) {
     if (!r.identity.members) {
       const k = identityKey(r.identity);
-      if (!seen.has(k)) (seen.add(k), n++);
+      if (!seen.has(k)) {
+        seen.add(k);
+        n++;
+      }
       continue;
     }
     const k = identityKey(r.identity);
@@ -67,7 +70,10 @@ export function identitiesIn(rows: ReadonlyArray<{ identity: ReportIdentity }>):
     const except = new Set((r.identity.except ?? []).map(identityKey));
     for (const m of r.identity.members) {
       const mk = identityKey(m);
-      if (!except.has(mk) && !seen.has(mk)) (seen.add(mk), n++);
+      if (!except.has(mk) && !seen.has(mk)) {
+        seen.add(mk);
+        n++;
+      }
     }
   }
   return n;
@@ -537,7 +543,7 @@ export function markdown(stack: string, rows: ReadonlyArray<ReportGrant | Report
   for (const r of compact) {
     // Names and paths are server text: escaped or code, never markup in the pull request (`text.ts`).
     const id = identityKey(r.identity);
-    const who = id === last ? "" : `**${mdText(r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.members ? ` ${mdText(classWords(r.identity))}` : ""}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
+    const who = id === last ? "" : `**${mdText(r.identity.members?.[0]?.name ?? r.identity.name)}** ${mdCode(r.identity.path)}${r.identity.members ? ` ${mdText(classWords(r.identity))}` : ""}${r.identity.managed && r.identity.managed !== "this stack" ? ` (${mdText(r.identity.managed)})` : ""}`;
     const how = [...r.how.map((h, i) => (r.how.length > 1 ? `${i + 1}. ${mdText(h)}` : mdText(h))), ...(r.outside ? [`*${mdText(outsideWords(r.outside))}*`] : []), ...(r.moreRoutes ? [`*${moreRoutesWords(r.moreRoutes)}*`] : [])].join("<br>");
     const line = current
       ? `| ${r.severity} | ${who} | ${mdText(r.gives)} | ${mdCode(r.group)} | ${how} |`

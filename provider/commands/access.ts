@@ -310,10 +310,44 @@ export async function readOrgOutside(ref: StackRef, api: PlatformClient, root: s
 export async function loadAccess(ref: StackRef, current: boolean, client?: PlatformClient, extra: readonly StackObject[] = [], scope: AccessScope = "stack", withStacks: readonly string[] = []): Promise<LoadedAccess> {
   const state = await exportStack(ref);
   const before = objectsFromState(state.deployment.resources ?? []);
+  // The preview (a change's plan) and the org read run side by side; the preview's failure is reported first.
+  const previewing = current ? undefined : runPulumi(ref, ["preview", "--json"]);
+  const reading = (async () => {
+    let config: Record<string, string> = {};
+    try {
+      config = await stackConfig(ref);
+    } catch {
+      // No readable config: the environment alone configures the API client.
+    }
+    let api = client;
+    if (!api) {
+      try {
+        api = clientFor(config);
+      } catch {
+        api = undefined; // no API settings: roles are known only by their hydrated names
+      }
+    }
+    // The whole org: what the API holds under the root that the stack's state does not (what the plan deletes
+    // stays deleted: the state holds it), each object marked where it is managed.
+    let org: Awaited<ReturnType<typeof readOrgOutside>> | undefined;
+    if (scope === "org") {
+      const root = orgUidOf(config);
+      if (!api || !root) {
+        throw new StackCommandError(
+          "the whole org is read from the API under its root: no API settings or no root group uid",
+          "Set the stack's platform:orgUid (or PLATFORM_ORG_UID) and the API settings (platform:apiUrl/platform:token or PLATFORM_API_URL/PLATFORM_TOKEN), or give --scope stack to judge the stack's objects alone.",
+        );
+      }
+      org = await readOrgOutside(ref, api, root, before, withStacks);
+    }
+    return { config, api, org };
+  })();
+  const [previewed, read] = await Promise.allSettled([previewing, reading]);
   let after: StackObject[] | undefined;
   let plan: { steps?: PlanStep[] } | undefined;
-  if (!current) {
-    const r = await runPulumi(ref, ["preview", "--json"]);
+  if (previewed.status === "rejected") throw previewed.reason;
+  const r = previewed.value;
+  if (r) {
     try {
       plan = JSON.parse(r.stdout) as { steps?: PlanStep[] };
     } catch {
@@ -326,33 +360,11 @@ export async function loadAccess(ref: StackRef, current: boolean, client?: Platf
     }
     after = objectsFromPlan(plan, before);
   }
-  let config: Record<string, string> = {};
-  try {
-    config = await stackConfig(ref);
-  } catch {
-    // No readable config: the environment alone configures the API client.
-  }
-  let api = client;
-  if (!api) {
-    try {
-      api = clientFor(config);
-    } catch {
-      api = undefined; // no API settings: roles are known only by their hydrated names
-    }
-  }
-  // The whole org: what the API holds under the root that the stack's state does not (what the plan deletes stays
-  // deleted: the state holds it), each object marked where it is managed.
+  if (read.status === "rejected") throw read.reason;
+  const { config, api, org } = read.value;
   let outside: StackObject[] = [];
   const managed = new Map<string, string>();
-  if (scope === "org") {
-    const root = orgUidOf(config);
-    if (!api || !root) {
-      throw new StackCommandError(
-        "the whole org is read from the API under its root: no API settings or no root group uid",
-        "Set the stack's platform:orgUid (or PLATFORM_ORG_UID) and the API settings (platform:apiUrl/platform:token or PLATFORM_API_URL/PLATFORM_TOKEN), or give --scope stack to judge the stack's objects alone.",
-      );
-    }
-    const org = await readOrgOutside(ref, api, root, before, withStacks);
+  if (org) {
     outside = org.outside;
     for (const [uid, where] of org.managed) managed.set(uid, where);
     for (const o of [...before, ...(after ?? [])]) managed.set(typeof o.props["uid"] === "string" && o.props["uid"] !== "" ? (o.props["uid"] as string) : o.urn, "this stack");
