@@ -57,6 +57,14 @@ const POLL_MS = Number(process.env["BENCH_JOBS_POLL_MS"] ?? 100);
 /** The jobs' `--format` (BENCH_JOBS_FORMAT): `json` by default, the largest form; `table` or `markdown` to measure those. */
 const FORMAT = process.env["BENCH_JOBS_FORMAT"] ?? "json";
 const SKIP_CHECKPOINTS = process.env["BENCH_JOBS_SKIP_CHECKPOINTS"] !== "0";
+/**
+ * BENCH_JOBS_LAYOUT: `single` (default; the org as one stack) or `split` (the org as a root stack and
+ * BENCH_JOBS_CHILDREN child stacks, default 8, as bench/split.ts lays it out: `export --layout split`'s layout). With
+ * `split` the jobs run on the first child stack with `--with` naming every other stack of the set, against the same
+ * engine run on that child; the figures go under `sizes["<size>/split"]`.
+ */
+const LAYOUT = process.env["BENCH_JOBS_LAYOUT"] ?? "single";
+const CHILDREN = Number(process.env["BENCH_JOBS_CHILDREN"] ?? 8);
 const TIMEOUT_S = Number(process.env["BENCH_JOBS_TIMEOUT"] ?? 1200);
 const POLICIES = path.join(REPO_ROOT, "policies");
 const BIN = path.join(REPO_ROOT, "dist", "cli", "main.js");
@@ -312,21 +320,32 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
   await client.close();
   const backend = mkdtempSync(path.join(tmpdir(), "bench-jobs-"));
   const cwd = path.join(REPO_ROOT, "bench", "programs", "org");
-  const stack = `jobs-${size}`;
-  const cli = new PulumiCli({ cwd, backendDir: backend, stack, env: { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid } });
+  const split = LAYOUT === "split";
+  const base = `jobs-${size}`;
+  const apiEnv = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: emu.token, PLATFORM_ORG_UID: emu.orgUid };
+  const cliOf = (name: string) => new PulumiCli({ cwd, backendDir: backend, stack: name, env: apiEnv });
+  // The stacks: one, or a root and CHILDREN children; the jobs run on the first child.
+  const names = split ? [`${base}-root`, ...Array.from({ length: CHILDREN }, (_, b) => `${base}-c${b}`)] : [base];
+  const stack = split ? `${base}-c0` : base;
+  const cli = cliOf(stack);
+  const withArgs = split ? names.filter((n) => n !== stack).flatMap((n) => ["--with", `organization/bench-org/${n}`]) : [];
   const samples: Record<string, JobSamples> = {};
   let upS: number;
   let resources: number;
   try {
-    await cli.initStack();
-    await cli.ok(["config", "set", "mode", "real"]);
-    await cli.ok(["config", "set", "roleUid", viewer]);
-    await cli.ok(["config", "set", "size", String(size)]);
-    const upCli = SKIP_CHECKPOINTS ? new PulumiCli({ ...cli.opts, env: { ...cli.opts.env, PULUMI_SKIP_CHECKPOINTS: "true" } }) : cli;
-    upS = (await upCli.ok(["up", "--yes", "--skip-preview"])).ms / 1000;
+    const upStarted = Date.now();
+    for (const [i, name] of names.entries()) {
+      const c = cliOf(name);
+      await c.initStack();
+      const part = !split ? [] : i === 0 ? ["part=root"] : ["part=child", `bucket=${i - 1}`, `buckets=${CHILDREN}`, `rootStack=organization/bench-org/${base}-root`];
+      await c.ok(["config", "set-all", ...["mode=real", `roleUid=${viewer}`, `size=${size}`, ...part].flatMap((kv) => ["--plaintext", kv])]);
+      const upCli = SKIP_CHECKPOINTS ? new PulumiCli({ ...c.opts, env: { ...c.opts.env, PULUMI_SKIP_CHECKPOINTS: "true" } }) : c;
+      await upCli.ok(["up", "--yes", "--skip-preview"]);
+    }
+    upS = (Date.now() - upStarted) / 1000;
     resources = ((await cli.exportState()).deployment.resources ?? []).filter((r) => String(r["type"]).startsWith("pulumi-nodejs:dynamic/platform:")).length;
-    if (resources !== size) throw new Error(`the stack holds ${resources} objects of this package after up, not ${size}`);
-    log(`size ${size}: up in ${upS.toFixed(1)} s${SKIP_CHECKPOINTS ? " (PULUMI_SKIP_CHECKPOINTS)" : ""}, ${resources} objects; ${rounds} round(s) of ${JOBS.map((j) => j.key).join(", ")}`);
+    if (!split && resources !== size) throw new Error(`the stack holds ${resources} objects of this package after up, not ${size}`);
+    log(`size ${size}${split ? ` as ${names.length} stacks (jobs on ${stack})` : ""}: up in ${upS.toFixed(1)} s${SKIP_CHECKPOINTS ? " (PULUMI_SKIP_CHECKPOINTS)" : ""}, ${resources} objects in the stack judged; ${rounds} round(s) of ${JOBS.map((j) => j.key).join(", ")}`);
     const env = cli.env();
     const usage = path.join(backend, "usage.json");
     // One untimed run of each side's programs first, so neither side of the first pair pays for cold caches (the
@@ -346,7 +365,9 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
         for (const side of order) {
           if (side === "bin") {
             rmSync(usage, { force: true });
-            const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", FORMAT], cwd, env, usage);
+            // `--with` where the job reads the org (not with --scope stack, which judges the stack alone).
+            const more = job.bin.includes("--scope") ? [] : withArgs;
+            const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", FORMAT, ...more], cwd, env, usage);
             if (run.code !== 0 && run.code !== 1) {
               // Recorded, not thrown: a job that cannot finish at this size is a finding; its pair is dropped.
               f.failure = { round: r + 1, exit: run.code, s: round(run.s, 1), own_peak_rss_mb: run.own?.maxRssMb ?? null, tree_peak_mb: run.tree.peakMb, stderr_tail: run.stderr.trim().split("\n").slice(-6).join("\n").slice(0, 2000) };
@@ -380,14 +401,16 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
         }
       }
     }
-    await cli.ok(["stack", "rm", "--yes", "--force"]);
+    for (const name of names) await cliOf(name).ok(["stack", "rm", "--yes", "--force"]);
   } finally {
     await cleanUpBenchRun(backend, cwd, emu);
   }
   const max = (xs: number[]) => round(Math.max(...xs), 1);
   return {
     run: `${started}, ${rounds} round(s), load average ${load.join(" ")} at the start`,
+    layout: split ? `split: ${names.length} stacks (a root and ${CHILDREN} children); the jobs on ${stack} with --with the others` : "single",
     objects: resources,
+    org_objects: size,
     rounds,
     setup_up_s: round(upS, 1),
     setup_skip_checkpoints: SKIP_CHECKPOINTS,
@@ -436,7 +459,7 @@ export async function jobsBench(): Promise<void> {
   const fresh: Record<string, Record<string, unknown>> = {};
   try {
     for (const size of SIZES) {
-      fresh[size] = await sizeBench(size, roundsFor(size), hook);
+      fresh[LAYOUT === "split" ? `${size}/split` : size] = await sizeBench(size, roundsFor(size), hook);
       let earlier: Record<string, unknown> = {};
       try {
         earlier = (JSON.parse(readFileSync(file, "utf8")) as { sizes?: Record<string, unknown> }).sizes ?? {};

@@ -27,7 +27,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess } from "../provider/access/model";
-import { classTable, classWords, compactRows, diffGrants, reportGrants, textTable } from "../provider/access/report";
+import { classTable, compactRows, identityWords, diffGrants, reportGrants, textTable } from "../provider/access/report";
 import { orgFromStack, type StackObject } from "../provider/access/stack";
 import { jsonText } from "../provider/text";
 
@@ -89,7 +89,7 @@ function child(mode: "access" | "gate", n: number, shape: Shape): Record<string,
   const { rows: listed, classes } = classTable(changes);
   const file = JSON.stringify({ changes: listed, ...(classes.length ? { classes } : {}) });
   let messages = 0;
-  for (const r of compactRows(gained)) messages += `identity ${r.identity.members ? `${r.identity.path} ${classWords(r.identity)}` : r.identity.path} gains ${r.gives} at ${r.group} (${r.direct ? r.how[0]! : r.how.join(" ")})`.length;
+  for (const r of compactRows(gained)) messages += `identity ${identityWords(r.identity)} gains ${r.gives} at ${r.group} (${r.direct ? r.how[0]! : r.how.join(" ")})`.length;
   return { ms: performance.now() - t0, bytes: Buffer.byteLength(file) + messages, grants: gained.length };
 }
 

@@ -14,7 +14,7 @@ import type { PolicyResource, ReportViolation, ResourceValidationArgs, ResourceV
 import { RE2JS } from "re2js";
 import { BUILTIN_ROLE_CAPABILITIES, isBuiltinRoleName } from "../provider/access/builtin";
 import { CLASS_ROWS_FROM, ESCALATION_KINDS, OrgIndex, effectiveAccess } from "../provider/access/model";
-import { capabilityMatcher, classTable, classWords, compactRows, diffGrants, moreRoutesWords, outsideWords, reportGrants } from "../provider/access/report";
+import { capabilityMatcher, classTable, compactRows, diffGrants, identityWords, moreRoutesWords, outsideWords, reportGrants } from "../provider/access/report";
 import { parentUid } from "../provider/access/sources";
 import { orgFromStack, type RoleInfo, type StackObject } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
@@ -534,7 +534,7 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
         const lapsed = verdict.expired.filter((x) => x.finding.identity.path === r.identity.path && x.finding.group === r.group && r.capabilities.includes(x.finding.capability)).map((x) => x.exclusion);
         const note = [...new Set(lapsed)].map((e) => `; exclusion of ${e.capability} for ${e.identity} at ${e.group} expired on ${e.expires} ("${e.reason}")`).join("");
         const how = `${r.direct ? r.how[0]! : `escalation: ${r.how.map((h, i) => `${i + 1}. ${h}`).join(" ")}`}${r.outside ? `; ${outsideWords(r.outside)}` : ""}${r.moreRoutes ? `; ${moreRoutesWords(r.moreRoutes)}` : ""}`;
-        report(tagged(r.severity, `identity ${r.identity.members ? `${r.identity.path} ${classWords(r.identity)}` : r.identity.path} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
+        report(tagged(r.severity, `identity ${identityWords(r.identity)} ${changes ? "gains" : "would hold"} ${r.gives} at ${r.group} (${how})${changes && !allowed.size ? "" : "; it is not in no-new-access's allowedIdentities"}${note}`));
       }
     },
   };

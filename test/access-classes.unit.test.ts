@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess, type AccessOrg } from "../provider/access/model";
 import { accessQuery, whoCan } from "../provider/access/query";
-import { classTable, compactRows, diffGrants, holderCount, identitiesIn, markdown, reportGrants, textTable, withMembers, type ReportChange, type ReportGrant } from "../provider/access/report";
+import { formatGate, gateSarif, type GateReport, type Violation } from "../provider/commands/gate";
+import { classTable, compactRows, diffGrants, holderCount, identitiesIn, identityWords, markdown, reportGrants, textTable, withMembers, type ReportChange, type ReportGrant } from "../provider/access/report";
 import type { StackOrg } from "../provider/access/stack";
 import { wireName } from "../provider/capabilities";
 import { covers } from "../provider/access/exclusions";
@@ -177,5 +178,28 @@ describe("class rows", () => {
     // An exclusion naming the class's first member by path does not silence the class row.
     const classRow = rows.find((x) => x.identity.members)!;
     expect(covers({ identity: classRow.identity.path, capability: "*", group: "/", reason: "r", expires: "2099-01-01" } as never, classRow)).toBe(false);
+  });
+
+  it("the gate's report keeps a class's members once and renders its rows from them: Markdown, table and a SARIF result per class row", () => {
+    const before = ownGroups(20);
+    const after = ownGroups(21);
+    const rows = (o: StackOrg) => reportGrants(o, effectiveAccess(o.org, { classRowsFrom: CLASS_ROWS_FROM }));
+    const changes = diffGrants(rows(before), rows(after));
+    // As the pack writes access.json and the gate reads it back.
+    const { rows: listed, classes } = classTable(changes);
+    const access = JSON.parse(JSON.stringify({ changes: listed, classes })) as GateReport["access"];
+    const classRow = compactRows(changes.filter((c) => c.identity.members && c.change === "gained"))[0]!;
+    const violation: Violation = { level: "mandatory", severity: classRow.severity, status: "new", policy: "no-new-access", pack: "platform", urn: "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev", resource: "Stack::p-dev", message: `identity ${identityWords(classRow.identity)} gains ${classRow.gives} at ${classRow.group} (escalation: ${classRow.how.map((h, i) => `${i + 1}. ${h}`).join(" ")})` };
+    const report = { stack: "dev", scope: "org", passed: false, failSeverities: ["critical", "high"], all: false, violations: [violation], notEvaluated: [], access, errors: [] } as GateReport;
+    // The JSON lists the 21 members once, not on each row.
+    const json = formatGate(report, "json", 1);
+    expect(json.split('"members"').length - 1).toBe(1);
+    expect((JSON.parse(json) as { access: { classes: Array<{ members: unknown[] }> } }).access.classes[0]!.members).toHaveLength(21);
+    expect(formatGate(report, "markdown", 1)).toContain("and 20 more identities that present for each other");
+    expect(formatGate(report, "table", 1)).toContain("/g0/ci-0 and 20 more identities that present for each other");
+    const sarif = gateSarif(report);
+    expect(sarif.runs[0]!.results).toHaveLength(1);
+    // The finding found its class row: its properties name the capabilities the row gives.
+    expect(sarif.runs[0]!.results[0]!.properties?.["capabilities"]).toEqual(classRow.capabilities);
   });
 });

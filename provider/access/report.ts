@@ -45,6 +45,11 @@ export function classWords(i: ReportIdentity): string {
   return `and ${n - 1} more identit${n - 1 === 1 ? "y" : "ies"} that present for each other${i.except?.length ? ` (not ${i.except.map((x) => x.path).join(", ")})` : ""}`;
 }
 
+/** An identity as a finding's message names it: its path, and for a class how many more ({@link classWords}). */
+export function identityWords(i: ReportIdentity): string {
+  return i.members ? `${i.path} ${classWords(i)}` : i.path;
+}
+
 /** An identity as a report row shows it: its path, and where it is managed when that is not this stack; a class's first member's path and how many more. */
 export function identityLabel(i: ReportIdentity): string {
   const path = i.members ? `${i.path} ${classWords(i)}` : i.path;

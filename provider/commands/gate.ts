@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { compactRows, markdown as accessMarkdown, textTable as accessText, withMembers, type CompactRow, type JsonClass, type ReportChange } from "../access/report";
+import { compactRows, identityWords, markdown as accessMarkdown, textTable as accessText, withMembers, type CompactRow, type JsonClass, type ReportChange } from "../access/report";
 import { DEFAULT_FAIL_SEVERITIES, SEVERITIES, type Severity } from "../access/severity";
 import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
@@ -547,7 +547,7 @@ function policyRule(v: Violation): SarifRule {
  */
 function accessRowOf(v: Violation, rows: readonly CompactRow[], used: Set<CompactRow>): CompactRow | undefined {
   if (v.policy !== "no-new-access") return undefined;
-  const hit = rows.find((x) => !used.has(x) && v.message.startsWith(`identity ${x.identity.path} gains ${x.gives} at ${x.group} (`) && x.how.every((h) => v.message.includes(h)));
+  const hit = rows.find((x) => !used.has(x) && v.message.startsWith(`identity ${identityWords(x.identity)} gains ${x.gives} at ${x.group} (`) && x.how.every((h) => v.message.includes(h)));
   if (hit) used.add(hit);
   return hit;
 }
