@@ -365,8 +365,9 @@ async function sizeBench(size: number, rounds: number, hook: string): Promise<Re
         for (const side of order) {
           if (side === "bin") {
             rmSync(usage, { force: true });
-            // `--with` where the job reads the org (not with --scope stack, which judges the stack alone).
-            const more = job.bin.includes("--scope") ? [] : withArgs;
+            // `--with` where the job reads the org: not `drift` (the stack alone; its `--with` goes with --unmanaged),
+            // not `--scope stack`.
+            const more = job.bin.includes("--scope") || job.key === "drift" ? [] : withArgs;
             const run = await timed(process.execPath, ["--require", hook, BIN, ...job.bin, "--stack", stack, "--cwd", cwd, "--format", FORMAT, ...more], cwd, env, usage);
             if (run.code !== 0 && run.code !== 1) {
               // Recorded, not thrown: a job that cannot finish at this size is a finding; its pair is dropped.
