@@ -20,7 +20,7 @@ import { orgFromStack, type RoleInfo, type StackObject } from "../provider/acces
 import { wireName } from "../provider/capabilities";
 import { DYNAMIC_TYPE_PREFIX, isKindType, kindOfType } from "../provider/typeTokens";
 import { severityOf } from "../provider/access/severity";
-import { loadBaseline, tagged, writeGateFile } from "./change";
+import { loadBaseline, loadOrg, tagged, writeGateFile } from "./change";
 import { applyExclusions } from "../provider/access/exclusions";
 import { EXCLUSIONS_CONFIG_SCHEMA, configExclusions, recordSilenced } from "./unused";
 
@@ -507,12 +507,14 @@ export function noNewAccessWith(lookup: () => RoleLookup): StackValidationPolicy
       const objs = stackObjects(args.resources);
       // The whole org, when the gate read it (docs/access.md "The whole org"): the objects the stack does not hold,
       // in the model before and after the change alike, each identity marked where it is managed.
-      const outside = baseline?.outside ?? [];
-      const managedOutside = new Map(Object.entries(baseline?.managed ?? {}));
+      // The gate writes it while the preview runs (loadOrg waits for it); an older gate put it in the baseline.
+      const org = baseline ? await loadOrg() : undefined;
+      const outside = org?.outside ?? baseline?.outside ?? [];
+      const managedOutside = new Map(Object.entries(org?.managed ?? baseline?.managed ?? {}));
       const roles = await describeRoles([...objs, ...(baseline?.objects ?? []), ...outside], lookup());
       const grantsOf = (o: readonly StackObject[]) => {
         const so = orgFromStack([...o, ...outside], { role: (u) => roles.get(u) });
-        if (baseline?.outside) so.managed = new Map(so.org.identities.map((i) => [i.id, managedOutside.get(i.id) ?? "this stack"]));
+        if (org ?? baseline?.outside) so.managed = new Map(so.org.identities.map((i) => [i.id, managedOutside.get(i.id) ?? "this stack"]));
         return reportGrants(so, effectiveAccess(so.org, { escalations: ESCALATION_KINDS, classRowsFrom: CLASS_ROWS_FROM }));
       };
       const after = grantsOf(objs);

@@ -21,12 +21,12 @@
  * `platform-pulumi gate` then fail on the same findings.
  */
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { compareSeverity, type Severity } from "../provider/access/severity";
 import { DYNAMIC_TYPE_PREFIX } from "../provider/typeTokens";
 
-import { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, sha256, type BaselineFile, type GateInputs } from "../provider/access/gateChannel";
+import { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, ORG_ENV, sha256, type BaselineFile, type GateInputs, type OrgFile } from "../provider/access/gateChannel";
 import { DEFAULT_FAIL_SEVERITIES, parseSeverities } from "../provider/access/severity";
 
 export { ADVISORY_SUFFIX, BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, type BaselineFile };
@@ -68,6 +68,43 @@ export function loadBaseline(): BaselineFile | undefined {
   return file;
 }
 
+let orgCached: { path: string; file: OrgFile | undefined; sha256: string } | undefined;
+
+/** How long the pack waits for the gate's org file ({@link ORG_ENV}): the gate's own --timeout bounds the run. */
+const ORG_WAIT_MS = 600_000;
+
+/**
+ * The org the gate read outside the stack ({@link ORG_ENV}), once it has written it (the gate reads the org while
+ * the preview runs, and renames the whole file into place), or undefined when the variable is unset.
+ * @throws Error naming the file when it does not appear within {@link ORG_WAIT_MS} or cannot be read.
+ */
+export async function loadOrg(waitMs = ORG_WAIT_MS): Promise<OrgFile | undefined> {
+  const p = process.env[ORG_ENV];
+  if (!p) return undefined;
+  if (orgCached?.path === p) return orgCached.file;
+  const deadline = Date.now() + waitMs;
+  while (!existsSync(p)) {
+    if (Date.now() > deadline) throw new Error(`${ORG_ENV}=${p}: the gate did not write the org within ${Math.round(waitMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  let text: string;
+  let file: OrgFile;
+  try {
+    text = readFileSync(p, "utf8");
+    file = JSON.parse(text) as OrgFile;
+  } catch (err) {
+    orgCached = { path: p, file: undefined, sha256: "unreadable" };
+    throw new Error(`${ORG_ENV}=${p}: not a readable org file (${(err as Error).message})`, { cause: err });
+  }
+  if (!Array.isArray(file.outside)) {
+    orgCached = { path: p, file: undefined, sha256: "unreadable" };
+    throw new Error(`${ORG_ENV}=${p}: not an org file (no "outside" array)`);
+  }
+  // Read once per run; gate-inputs reports the digest of these bytes.
+  orgCached = { path: p, file: file.failed ? undefined : file, sha256: sha256(text) };
+  return orgCached.file;
+}
+
 /** What the pack wrote for the gate this run, by file name (the whole content, appends included). */
 const written = new Map<string, string>();
 
@@ -103,7 +140,7 @@ export const gateInputs: StackValidationPolicy = {
     } catch {
       baseline = "unreadable";
     }
-    const inputs: GateInputs = { baseline, files: Object.fromEntries([...written].map(([k, v]) => [k, sha256(v)])) };
+    const inputs: GateInputs = { baseline, org: orgCached?.sha256 ?? null, files: Object.fromEntries([...written].map(([k, v]) => [k, sha256(v)])) };
     report(JSON.stringify(inputs));
   },
 };

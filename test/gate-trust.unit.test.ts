@@ -4,14 +4,14 @@
  * `gate-inputs`, provider/commands/gate.ts `trustPackResults`); `unreviewed-resource` (policies/rules.ts); the
  * credentials check (provider/commands/privilege.ts). test/gate-steer.test.ts runs the attacks through the bin.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { ResourceValidationArgs, StackValidationArgs } from "@pulumi/policy";
 import { SignJWT } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
-import { BASELINE_ENV, GATE_OUT_ENV, parseGateInputs, sha256 } from "../provider/access/gateChannel";
-import { gateInputs, loadBaseline, writeGateFile } from "../policies/change";
+import { BASELINE_ENV, GATE_OUT_ENV, ORG_ENV, parseGateInputs, sha256 } from "../provider/access/gateChannel";
+import { gateInputs, loadBaseline, loadOrg, writeGateFile } from "../policies/change";
 import { typeMatcher, unreviewedResource } from "../policies/rules";
 import { POLICY_PEER_HINT, canResolvePolicy, trustPackResults, withPackHints } from "../provider/commands/gate";
 import { callerOf, privilegeWarning, readsOnly, writeGrants } from "../provider/commands/privilege";
@@ -87,7 +87,41 @@ describe("gate-inputs and the gate's check", () => {
   it("reads the digests only from a JSON line of the right shape", () => {
     expect(parseGateInputs("description\nnot json")).toBeUndefined();
     expect(parseGateInputs('d\n{"baseline":1,"files":{}}')).toBeUndefined();
-    expect(parseGateInputs('d\n{"baseline":null,"files":{"a":"x"}}')).toEqual({ baseline: null, files: { a: "x" } });
+    expect(parseGateInputs('d\n{"baseline":null,"files":{"a":"x"}}')).toEqual({ baseline: null, org: null, files: { a: "x" } });
+    expect(parseGateInputs('d\n{"baseline":null,"org":5,"files":{}}')).toBeUndefined();
+  });
+
+  it("waits for the org the gate reads while the preview runs, confirms its digest, and refuses another", async () => {
+    const dir = folder();
+    const out = path.join(dir, "out");
+    require("node:fs").mkdirSync(out);
+    writeFileSync(path.join(dir, "baseline.json"), '{"objects":[]}');
+    process.env[BASELINE_ENV] = path.join(dir, "baseline.json");
+    process.env[GATE_OUT_ENV] = out;
+    process.env[ORG_ENV] = path.join(dir, "org.json");
+    try {
+      const text = JSON.stringify({ outside: [{ kind: "Identity", urn: "uid:x", name: "xbot", props: { uid: "x".repeat(40) } }], managed: { ["x".repeat(40)]: "unmanaged" } });
+      // Not there yet: the pack waits; the gate renames the whole file into place.
+      const waiting = loadOrg(5_000);
+      await new Promise((r) => setTimeout(r, 120));
+      writeFileSync(path.join(dir, "org.part"), text);
+      renameSync(path.join(dir, "org.part"), path.join(dir, "org.json"));
+      expect((await waiting)!.outside).toHaveLength(1);
+      // (The files earlier tests wrote through this module are left out: this test wrote none.)
+      const inputs = { ...parseGateInputs(`d\n${(await reported())[0]}`)!, files: {} };
+      expect(inputs.org).toBe(sha256(text));
+      const opts = { shipped: true, completed: true };
+      expect(trustPackResults(out, sha256('{"objects":[]}'), inputs, { ...opts, orgDigest: sha256(text) })).toEqual({ ok: true });
+      // The program under review wrote an org of its own first: the digest is not the gate's.
+      expect(trustPackResults(out, sha256('{"objects":[]}'), inputs, { ...opts, orgDigest: "f".repeat(64) }).tampered).toMatch(/the org the pack judged with is not the one the gate wrote/);
+      // A pack that read no org (no-new-access turned off) judged nothing with it.
+      expect(trustPackResults(out, sha256('{"objects":[]}'), { ...inputs, org: null }, { ...opts, orgDigest: sha256(text) }).ok).toBe(true);
+      // A file that never comes: the pack says so, naming it.
+      process.env[ORG_ENV] = path.join(dir, "never.json");
+      await expect(loadOrg(200)).rejects.toThrow(/PLATFORM_GATE_ORG=.*never\.json: the gate did not write the org within 0 s/);
+    } finally {
+      delete process.env[ORG_ENV];
+    }
   });
 });
 

@@ -25,6 +25,22 @@ export interface BaselineFile {
   managed?: Record<string, string>;
 }
 
+/**
+ * The live org outside the stack, as the gate hands it to the pack when it reads the whole org: written while the
+ * preview runs (the read and the preview side by side), as one rename, so the pack sees all of it or none.
+ */
+export interface OrgFile {
+  /** As {@link BaselineFile.outside}. */
+  outside: StackObject[];
+  /** As {@link BaselineFile.managed}. */
+  managed: Record<string, string>;
+  /** Set when the org could not be read: the pack judges the stack alone, and the gate reports why (exit 2). */
+  failed?: boolean;
+}
+
+/** The environment variable naming the {@link OrgFile} the gate writes for the pack (set only when it reads the org). */
+export const ORG_ENV = "PLATFORM_GATE_ORG";
+
 /** The environment variable naming the baseline file the gate writes for the pack. */
 export const BASELINE_ENV = "PLATFORM_GATE_BASELINE";
 /** The environment variable naming the folder where the pack leaves its structured results for the gate. */
@@ -54,6 +70,8 @@ export const GATE_INPUTS_POLICY = "gate-inputs";
 export interface GateInputs {
   /** The digest of the baseline the pack judged against; null when it read none, `unreadable` when it could not. */
   baseline: string | null;
+  /** The digest of the org file ({@link ORG_ENV}) the pack judged with; null or absent when it read none. */
+  org?: string | null;
   /** Each file the pack wrote to the gate's folder (by name) and the digest of its whole content. */
   files: Record<string, string>;
 }
@@ -74,7 +92,8 @@ export function parseGateInputs(message: string): GateInputs | undefined {
     try {
       const v = JSON.parse(t) as Partial<GateInputs>;
       const files = v.files;
-      if ((v.baseline === null || typeof v.baseline === "string") && files && typeof files === "object" && Object.values(files).every((d) => typeof d === "string")) return { baseline: v.baseline, files };
+      const org = v.org === undefined || v.org === null || typeof v.org === "string" ? (v.org ?? null) : undefined;
+      if ((v.baseline === null || typeof v.baseline === "string") && org !== undefined && files && typeof files === "object" && Object.values(files).every((d) => typeof d === "string")) return { baseline: v.baseline, org, files };
     } catch {
       // not this line
     }

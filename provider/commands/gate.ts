@@ -17,7 +17,7 @@
  * environment, as for any `pulumi` command; the API settings from the stack's `platform:*` config or the
  * environment. The preview writes nothing.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { compactRows, identityWords, markdown as accessMarkdown, textTable as accessText, withMembers, type CompactRow, type JsonClass, type ReportChange } from "../access/report";
@@ -26,7 +26,7 @@ import { inertLines, jsonText, mdCode, mdText, printable } from "../text";
 import { hintsFor } from "./failure";
 import { loadPackConfig, readSilencedFiles, silencedLines, type SilencedFinding } from "../access/exclusions";
 import { SCOPE_OPTIONS, SCOPE_USAGE, objectsFromState, readOrgOutside, scopeArgs, type AccessScope, type OrgOutside } from "./access";
-import type { BaselineFile } from "../access/gateChannel";
+import type { BaselineFile, OrgFile } from "../access/gateChannel";
 import type { PlatformClient } from "../client/client";
 import { errors as errorsOf, runEngineEvents, type EngineRun } from "./events";
 import { FORMATS, REVIEW_OPTIONS, TIMEOUT_USAGE, mdTable, reviewArgs, type ReportFormat } from "./report";
@@ -39,7 +39,7 @@ import { INFORMATION_URI, LogBuilder, fingerprint, levelOf, type SarifLog, type 
 import { kindOfType } from "../typeTokens";
 import type { StackObject } from "../access/stack";
 import { formatVerify, verifyApplied } from "./gateVerify";
-import { BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, parseGateInputs, ruleOf, sha256, type GateInputs } from "../access/gateChannel";
+import { BASELINE_ENV, FAIL_SEVERITY_ENV, GATE_INPUTS_POLICY, GATE_OUT_ENV, ORG_ENV, parseGateInputs, ruleOf, sha256, type GateInputs } from "../access/gateChannel";
 
 /** The policy pack shipped in this package: `<package root>/policies` (this file is `dist/provider/commands/gate.js`). */
 export const SHIPPED_PACK = path.resolve(__dirname, "..", "..", "..", "policies");
@@ -168,10 +168,11 @@ export interface GateOptions {
 
 /**
  * The live org outside the stack, for the pack: read with the stack's API settings (or the environment's).
- * @returns the org, or why it was not read: `missing` (no API settings or no root group uid: the review judges the
- *   stack alone and says so) or `failed` (the API refused or failed: the gate cannot judge, exit 2).
+ * @returns `missing` at once (no API settings or no root group uid: the review judges the stack alone and says so),
+ *   else `reading`: the read under way, which resolves with the org or with why it `failed` (the API refused or
+ *   failed: the gate cannot judge, exit 2).
  */
-async function orgOutsideFor(ref: StackRef, config: Record<string, string>, objects: readonly StackObject[], withStacks: readonly string[]): Promise<{ org: OrgOutside } | { missing: string } | { failed: string }> {
+function orgOutsideFor(ref: StackRef, config: Record<string, string>, objects: readonly StackObject[], withStacks: readonly string[]): { missing: string } | { reading: Promise<{ org: OrgOutside } | { failed: string }> } {
   const root = orgUidOf(config);
   let api: PlatformClient | undefined;
   try {
@@ -180,16 +181,20 @@ async function orgOutsideFor(ref: StackRef, config: Record<string, string>, obje
     api = undefined;
   }
   if (!api || !root) {
-    await api?.close();
+    void api?.close();
     return { missing: `the access review judged the stack alone: no ${!root ? "root group uid (platform:orgUid or PLATFORM_ORG_UID)" : "API settings"} to read the whole org with (--scope stack says so without this note)` };
   }
-  try {
-    return { org: await readOrgOutside(ref, api, root, objects, withStacks) };
-  } catch (err) {
-    return { failed: `the whole org could not be read from the API (docs/access.md "The whole org"; --scope stack judges the stack alone): ${(err as Error).message}` };
-  } finally {
-    await api.close();
-  }
+  const client = api;
+  const reading = (async () => {
+    try {
+      return { org: await readOrgOutside(ref, client, root, objects, withStacks) };
+    } catch (err) {
+      return { failed: `the whole org could not be read from the API (docs/access.md "The whole org"; --scope stack judges the stack alone): ${(err as Error).message}` };
+    } finally {
+      await client.close();
+    }
+  })();
+  return { reading };
 }
 
 /** The API settings of the stack's config, as the environment variables the pack reads (no stack config reaches a pack). */
@@ -242,7 +247,7 @@ export interface PackTrust {
  * - another pack that sends no confirmation: not `ok` (its "already present" tags and files are not used), not
  *   tampered.
  */
-export function trustPackResults(out: string, baselineDigest: string | null, inputs: GateInputs | undefined, opts: { shipped: boolean; completed: boolean }): PackTrust {
+export function trustPackResults(out: string, baselineDigest: string | null, inputs: GateInputs | undefined, opts: { shipped: boolean; completed: boolean; orgDigest?: string }): PackTrust {
   const present = readdirSync(out).sort();
   const refuse = (what: string): PackTrust => ({
     ok: false,
@@ -253,6 +258,8 @@ export function trustPackResults(out: string, baselineDigest: string | null, inp
     return present.length ? refuse(`unconfirmed files ${present.join(", ")}`) : { ok: false };
   }
   if (inputs.baseline !== baselineDigest) return refuse(`the baseline the pack judged against is not the one the gate wrote`);
+  // The org file: a pack that read one read the gate's (one that did not, e.g. no-new-access turned off, judged nothing with it).
+  if (inputs.org != null && inputs.org !== opts.orgDigest) return refuse(`the org the pack judged with is not the one the gate wrote`);
   for (const name of present) {
     const want = inputs.files[name];
     if (want === undefined) return refuse(`${printable(name)} was not written by the pack`);
@@ -292,6 +299,8 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // own verdict is the gate's.
     let env: NodeJS.ProcessEnv = { [GATE_OUT_ENV]: out, [FAIL_SEVERITY_ENV]: failSeverities.length ? failSeverities.join(",") : "none" };
     let baselineDigest: string | null = null;
+    let orgDigest: string | undefined;
+    let orgWritten: Promise<void> = Promise.resolve();
     let baselineObjects: StackObject[] | undefined;
     let state: Awaited<ReturnType<typeof exportStack>> | undefined;
     try {
@@ -304,20 +313,36 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
       baselineObjects = objectsFromState(state.deployment.resources ?? []);
       const config: Record<string, string> = await stackConfig(ref).catch(() => ({}));
       // The whole org (docs/access.md "The whole org"): what the API holds under the root that the stack does not,
-      // read once here and handed to the pack inside the baseline (whose digest the pack confirms).
-      const read = scope === "org" ? await orgOutsideFor(ref, config, baselineObjects, opts.withStacks ?? []) : undefined;
-      const org = read && "org" in read ? read.org : undefined;
-      if (org) scopeUsed = "org";
+      // read once, while the preview runs, and handed to the pack in a file of its own (ORG_ENV) renamed into place
+      // when the read is done; the pack's no-new-access waits for it, and confirms its digest as it does the baseline's.
+      const read = scope === "org" ? orgOutsideFor(ref, config, baselineObjects, opts.withStacks ?? []) : undefined;
       if (read && "missing" in read) process.stderr.write(`note: ${read.missing}\n`);
-      if (read && "failed" in read) orgFailure = read.failed;
-      const file: BaselineFile = { objects: baselineObjects, ...(org ? { outside: org.outside, managed: Object.fromEntries(org.managed) } : {}) };
+      if (read && "reading" in read) {
+        const orgPath = path.join(dir, "org.json");
+        env = { ...env, [ORG_ENV]: orgPath };
+        orgWritten = read.reading.then((got) => {
+          const file: OrgFile = "org" in got ? { outside: got.org.outside, managed: Object.fromEntries(got.org.managed) } : { outside: [], managed: {}, failed: true };
+          const text = JSON.stringify(file);
+          const tmp = path.join(dir, "org.json.part");
+          writeFileSync(tmp, text, { mode: 0o600 });
+          renameSync(tmp, orgPath);
+          orgDigest = sha256(text);
+          if ("org" in got) scopeUsed = "org";
+          else orgFailure = got.failed;
+        });
+      }
+      const file: BaselineFile = { objects: baselineObjects };
       const text = JSON.stringify(file);
       writeFileSync(baseline, text, { mode: 0o600 });
       baselineDigest = sha256(text);
       env = { ...env, [BASELINE_ENV]: baseline };
       env = { ...env, ...packSettings(config) };
     }
-    const r = await runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env);
+    const [previewed] = await Promise.allSettled([runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env), orgWritten]);
+    // The org read has finished too (the pack may not have waited for it: a preview that failed before its stack policies).
+    await orgWritten;
+    if (previewed.status === "rejected") throw previewed.reason;
+    const r = previewed.value;
     // What the pack says it read and wrote (policies/change.ts `gate-inputs`), from the engine's events.
     const inputsEvent = r.policies.find((p) => p.policyName === GATE_INPUTS_POLICY);
     const inputs = inputsEvent ? parseGateInputs(inputsEvent.message) : undefined;
@@ -328,7 +353,7 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
     // Stack policies (gate-inputs among them) run only once the program has run: a preview that failed before
     // (the program's own error, an error diagnostic) cannot have confirmed anything, and is reported as such.
     const completed = r.summary !== undefined && !found.errors.some((e) => !/preview failed/.test(e)) && (r.code === 0 || judged.some((v) => v.level === "mandatory"));
-    const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed });
+    const trust = trustPackResults(out, baselineDigest, inputs, { shipped: pack === SHIPPED_PACK, completed, ...(orgDigest !== undefined ? { orgDigest } : {}) });
     let violations = judged;
     let access: GateReport["access"] = null;
     let silenced: SilencedFinding[] = [];
