@@ -31,6 +31,7 @@ import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, S
 import { outsideStack, readLiveOrg } from "../access/orgRead";
 import { withStacksOf } from "./unmanaged";
 import { kindOfType } from "../typeTokens";
+import { findProject } from "./project";
 
 /** The options `access` and `gate` share for what the model reads: `--scope org|stack` and `--with <stack>`. */
 export const SCOPE_OPTIONS = { scope: { type: "string" }, with: { type: "string", multiple: true } } as const;
@@ -261,7 +262,13 @@ async function otherStacks(ref: StackRef, withStacks: readonly string[] = []): P
   } catch {
     // no list of stacks: only the --with stacks name their objects; the rest are marked unmanaged
   }
-  const all = [...names, ...withStacks.filter((w) => !names.includes(w))];
+  // A --with stack of this project that `stack ls` already lists (`<org>/<project>/<name>`) is exported once.
+  const project = findProject(ref.cwd)?.name;
+  const listed = (w: string) => {
+    const parts = w.split("/");
+    return names.includes(w) || (parts.length === 3 && parts[1] === project && names.includes(parts[2]!));
+  };
+  const all = [...names, ...withStacks.filter((w) => !listed(w))];
   const marks: Array<Array<[string, string]>> = new Array(all.length);
   let next = 0;
   const worker = async () => {
