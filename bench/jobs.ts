@@ -286,6 +286,12 @@ function shapeOf(stdout: string): Record<string, number | string> {
   try {
     const j = JSON.parse(stdout) as Record<string, unknown>;
     if (Array.isArray(j)) return { items: j.length };
+    // A SARIF log: its results, and those left out past its caps (provider/commands/sarifLog.ts).
+    const run = Array.isArray(j["runs"]) ? (j["runs"] as Array<{ results?: unknown[]; properties?: Record<string, { results?: number; grants?: number } | undefined> }>)[0] : undefined;
+    if (run) {
+      const left = run.properties?.["platformPulumi/leftOut"];
+      return { sarif_results: run.results?.length ?? 0, ...(left ? { left_out_results: left.results ?? 0, left_out_grants: left.grants ?? 0 } : {}) };
+    }
     return Object.fromEntries(Object.entries(j).filter(([, v]) => Array.isArray(v)).map(([k, v]) => [k, (v as unknown[]).length]));
   } catch (err) {
     return { error: (err as Error).message.slice(0, 120) };
