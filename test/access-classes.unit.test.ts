@@ -4,6 +4,7 @@
  * proportion to N, not N². Proved against the member-by-member model it replaces: on random orgs and random
  * changes, the class rows and their diff, expanded to members, hold exactly what the member-by-member rows hold.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_ROLE_CAPABILITIES } from "../provider/access/builtin";
 import { CLASS_ROWS_FROM, ESCALATION_KINDS, effectiveAccess, type AccessOrg } from "../provider/access/model";
@@ -19,18 +20,6 @@ import { jsonText } from "../provider/text";
 
 const GHA = "https://token.actions.githubusercontent.com";
 const builtins = Object.entries(BUILTIN_ROLE_CAPABILITIES).map(([name, capabilities]) => ({ id: `role:${name}`, name, capabilities }));
-
-/** A small deterministic random source (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `n` identities trusting one subject, each bound at a group of its own (the bench org's shape: the harshest). */
 function ownGroups(n: number): StackOrg {
@@ -85,10 +74,15 @@ function expand(rows: ReadonlyArray<ReportGrant | ReportChange>): string[] {
 
 describe("class rows", () => {
   it("on 200 random orgs and changes, the class rows and their diff hold exactly what the member-by-member rows hold", () => {
-    const r = rng(20261129);
     let classRows = 0;
     let classChanges = 0;
-    for (let n = 0; n < 200; n++) {
+    let n = -1;
+    // Random orgs and changes from fast-check's seeded stream of numbers in [0, 1).
+    const numbers = fc.noShrink(fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })));
+    fc.assert(fc.property(numbers, (stream) => {
+      n++;
+      const it = stream[Symbol.iterator]();
+      const r = () => it.next().value as number;
       const before = randomOrg(r);
       const after = changed(before, r);
       const perMember = (o: AccessOrg) => reportGrants(so(o), effectiveAccess(o));
@@ -117,7 +111,7 @@ describe("class rows", () => {
       // Read back from JSON (the pack's access.json), the same rows again.
       const { rows, classes } = classTable(d2);
       expect(expand(withMembers(JSON.parse(jsonText(rows)) as ReportChange[], JSON.parse(jsonText(classes))))).toEqual(expand(d2));
-    }
+    }), { seed: 20261129, numRuns: 200 });
     // The random orgs did exercise classes, in the grants and in the changes.
     expect(classRows).toBeGreaterThan(100);
     expect(classChanges).toBeGreaterThan(20);
