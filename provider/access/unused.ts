@@ -98,10 +98,10 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
       let list = classRowsOf.get(g.identity);
       if (!list) {
         classRowsOf.set(g.identity, (list = []));
-        for (const m of g.identity.members) if (m.uid !== null) memberOf.set(m.uid, [...(memberOf.get(m.uid) ?? []), g.identity]);
+        for (const m of g.identity.members) if (m.uid !== null) pushTo(memberOf, m.uid, g.identity);
       }
       list.push(g);
-    } else if (g.identity.uid !== null) ownOf.set(g.identity.uid, [...(ownOf.get(g.identity.uid) ?? []), g]);
+    } else if (g.identity.uid !== null) pushTo(ownOf, g.identity.uid, g);
   }
   const byUid = new Map<string, ReportIdentity>();
   for (const g of verdict.kept) {
@@ -148,6 +148,13 @@ export function findUnused(stack: string, grants: readonly ReportGrant[], activi
   // Expired exclusions matter only for the identities reported.
   const expired = expiredLines(verdict.expired.filter((x) => x.finding.identity.uid !== null && judged.has(x.finding.identity.uid)));
   return { stack, days: opts.days, asOf: now.toISOString(), unused, unreadable, silenced: verdict.silenced, expired };
+}
+
+/** Appends `v` to `m`'s list at `k`, making the list on first use. */
+function pushTo<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
 }
 
 /** The uids {@link findUnused} needs activity for: identities holding a `high` or `critical` grant. */

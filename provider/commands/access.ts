@@ -27,11 +27,10 @@ import { jsonText, mdText } from "../text";
 import { QUERY_OPTIONS, queryArgs, runAccessQuery } from "./access-query";
 import { silencedLines, type SilencedFinding } from "../access/exclusions";
 import { ACCESS_EXTRA_OPTIONS, ACCESS_EXTRA_USAGE, accessExtras, silenceRows, unusedReview, type AccessExtras } from "./accessExtras";
-import { clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
+import { beyondProject, clientFor, exportStack, orgUidOf, runPulumi, stackConfig, stackNames, StackCommandError, type StackRef, type StateResource } from "./stack";
 import { outsideStack, readLiveOrg } from "../access/orgRead";
 import { withStacksOf } from "./unmanaged";
 import { kindOfType } from "../typeTokens";
-import { findProject } from "./project";
 
 /** The options `access` and `gate` share for what the model reads: `--scope org|stack` and `--with <stack>`. */
 export const SCOPE_OPTIONS = { scope: { type: "string" }, with: { type: "string", multiple: true } } as const;
@@ -262,13 +261,7 @@ async function otherStacks(ref: StackRef, withStacks: readonly string[] = []): P
   } catch {
     // no list of stacks: only the --with stacks name their objects; the rest are marked unmanaged
   }
-  // A --with stack of this project that `stack ls` already lists (`<org>/<project>/<name>`) is exported once.
-  const project = findProject(ref.cwd)?.name;
-  const listed = (w: string) => {
-    const parts = w.split("/");
-    return names.includes(w) || (parts.length === 3 && parts[1] === project && names.includes(parts[2]!));
-  };
-  const all = [...names, ...withStacks.filter((w) => !listed(w))];
+  const all = [...names, ...beyondProject(ref, names, withStacks)];
   const marks: Array<Array<[string, string]>> = new Array(all.length);
   let next = 0;
   const worker = async () => {

@@ -338,10 +338,10 @@ export async function runGate(ref: StackRef, opts: GateOptions = {}): Promise<Ga
       env = { ...env, [BASELINE_ENV]: baseline };
       env = { ...env, ...packSettings(config) };
     }
-    const [previewed] = await Promise.allSettled([runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env), orgWritten]);
-    // The org read has finished too (the pack may not have waited for it: a preview that failed before its stack policies).
-    await orgWritten;
+    // Both finished before either is judged (a preview that failed before its stack policies never waited for the org).
+    const [previewed, written] = await Promise.allSettled([runEngineEvents(ref, "preview", ["--policy-pack", pack, ...(config ? ["--policy-pack-config", config] : [])], env), orgWritten]);
     if (previewed.status === "rejected") throw previewed.reason;
+    if (written.status === "rejected") throw written.reason;
     const r = previewed.value;
     // What the pack says it read and wrote (policies/change.ts `gate-inputs`), from the engine's events.
     const inputsEvent = r.policies.find((p) => p.policyName === GATE_INPUTS_POLICY);

@@ -14,7 +14,7 @@ import { resolveSettings, type ConfigLookup } from "../config";
 import { printable } from "../text";
 import { kindOfType } from "../typeTokens";
 import { stopOnTimeout } from "./failure";
-import { configuredBackend, stackOf } from "./project";
+import { configuredBackend, findProject, stackOf } from "./project";
 
 /** One resource of a stack's exported state (only the fields these commands read or write). */
 export interface StateResource {
@@ -229,6 +229,19 @@ export async function referencedUids(ref: StackRef, stacks?: readonly string[]):
     }
   }
   return out;
+}
+
+/**
+ * The stacks of `withStacks` (`--with`, `<org>/<project>/<stack>`) that `names` (this project's stacks, as
+ * {@link stackNames} gives them) does not already hold: a stack of this project named in full is the same stack,
+ * exported once.
+ */
+export function beyondProject(ref: StackRef, names: readonly string[], withStacks: readonly string[]): string[] {
+  const project = findProject(ref.cwd)?.name;
+  return withStacks.filter((w) => {
+    const parts = w.split("/");
+    return !(names.includes(w) || (parts.length === 3 && parts[1] === project && names.includes(parts[2]!)));
+  });
 }
 
 /** The project's stacks in the current backend (`pulumi stack ls --json`). */

@@ -34,7 +34,7 @@ import { jsonText, mdCode, printable } from "../text";
 import { TIMEOUT_USAGE } from "./failure";
 import { runStackFrame, type CommandFrame } from "./frame";
 import { BoundedMarkdown, OUTPUT_OPTIONS, OUTPUT_USAGE, formatUsage, outputArgs, type OutputArgs } from "./report";
-import { clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, table, type StackRef } from "./stack";
+import { beyondProject, clientFor, exportStack, held, orgUidOf, referencedUids, stackConfig, stackNames, table, type StackRef } from "./stack";
 import { isKindType, kindOfType } from "../typeTokens";
 
 /** One object no state references. */
@@ -107,8 +107,11 @@ export async function findUnmanaged(ref: StackRef, client: PlatformClient, root:
   // Resources read with `X.get` are in the state as external: the stack references them but does not manage
   // them, so what lies under them (or binds them) is not the stack's to report.
   const mine = (state.deployment.resources ?? []).filter((r) => kindOfType(r.type) !== undefined && r.id && r["external"] !== true);
-  const holders = await referencedUids(ref);
-  if (others.length) for (const h of await referencedUids(ref, others)) holders.add(h);
+  // This project's stacks, then the --with stacks they do not already hold (each exported once).
+  const names = await stackNames(ref);
+  const holders = await referencedUids(ref, names);
+  const beyond = beyondProject(ref, names, others);
+  if (beyond.length) for (const h of await referencedUids(ref, beyond)) holders.add(h);
   const found = new Map<string, UnmanagedObject>();
   const add = (o: UnmanagedObject) => {
     if (!holders.has(held(o.kind, o.uid))) found.set(held(o.kind, o.uid), o);
