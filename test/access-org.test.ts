@@ -12,7 +12,8 @@
  * Also outside the stack, a fleet of identities trusting one workload, each bound viewer at a group of its own:
  * one class, listed once with its members (docs/access.md "Classes"), in JSON, Markdown and `--who-can`.
  *
- * Engine runs: the up that makes the stack, one preview (the pull request's plan) and the gate's preview.
+ * Engine runs: the up that makes the stack, one preview (the pull request's plan), the gate's preview, and the
+ * gate's preview whose org read fails (under a root group the API does not hold).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -154,5 +155,14 @@ describe.concurrent("the whole org", () => {
     // --who-can names every member that holds it, each its own row.
     const holders = (JSON.parse(who.stdout) as WhoCanJson).holders.filter((h) => h.identity.path.startsWith("/ops/fg")).map((h) => h.identity.path);
     expect(holders).toHaveLength(FLEET);
+  }, LONG);
+
+  it("the gate whose org read fails while its preview runs: the pack does not wait forever, and the gate says why it could not judge (exit 2)", async ({ expect }) => {
+    // A root group the API does not hold: the org read under it fails; the preview itself runs.
+    const r = await runBin(["gate", "--stack", STACK, "--cwd", program, "--format", "json"], { ...env, ORG_FILE: base, PLATFORM_ORG_UID: "0123456789abcdef0123456789abcdef01234567" });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const report = JSON.parse(r.stdout) as GateReport;
+    expect(report.errors.some((e) => e.startsWith("the whole org could not be read from the API"))).toBe(true);
+    expect(report.scope).toBe("stack");
   }, LONG);
 });
